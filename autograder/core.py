@@ -1,0 +1,302 @@
+"""Outcomes, learner messages and the ``graded`` decorator every check uses.
+
+A check is a plain function that calls the learner's code through :func:`call`
+and reports a wrong result with :func:`fail`.  The decorator turns what happened
+into one of three outcomes and shows it:
+
+* ``correct``        – the check ran to the end;
+* ``incorrect``      – :func:`fail` was called, or the learner's code raised;
+* ``not attempted``  – the learner's function is still nbgrader's stub.
+
+Messages always have the same shape: what was seen, which owner held the wrong
+state, what to do.  They never contain the answer.  An outcome other than
+``correct`` raises :class:`CheckFailed` (an ``AssertionError``) so that nbgrader
+scores the test cell as failed; the grader's own traceback is never shown.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import reprlib
+import sys
+from dataclasses import dataclass, field
+
+import torch
+
+CORRECT = "correct"
+INCORRECT = "incorrect"
+NOT_ATTEMPTED = "not attempted"
+SKIPPED = "skipped"
+
+_COLOURS = {
+    CORRECT: "#1a7f37",
+    INCORRECT: "#cf222e",
+    NOT_ATTEMPTED: "#9a6700",
+    SKIPPED: "#57606a",
+}
+
+
+class NotAttempted(Exception):
+    """The learner's function is still the ``raise NotImplementedError()`` stub."""
+
+
+class Incorrect(Exception):
+    """A check saw something wrong.  Carries the three parts of a learner message."""
+
+    def __init__(self, seen: str, owner: str, todo: str, *, code: str = ""):
+        super().__init__(seen)
+        self.seen, self.owner, self.todo, self.code = seen, owner, todo, code
+
+
+class LearnerRaised(Exception):
+    """The learner's code raised while a check called it."""
+
+    def __init__(self, call_text: str, error: BaseException):
+        super().__init__(call_text)
+        self.call_text, self.error = call_text, error
+
+
+class CheckFailed(AssertionError):
+    """Raised out of a test cell so that nbgrader scores it as failed."""
+
+    def __init__(self, result: "Result"):
+        super().__init__(result.text())
+        self.result = result
+
+
+@dataclass
+class Result:
+    function: str
+    part: str
+    outcome: str
+    seen: str = ""
+    owner: str = ""
+    todo: str = ""
+    code: str = ""  # a stable diagnosis code, used by cohort reports
+    notes: list[str] = field(default_factory=list)
+
+    def message(self) -> str:
+        if self.outcome == CORRECT:
+            extra = f" ({'; '.join(self.notes)})" if self.notes else ""
+            return f"{self.part}: all cases passed{extra}."
+        if self.outcome == NOT_ATTEMPTED:
+            return self.seen
+        if self.outcome == SKIPPED:
+            return self.seen
+        return f"Seen: {self.seen} Owner: {self.owner} Do: {self.todo}"
+
+    def text(self) -> str:
+        return f"[{self.outcome}] {self.function} — {self.message()}"
+
+    def html(self) -> str:
+        colour = _COLOURS[self.outcome]
+        label = html.escape(f"{self.outcome}")
+        body = html.escape(self.message())
+        return (
+            f'<div class="autograder-result autograder-{self.outcome.replace(" ", "-")}" '
+            f'style="font-family: sans-serif; padding: 2px 0">'
+            f'<span style="background:{colour};color:white;border-radius:3px;'
+            f'padding:1px 6px;font-weight:bold">{label}</span> '
+            f"<code>{html.escape(self.function)}</code> — {body}</div>"
+        )
+
+    def _repr_html_(self) -> str:  # pragma: no cover - notebook display
+        return self.html()
+
+
+# --------------------------------------------------------------------------
+# Calling learner code
+
+
+_short = reprlib.Repr()
+_short.maxstring = 40
+_short.maxother = 40
+
+
+def describe(value) -> str:
+    """A short, learner-readable description of a value (tensors by contract, not data)."""
+    if isinstance(value, torch.Tensor):
+        kind = "" if type(value) in (torch.Tensor, torch.nn.Parameter) else f"{type(value).__name__} "
+        shape = list(value.shape)
+        return f"{kind}tensor {str(value.dtype).replace('torch.', '')} {shape} on {value.device}"
+    if isinstance(value, torch.nn.Module):
+        return f"{type(value).__name__}()"
+    if isinstance(value, torch.Generator):
+        return "a torch.Generator"
+    if isinstance(value, (tuple, list)) and len(value) <= 4:
+        inner = ", ".join(describe(v) for v in value)
+        return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+    if isinstance(value, (int, float, str, bool, type(None))):
+        return _short.repr(value)
+    return f"a {type(value).__name__}"
+
+
+def call_text(fn, args, kwargs) -> str:
+    name = getattr(fn, "__name__", "your function")
+    parts = [describe(a) for a in args] + [f"{k}={describe(v)}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def call(fn, *args, **kwargs):
+    """Call the learner's ``fn``; translate its exceptions for the learner."""
+    __tracebackhide__ = True
+    if not callable(fn):
+        raise Incorrect(
+            f"the name you were asked to define is bound to {describe(fn)}, not a function.",
+            "the notebook's namespace holds that name.",
+            "define it with `def` (or `class`) in its answer cell and run that cell again.",
+            code="not_callable",
+        )
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError as error:
+        if not str(error):
+            raise NotAttempted() from None
+        raise LearnerRaised(call_text(fn, args, kwargs), error) from None
+    except (Incorrect, NotAttempted, LearnerRaised):
+        raise
+    except Exception as error:  # noqa: BLE001 - any learner error becomes a message
+        raise LearnerRaised(call_text(fn, args, kwargs), error) from None
+
+
+def fail(seen: str, owner: str, todo: str, *, code: str = "") -> None:
+    """Report a wrong result: what was seen, which owner held the wrong state, what to do."""
+    raise Incorrect(seen, owner, todo, code=code)
+
+
+# --------------------------------------------------------------------------
+# Showing results
+
+
+def _in_notebook() -> bool:
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    ip = shell.get_ipython() if hasattr(shell, "get_ipython") else None
+    return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
+
+
+def show(result: Result) -> None:
+    if _in_notebook():
+        from IPython.display import HTML, display
+
+        display(HTML(result.html()))
+        _install_short_tracebacks()
+    else:
+        print(result.text())
+
+
+_short_tb_installed = False
+
+
+def _install_short_tracebacks() -> None:
+    """Show a failed check as its one-line message, not as the grader's traceback."""
+    global _short_tb_installed
+    if _short_tb_installed:
+        return
+    from IPython import get_ipython
+
+    ip = get_ipython()
+    if ip is None:
+        return
+
+    def handler(shell, etype, value, tb, tb_offset=None):
+        return [f"{etype.__name__}: {value}"]
+
+    ip.set_custom_exc((CheckFailed,), handler)
+    _short_tb_installed = True
+
+
+# --------------------------------------------------------------------------
+# The decorator
+
+
+_listeners = []  # callables(result) informed of every outcome (progress tracking)
+
+
+def add_listener(listener) -> None:
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def graded(function: str):
+    """Mark a check of the learner's ``function``; the check's name is the part."""
+
+    def wrap(check):
+        part = check.__name__
+
+        @functools.wraps(check)
+        def run(*args, **kwargs):
+            __tracebackhide__ = True
+            result = evaluate(check, function, part, args, kwargs)
+            show(result)
+            for listener in list(_listeners):
+                try:
+                    listener(result)
+                except Exception:  # noqa: BLE001 - progress must never break a check
+                    pass
+            if result.outcome in (INCORRECT, NOT_ATTEMPTED):
+                raise CheckFailed(result) from None
+
+        run.function = function
+        run.part = part
+        run.raw = check
+        return run
+
+    return wrap
+
+
+def evaluate(check, function: str, part: str, args, kwargs) -> Result:
+    """Run one check and classify what happened.  Never raises for learner behaviour."""
+    notes: list[str] = []
+    try:
+        skipped = check(*args, notes=notes, **kwargs)
+    except NotAttempted:
+        return Result(
+            function,
+            part,
+            NOT_ATTEMPTED,
+            seen=f"`{function}` still raises NotImplementedError: not attempted yet. "
+            "Write your solution in its answer cell, run that cell, then run this check again.",
+            code="not_attempted",
+        )
+    except Incorrect as bad:
+        return Result(function, part, INCORRECT, bad.seen, bad.owner, bad.todo, bad.code or part)
+    except LearnerRaised as raised:
+        err = raised.error
+        return Result(
+            function,
+            part,
+            INCORRECT,
+            seen=f"calling {raised.call_text} raised {type(err).__name__}: {_first_line(err)}.",
+            owner=f"your `{function}` raised it, not the grader.",
+            todo="call it yourself with the same kind of arguments, read the error, and fix the line it points to.",
+            code="raised",
+        )
+    except RecursionError:
+        return Result(
+            function, part, INCORRECT,
+            seen="the check hit Python's recursion limit while running your code.",
+            owner=f"your `{function}` (or something it calls) calls itself without end.",
+            todo="look for a function that calls itself or a property that reads itself.",
+            code="recursion",
+        )
+    except Exception as error:  # noqa: BLE001 - a return value the check could not read
+        return Result(
+            function, part, INCORRECT,
+            seen=f"the check could not read what `{function}` gave back "
+            f"({type(error).__name__}: {_first_line(error)}).",
+            owner=f"the value returned by your `{function}`.",
+            todo="compare what you return with the contract in the exercise text (types, shapes, dtypes).",
+            code="unreadable_result",
+        )
+    if isinstance(skipped, str):
+        return Result(function, part, SKIPPED, seen=skipped)
+    return Result(function, part, CORRECT, notes=notes)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    line = text[0] if text else "(no message)"
+    return line if len(line) <= 300 else line[:297] + "..."

@@ -1,0 +1,113 @@
+"""Which devices a check runs on, and the strict tensor comparisons every check uses."""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+from .core import describe, fail
+
+NO_CUDA_REASON = "no CUDA device on this machine; the cuda case runs where a GPU is present"
+
+
+def devices() -> list[str]:
+    """``["cpu"]`` plus ``"cuda"`` when a CUDA device is available.
+
+    ``AUTOGRADER_DEVICES=cpu`` narrows the list (for example to grade a cohort on
+    CPU workers of a GPU machine).
+    """
+    found = ["cpu"]
+    if torch.cuda.is_available():
+        found.append("cuda")
+    wanted = os.environ.get("AUTOGRADER_DEVICES")
+    if wanted:
+        keep = {d.strip() for d in wanted.split(",")}
+        found = [d for d in found if d in keep] or ["cpu"]
+    return found
+
+
+def cuda_or_skip(notes: list[str]) -> bool:
+    """True when CUDA is available; otherwise record why the CUDA case was skipped."""
+    if "cuda" in devices():
+        return True
+    notes.append(f"cuda case skipped: {NO_CUDA_REASON}")
+    return False
+
+
+def each_device(notes: list[str]) -> list[str]:
+    """The devices a check loops over; notes why CUDA is not among them when it is not."""
+    found = devices()
+    if "cuda" not in found:
+        notes.append(f"cuda case skipped: {NO_CUDA_REASON}")
+    return found
+
+
+def generator(seed: int, device: str = "cpu") -> torch.Generator:
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+    return g
+
+
+# --------------------------------------------------------------------------
+# Strict checks on tensors the learner returned
+
+
+_REAL_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
+
+
+def expect_tensor(value, what: str, owner: str, *, shape=None, dtype=None, device=None) -> torch.Tensor:
+    """``value`` must be a real ``torch.Tensor`` with this shape, dtype and device."""
+    if type(value) not in _REAL_TENSOR_TYPES:
+        fail(
+            f"{what} is {describe(value)}, not a torch.Tensor.",
+            owner,
+            "return a plain torch.Tensor built with torch operations.",
+            code="not_a_tensor",
+        )
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(
+            f"{what} has shape {list(value.shape)}; the contract asks for {list(shape)}.",
+            owner,
+            "print the shape after each operation and find where it stops matching the contract.",
+            code="wrong_shape",
+        )
+    if dtype is not None and value.dtype != dtype:
+        fail(
+            f"{what} has dtype {str(value.dtype).replace('torch.', '')}; "
+            f"the contract asks for {str(dtype).replace('torch.', '')}.",
+            owner,
+            "check which operation chose the dtype (factory functions take `dtype=`).",
+            code="wrong_dtype",
+        )
+    if device is not None and value.device.type != torch.device(device).type:
+        fail(
+            f"{what} lives on {value.device}; the caller asked for {device}.",
+            owner,
+            "create tensors directly on the `device` argument (or move them with `.to(device)`).",
+            code="wrong_device",
+        )
+    return value
+
+
+def plain(value: torch.Tensor) -> torch.Tensor:
+    """A detached CPU copy for comparisons (after :func:`expect_tensor`)."""
+    return torch.Tensor.detach(value).to("cpu").clone()
+
+
+def max_abs_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    a, b = plain(a).double(), plain(b).double()
+    if a.shape != b.shape:
+        return float("inf")
+    if a.numel() == 0:
+        return 0.0
+    both_nan = torch.isnan(a) & torch.isnan(b)
+    diff = (a - b).abs()
+    diff[both_nan] = 0.0
+    value = diff.max().item()
+    return float("inf") if value != value else value
+
+
+def close(a: torch.Tensor, b: torch.Tensor, atol: float = 1e-5, rtol: float = 1e-4) -> bool:
+    a, b = plain(a).double(), plain(b).double()
+    return a.shape == b.shape and bool(torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True))
