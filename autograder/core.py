@@ -74,12 +74,13 @@ class Result:
     owner: str = ""
     todo: str = ""
     code: str = ""  # a stable diagnosis code, used by cohort reports
+    title: str = ""  # what this part checks, from the check's docstring
     notes: list[str] = field(default_factory=list)
 
     def message(self) -> str:
         if self.outcome == CORRECT:
             extra = f" ({'; '.join(self.notes)})" if self.notes else ""
-            return f"{self.part}: all cases passed{extra}."
+            return f"{self.title or self.part} — passed{extra}."
         if self.outcome == NOT_ATTEMPTED:
             return self.seen
         if self.outcome == SKIPPED:
@@ -202,7 +203,9 @@ def _install_short_tracebacks() -> None:
         return
 
     def handler(shell, etype, value, tb, tb_offset=None):
-        return [f"{etype.__name__}: {value}"]
+        stb = [f"{etype.__name__}: {value}"]
+        shell._showtraceback(etype, value, stb)  # IPython leaves the showing to the handler
+        return stb
 
     ip.set_custom_exc((CheckFailed,), handler)
     _short_tb_installed = True
@@ -225,11 +228,13 @@ def graded(function: str):
 
     def wrap(check):
         part = check.__name__
+        title = (check.__doc__ or "").strip().splitlines()[0].rstrip(".") if check.__doc__ else ""
 
         @functools.wraps(check)
         def run(*args, **kwargs):
             __tracebackhide__ = True
             result = evaluate(check, function, part, args, kwargs)
+            result.title = title
             show(result)
             for listener in list(_listeners):
                 try:
@@ -298,5 +303,5 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
 
 def _first_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
-    line = text[0] if text else "(no message)"
+    line = text[0].rstrip(".:") if text else "(no message)"
     return line if len(line) <= 300 else line[:297] + "..."

@@ -8,7 +8,7 @@ import torch
 
 from .core import describe, fail
 
-NO_CUDA_REASON = "no CUDA device on this machine; the cuda case runs where a GPU is present"
+NO_CUDA_REASON = "no GPU on this machine"
 
 
 def devices() -> list[str]:
@@ -31,7 +31,7 @@ def cuda_or_skip(notes: list[str]) -> bool:
     """True when CUDA is available; otherwise record why the CUDA case was skipped."""
     if "cuda" in devices():
         return True
-    notes.append(f"cuda case skipped: {NO_CUDA_REASON}")
+    notes.append(f"cuda not checked: {NO_CUDA_REASON}")
     return False
 
 
@@ -39,7 +39,7 @@ def each_device(notes: list[str]) -> list[str]:
     """The devices a check loops over; notes why CUDA is not among them when it is not."""
     found = devices()
     if "cuda" not in found:
-        notes.append(f"cuda case skipped: {NO_CUDA_REASON}")
+        notes.append(f"cuda not checked: {NO_CUDA_REASON}")
     return found
 
 

@@ -276,12 +276,12 @@ def align_targets_rejects(align_targets, n: int = 6, *, notes):
                 message = str(error)
                 if not (_shape_mentioned(message, lshape) and _shape_mentioned(message, yshape)):
                     fail(f"{what} raised ValueError({message!r}), which does not name both shapes.",
-                         "the error message is what the learner reading it owns.",
+                         "your ValueError's message: whoever hits it needs both shapes to find the mismatch.",
                          "put both shapes in the message, for example by formatting `logits.shape` and `y.shape`.",
                          code="message_without_shapes")
                 continue
             except Exception as error:  # noqa: BLE001
-                fail(f"{what} raised {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
+                fail(f"{what} raised {type(error).__name__}: {str(error).splitlines()[0].rstrip('.') if str(error) else ''}.",
                      "align_targets let the reshape fail on its own instead of checking the element counts first.",
                      "compare the element counts yourself and raise ValueError when they differ.",
                      code="wrong_exception")

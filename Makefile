@@ -1,0 +1,71 @@
+# The course's entry points.  `make help` lists them.
+#
+#   make lab                 set up .venv if needed, then open JupyterLab on the course
+#   make test                set up .venv if needed, then run the whole test suite
+#   make test SLOW=false     skip the tests that run real nbgrader / execute notebooks
+#
+# Torch is installed first and pinned (TORCH_VERSION), so that the `torch>=2.4`
+# requirement of the package never pulls a different build.  On a machine whose
+# default index serves only CUDA builds, pass the CPU index, for example
+#   make lab TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+TORCH_VERSION ?= 2.13.0
+TORCH_PIP_ARGS ?=
+SLOW ?= true
+BROWSER ?= true
+WORKERS ?= 2
+PYTEST_ARGS ?=
+PORT ?= 8888
+
+export PATH := $(abspath $(BIN)):$(PATH)
+export MPLBACKEND := Agg
+
+MARKERS :=
+ifeq ($(SLOW),false)
+MARKERS += not slow
+endif
+ifeq ($(BROWSER),false)
+MARKERS += $(if $(strip $(MARKERS)),and) not browser
+endif
+MARK_ARGS := $(if $(strip $(MARKERS)),-m "$(strip $(MARKERS))")
+
+.DEFAULT_GOAL := help
+.PHONY: help venv lab test lint release clean
+
+help:  ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q "torch==$(TORCH_VERSION)" $(TORCH_PIP_ARGS)
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -c "import torch, nbgrader, autograder; print('torch', torch.__version__, '| nbgrader', nbgrader.__version__)"
+	touch $@
+
+venv: $(VENV)/.installed  ## create .venv (torch first, pinned) and install the course package
+
+lab: venv  ## open JupyterLab on the course (http://localhost:$(PORT))
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --port=$(PORT) course/
+
+test: venv  ## run the whole test suite (SLOW=false / BROWSER=false to narrow it)
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(MARK_ARGS) $(PYTEST_ARGS)
+
+lint: venv  ## ruff over the package, the tests and the notebooks
+	$(BIN)/ruff check .
+
+MODULE ?= $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
+
+release: venv  ## regenerate exercises/ from solutions/ with nbgrader (MODULE=01-tensors for one)
+	@tmp=$$(mktemp -d); \
+	for id in $(MODULE); do \
+		COURSE_DB_URL=sqlite:///$$tmp/gradebook.db \
+			$(BIN)/nbgrader generate_assignment $$id --force --log-level=WARN || exit 1; \
+	done; rm -rf $$tmp
+
+clean:  ## remove caches and nbgrader's working folders (keeps .venv)
+	rm -rf .pytest_cache .ruff_cache submitted autograded feedback gradebook.db
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +

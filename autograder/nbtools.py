@@ -1,0 +1,154 @@
+"""Small helpers for the course's notebooks: nbgrader cells, answer substitution, cleaning.
+
+Used by the test suite (to build submissions from the solutions and the bug
+catalogues) and by the cohort tools.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import nbformat
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def _meta(grade_id: str, *, solution: bool, grade: bool, locked: bool, points: float | None = None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+            "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def markdown(text: str, grade_id: str | None = None):
+    cell = nbformat.v4.new_markdown_cell(text.strip("\n"))
+    if grade_id:
+        cell.metadata.update(_meta(grade_id, solution=False, grade=False, locked=True))
+    return cell
+
+
+def code(source: str, grade_id: str | None = None):
+    cell = nbformat.v4.new_code_cell(source.strip("\n"))
+    if grade_id:
+        cell.metadata.update(_meta(grade_id, solution=False, grade=False, locked=True))
+    return cell
+
+
+def answer(grade_id: str, source: str):
+    """An autograded-answer cell; its grade_id is the graded function's name."""
+    cell = nbformat.v4.new_code_cell(source.strip("\n"))
+    cell.metadata.update(_meta(grade_id, solution=True, grade=False, locked=False))
+    return cell
+
+
+def test(grade_id: str, source: str, points: float):
+    """An autograder test cell (grade_id ``test_<name>...``)."""
+    cell = nbformat.v4.new_code_cell(source.strip("\n"))
+    cell.metadata.update(_meta(grade_id, solution=False, grade=True, locked=True, points=points))
+    return cell
+
+
+def new_notebook(cells) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def read(path) -> nbformat.NotebookNode:
+    return nbformat.read(str(path), as_version=4)
+
+
+def write(nb, path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+    return path
+
+
+def grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def answer_cells(nb) -> dict:
+    """``{grade_id: cell}`` of the autograded-answer cells."""
+    found = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution") and not meta.get("grade") and cell.cell_type == "code":
+            found[meta["grade_id"]] = cell
+    return found
+
+
+def test_cells(nb) -> dict:
+    found = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and cell.cell_type == "code":
+            found[meta["grade_id"]] = cell
+    return found
+
+
+def substitute(nb, answers: dict) -> nbformat.NotebookNode:
+    """A copy of ``nb`` whose answer cells named in ``answers`` hold the given source."""
+    nb = copy.deepcopy(nb)
+    cells = answer_cells(nb)
+    unknown = set(answers) - set(cells)
+    if unknown:
+        raise KeyError(f"no answer cell with grade_id {sorted(unknown)}; the notebook has {sorted(cells)}")
+    for name, source in answers.items():
+        cells[name].source = source.strip("\n")
+    return nb
+
+
+def is_clean(nb) -> bool:
+    return all(not c.get("outputs") and c.get("execution_count") is None
+               for c in nb.cells if c.cell_type == "code")
+
+
+def clean(nb) -> nbformat.NotebookNode:
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def run_in_process(nb, answers: dict | None = None) -> dict:
+    """Execute a solution-style notebook's code in this process (no kernel, no nbgrader).
+
+    Returns ``{test grade_id: (score, max_points, outcome text, diagnosis code)}``.  ``answers``
+    replaces answer cells first (see :func:`substitute`).  Used by the test suite
+    to judge the bug catalogues quickly; the real nbgrader path is tested too.
+    """
+    from .core import CheckFailed
+
+    if answers:
+        nb = substitute(nb, answers)
+    namespace: dict = {"__name__": "__main__"}
+    scores = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        if meta.get("grade"):
+            points = float(meta.get("points", 0))
+            try:
+                exec(compile(source, meta["grade_id"], "exec"), namespace)
+            except CheckFailed as failed:
+                scores[meta["grade_id"]] = (0.0, points, failed.result.text(), failed.result.code)
+            except Exception as error:  # noqa: BLE001 - scored as nbgrader would
+                scores[meta["grade_id"]] = (0.0, points, f"{type(error).__name__}: {error}", "error")
+            else:
+                scores[meta["grade_id"]] = (points, points, "passed", "")
+        else:
+            try:
+                exec(compile(source, meta.get("grade_id", "cell"), "exec"), namespace)
+            except Exception:  # noqa: BLE001 - a broken answer cell scores through its tests
+                pass
+    return scores

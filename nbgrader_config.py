@@ -1,0 +1,23 @@
+"""nbgrader configuration for the course (the repository root is the course directory)."""
+
+import os
+
+c = get_config()  # noqa: F821 - provided by nbgrader
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+c.CourseDirectory.root = HERE
+c.CourseDirectory.course_id = "torch-ledger"
+# Instructors edit solutions/; nbgrader writes the student copies into exercises/.
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "exercises"
+# The gradebook: SQLite by default; a cohort on JupyterHub sets a PostgreSQL URL, e.g.
+#   COURSE_DB_URL=postgresql://grader@dbhost/torch_ledger
+c.CourseDirectory.db_url = os.environ.get("COURSE_DB_URL", "sqlite:///" + os.path.join(HERE, "gradebook.db"))
+
+# Per-cell timeout: a cold torch.compile on CPU takes ~20 s; leave room for a slow machine.
+c.Execute.timeout = 180
+c.Execute.interrupt_on_timeout = True
+
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"

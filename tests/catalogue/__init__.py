@@ -1,0 +1,26 @@
+"""Bug catalogues: known-wrong submissions (mutants) and known-right ones (variants).
+
+Each module's catalogue defines
+
+* ``MODULE``   – the module id (``"01-tensors"``);
+* ``MUTANTS``  – ``{name: Mutant(answers, breaks, code)}``: ``answers`` replaces answer
+  cells by grade_id, ``breaks`` names the test cells that must lose points, and
+  ``code`` (optional) is the diagnosis code the learner must be shown;
+* ``VARIANTS`` – ``{name: answers}``: correct solutions in other styles that must keep
+  full marks.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Mutant:
+    answers: dict
+    breaks: list
+    codes: list = field(default_factory=list)
+
+
+from pathlib import Path
+
+# Every catalogue module in this folder (m01_tensors.py, m02_..., ...).
+MODULES = sorted(p.stem for p in Path(__file__).parent.glob("m[0-9][0-9]_*.py"))

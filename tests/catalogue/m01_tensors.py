@@ -1,0 +1,226 @@
+"""Module 01-tensors: mutants and correct variants."""
+
+from . import Mutant
+
+MODULE = "01-tensors"
+
+MAKE_BLOBS_HEAD = "def make_blobs(n, device='cpu', generator=None):\n"
+
+MUTANTS = {
+    # --- make_blobs -----------------------------------------------------------------
+    "make_blobs_y_flat": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    n1 = n // 2
+    y = torch.cat([torch.zeros(n - n1), torch.ones(n1)])
+    x = torch.randn(n, 2, generator=generator) + 3 * y[:, None]
+    return x.to(device), y.to(device)
+"""}, ["test_make_blobs_contract"], ["wrong_shape"]),
+    "make_blobs_float64": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    n1 = n // 2
+    y = torch.cat([torch.zeros(n - n1), torch.ones(n1)]).unsqueeze(1)
+    x = torch.randn(n, 2, generator=generator, dtype=torch.float64) + 3 * y
+    return x.to(device), y.to(device)
+"""}, ["test_make_blobs_contract"], ["wrong_dtype"]),
+    "make_blobs_ignores_device": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    n1 = n // 2
+    y = torch.cat([torch.zeros(n - n1), torch.ones(n1)]).unsqueeze(1)
+    x = torch.randn(n, 2, generator=generator) + 3 * y
+    return x, y
+"""}, ["test_make_blobs_contract"], ["ignores_device"]),
+    "make_blobs_moves_only_x": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    n1 = n // 2
+    y = torch.cat([torch.zeros(n - n1), torch.ones(n1)]).unsqueeze(1)
+    x = torch.randn(n, 2, generator=generator) + 3 * y
+    return x.to(device), y
+"""}, ["test_make_blobs_contract"], ["ignores_device"]),
+    "make_blobs_global_rng": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    n1 = n // 2
+    y = torch.cat([torch.zeros(n - n1), torch.ones(n1)]).unsqueeze(1)
+    x = torch.randn(n, 2) + 3 * y
+    return x.to(device), y.to(device)
+"""}, ["test_make_blobs_reproducible"], ["ignores_generator"]),
+    "make_blobs_fixed_seed": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    g = torch.Generator().manual_seed(0)
+    n1 = n // 2
+    y = torch.cat([torch.zeros(n - n1), torch.ones(n1)]).unsqueeze(1)
+    x = torch.randn(n, 2, generator=g) + 3 * y
+    return x.to(device), y.to(device)
+"""}, ["test_make_blobs_reproducible"], ["fixed_seed"]),
+    "make_blobs_random_labels": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    y = torch.randint(0, 2, (n, 1), generator=generator).float()
+    x = torch.randn(n, 2, generator=generator) + 4 * y
+    return x.to(device), y.to(device)
+"""}, ["test_make_blobs_contract"], ["unbalanced"]),
+    "make_blobs_one_blob": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    n1 = n // 2
+    y = torch.cat([torch.zeros(n - n1), torch.ones(n1)]).unsqueeze(1)
+    x = torch.randn(n, 2, generator=generator)
+    return x.to(device), y.to(device)
+"""}, ["test_make_blobs_contract"], ["blobs_not_separated"]),
+    "make_blobs_returns_list": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
+    n1 = n // 2
+    y = torch.cat([torch.zeros(n - n1), torch.ones(n1)]).unsqueeze(1)
+    x = torch.randn(n, 2, generator=generator) + 3 * y
+    return [x.to(device), y.to(device)]
+"""}, ["test_make_blobs_contract", "test_make_blobs_reproducible"], ["not_a_pair"]),
+    # --- standardize ------------------------------------------------------------------
+    "standardize_dim1": Mutant({"standardize": """
+def standardize(x):
+    return (x - x.mean(dim=1, keepdim=True)) / x.std(dim=1, keepdim=True)
+"""}, ["test_standardize_values"], ["wrong_dim"]),
+    "standardize_in_place": Mutant({"standardize": """
+def standardize(x):
+    x -= x.mean(dim=0)
+    x /= x.std(dim=0)
+    return x
+"""}, ["test_standardize_leaves_input"], ["in_place"]),
+    "standardize_global_stats": Mutant({"standardize": """
+def standardize(x):
+    return (x - x.mean()) / x.std()
+"""}, ["test_standardize_values"], ["wrong_values"]),
+    "standardize_no_keepdim_dim1": Mutant({"standardize": """
+def standardize(x):
+    return (x.T - x.mean(dim=1)).T / x.std()
+"""}, ["test_standardize_values"]),
+    "standardize_centre_only": Mutant({"standardize": """
+def standardize(x):
+    return x - x.mean(dim=0)
+"""}, ["test_standardize_values"], ["wrong_values"]),
+    "standardize_returns_numpy": Mutant({"standardize": """
+def standardize(x):
+    x = x.cpu().numpy()
+    return (x - x.mean(0)) / x.std(0)
+"""}, ["test_standardize_values", "test_standardize_leaves_input"], ["not_a_tensor"]),
+    # --- pairwise_sq_dists -------------------------------------------------------------
+    "pairwise_keeps_feature_dim": Mutant({"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    return (a[:, None, :] - b[None, :, :]) ** 2
+"""}, ["test_pairwise_sq_dists_shape", "test_pairwise_sq_dists_values"], ["kept_feature_dim"]),
+    "pairwise_sqrt": Mutant({"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1).sqrt()
+"""}, ["test_pairwise_sq_dists_values"], ["wrong_values"]),
+    "pairwise_transposed": Mutant({"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    return ((a[None, :, :] - b[:, None, :]) ** 2).sum(-1)
+"""}, ["test_pairwise_sq_dists_shape", "test_pairwise_sq_dists_values"], ["wrong_shape"]),
+    "pairwise_sum_wrong_axis": Mutant({"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(0)
+"""}, ["test_pairwise_sq_dists_shape", "test_pairwise_sq_dists_values"]),
+    "pairwise_no_square": Mutant({"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    return (a[:, None, :] - b[None, :, :]).abs().sum(-1)
+"""}, ["test_pairwise_sq_dists_values"], ["wrong_values"]),
+    "pairwise_rowwise_only": Mutant({"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    m = b.shape[0]
+    return ((a[:, :] - b[:1, :]) ** 2).sum(-1, keepdim=True).expand(-1, m)
+"""}, ["test_pairwise_sq_dists_values"], ["wrong_values"]),
+    # --- align_targets -------------------------------------------------------------------
+    "align_reshapes_whatever": Mutant({"align_targets": """
+def align_targets(logits, y):
+    return y.reshape(logits.shape)
+"""}, ["test_align_targets_rejects"], ["wrong_exception"]),
+    "align_always_column": Mutant({"align_targets": """
+def align_targets(logits, y):
+    return y.reshape(-1, 1)
+"""}, ["test_align_targets_reshapes", "test_align_targets_rejects"]),
+    "align_broadcasts": Mutant({"align_targets": """
+def align_targets(logits, y):
+    return y + torch.zeros_like(logits)
+"""}, ["test_align_targets_reshapes", "test_align_targets_rejects"], ["broadcast"]),
+    "align_message_without_shapes": Mutant({"align_targets": """
+def align_targets(logits, y):
+    if y.numel() != logits.numel():
+        raise ValueError("targets and logits do not match")
+    return y.reshape(logits.shape)
+"""}, ["test_align_targets_rejects"], ["message_without_shapes"]),
+    "align_casts_dtype": Mutant({"align_targets": """
+def align_targets(logits, y):
+    if y.numel() != logits.numel():
+        raise ValueError(f"{logits.shape} vs {y.shape}")
+    return y.reshape(logits.shape).long()
+"""}, ["test_align_targets_reshapes"], ["wrong_dtype"]),
+    "align_no_error_returns_none": Mutant({"align_targets": """
+def align_targets(logits, y):
+    if y.numel() != logits.numel():
+        return None
+    return y.view(logits.shape)
+"""}, ["test_align_targets_rejects"], ["no_error"]),
+    # --- hostile-ish ----------------------------------------------------------------------
+    "always_equal_object": Mutant({"pairwise_sq_dists": """
+class _Anything(torch.Tensor):
+    def __eq__(self, other):
+        return True
+def pairwise_sq_dists(a, b):
+    return torch.zeros(a.shape[0], b.shape[0], device=a.device).as_subclass(_Anything)
+"""}, ["test_pairwise_sq_dists_shape", "test_pairwise_sq_dists_values"], ["not_a_tensor"]),
+    "raises_inside": Mutant({"standardize": """
+def standardize(x):
+    return (x - x.mean(0)) / x.std(0, keepdims=True, bogus=1)
+"""}, ["test_standardize_values", "test_standardize_leaves_input"], ["raised"]),
+}
+
+VARIANTS = {
+    "make_blobs_interleaved_shuffled": {"make_blobs": MAKE_BLOBS_HEAD + """
+    labels = (torch.arange(n) % 2).float()
+    order = torch.randperm(n, generator=generator)
+    labels = labels[order]
+    means = torch.stack([labels * 3.0, labels * -3.0], dim=1)
+    x = torch.normal(means, 1.0, generator=generator)
+    return x.to(device), labels.reshape(n, 1).to(device)
+"""},
+    "make_blobs_two_draws_cat": {"make_blobs": MAKE_BLOBS_HEAD + """
+    n0 = (n + 1) // 2
+    n1 = n - n0
+    a = torch.randn(n0, 2, generator=generator) * 0.5 + torch.tensor([0.0, 0.0])
+    b = torch.randn(n1, 2, generator=generator) * 0.5 + torch.tensor([3.0, 3.0])
+    x = torch.cat([a, b]).to(device=device, dtype=torch.float32)
+    y = torch.cat([torch.zeros(n0, 1), torch.ones(n1, 1)]).to(device)
+    return x, y
+"""},
+    "standardize_population_eps": {"standardize": """
+def standardize(x):
+    mu = x.mean(0)
+    sigma = x.std(0, correction=0)
+    return (x - mu) / (sigma + 1e-8)
+"""},
+    "standardize_std_mean": {"standardize": """
+def standardize(x):
+    std, mean = torch.std_mean(x, dim=0, keepdim=True, unbiased=False)
+    return x.sub(mean).div(std)
+"""},
+    "standardize_clone_then_inplace": {"standardize": """
+def standardize(x):
+    out = x.clone()
+    out -= out.mean(dim=0)
+    out /= out.std(dim=0)
+    return out
+"""},
+    "pairwise_expansion": {"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    aa = (a * a).sum(1, keepdim=True)
+    bb = (b * b).sum(1)
+    return (aa + bb - 2 * a @ b.T).clamp_min(0)
+"""},
+    "pairwise_cdist": {"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    return torch.cdist(a, b) ** 2
+"""},
+    "pairwise_unsqueeze": {"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    return (a.unsqueeze(1) - b.unsqueeze(0)).pow(2).sum(dim=2)
+"""},
+    "align_view_as_torch_size_message": {"align_targets": """
+def align_targets(logits, y):
+    if logits.numel() != y.numel():
+        raise ValueError(f"cannot align y {y.shape} with logits {logits.shape}")
+    return y.view_as(logits) if y.is_contiguous() else y.reshape(logits.shape)
+"""},
+    "align_list_message": {"align_targets": """
+def align_targets(logits, y):
+    if len(y.flatten()) != len(logits.flatten()):
+        raise ValueError("logits %s and targets %s differ in size" % (list(logits.shape), list(y.shape)))
+    return y.reshape(*logits.shape)
+"""},
+}

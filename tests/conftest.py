@@ -1,0 +1,32 @@
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+# Every module with an nbgrader source notebook.
+MODULE_IDS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.ipynb").exists())
+
+
+def pytest_collection_modifyitems(config, items):
+    import torch
+
+    skip_gpu = pytest.mark.skip(reason="needs a CUDA device; none on this machine")
+    no_browser = None
+    if not shutil.which("chromium"):
+        no_browser = pytest.mark.skip(reason="needs /usr/bin/chromium (apt-get install chromium)")
+    for item in items:
+        if "gpu" in item.keywords and not torch.cuda.is_available():
+            item.add_marker(skip_gpu)
+        if "browser" in item.keywords and no_browser is not None:
+            item.add_marker(no_browser)
+
+
+@pytest.fixture(scope="session")
+def root():
+    return ROOT
