@@ -60,7 +60,7 @@ class LearnerRaised(Exception):
 class CheckFailed(AssertionError):
     """Raised out of a test cell so that nbgrader scores it as failed."""
 
-    def __init__(self, result: "Result"):
+    def __init__(self, result: Result):
         super().__init__(result.text())
         self.result = result
 

@@ -142,7 +142,7 @@ class Ledger:
         return event
 
     # -- install / remove ------------------------------------------------------
-    def __enter__(self) -> "Ledger":
+    def __enter__(self) -> Ledger:
         self.active = True
         params = self._params()
         self._names = {id(p): n for n, p in params}

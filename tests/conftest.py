@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"  # screenshots, timings: kept after a run, ignored by git
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -30,3 +31,19 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def root():
     return ROOT
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the controller, not an xdist worker
+        (ARTIFACTS / "notebook-times.jsonl").unlink(missing_ok=True)
+
+
+def pytest_terminal_summary(terminalreporter):
+    import json
+
+    times = ARTIFACTS / "notebook-times.jsonl"
+    if times.exists():
+        terminalreporter.section("Run-All times (CPU)")
+        for line in sorted(times.read_text().splitlines()):
+            row = json.loads(line)
+            terminalreporter.write_line(f"{row['seconds']:7.1f} s  {row['notebook']}")

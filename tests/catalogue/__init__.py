@@ -11,6 +11,7 @@ Each module's catalogue defines
 """
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -19,8 +20,6 @@ class Mutant:
     breaks: list
     codes: list = field(default_factory=list)
 
-
-from pathlib import Path
 
 # Every catalogue module in this folder (m01_tensors.py, m02_..., ...).
 MODULES = sorted(p.stem for p in Path(__file__).parent.glob("m[0-9][0-9]_*.py"))

@@ -1,0 +1,90 @@
+"""Outcomes, the message shape, and what a failing check raises."""
+
+import pytest
+import torch
+
+from autograder import CheckFailed, graded
+from autograder.core import CORRECT, INCORRECT, NOT_ATTEMPTED, SKIPPED, call, evaluate, fail
+from autograder.devices import expect_tensor
+
+
+@graded("double")
+def _double_check(fn, *, notes):
+    """Doubles a tensor"""
+    out = call(fn, torch.ones(3))
+    expect_tensor(out, "double(ones(3))", "the tensor double returned.", shape=(3,), dtype=torch.float32)
+    if not torch.equal(out, torch.full((3,), 2.0)):
+        fail("double(ones(3)) did not give twos.", "the values double computed.", "multiply by two.", code="values")
+
+
+def _stub(x):
+    raise NotImplementedError()
+
+
+def test_correct_returns_none_and_prints(capsys):
+    assert _double_check(lambda x: x * 2) is None
+    assert "[correct] double — Doubles a tensor — passed." in capsys.readouterr().out
+
+
+def test_not_attempted_is_its_own_outcome():
+    with pytest.raises(CheckFailed) as info:
+        _double_check(_stub)
+    assert info.value.result.outcome == NOT_ATTEMPTED
+    assert isinstance(info.value, AssertionError)
+    assert "NotImplementedError" in str(info.value) and "Traceback" not in str(info.value)
+
+
+def test_incorrect_has_three_parts():
+    with pytest.raises(CheckFailed) as info:
+        _double_check(lambda x: x * 3)
+    result = info.value.result
+    assert result.outcome == INCORRECT and result.code == "values"
+    assert str(info.value).startswith("[incorrect] double — Seen: ")
+    assert " Owner: " in str(info.value) and " Do: " in str(info.value)
+
+
+def test_learner_exception_names_the_call_not_the_grader():
+    def boom(x):
+        return x.reshape(5)
+
+    with pytest.raises(CheckFailed) as info:
+        _double_check(boom)
+    text = str(info.value)
+    assert "calling boom(tensor float32 [3] on cpu) raised RuntimeError" in text
+    assert "autograder" not in text
+
+
+def test_fake_tensor_and_wrong_dtype_are_rejected():
+    class Always(torch.Tensor):
+        def __eq__(self, other):
+            return True
+
+    with pytest.raises(CheckFailed, match="not a torch.Tensor"):
+        _double_check(lambda x: (x * 2).as_subclass(Always))
+    with pytest.raises(CheckFailed, match="dtype float64"):
+        _double_check(lambda x: (x * 2).double())
+
+
+def test_unreadable_result_is_incorrect_not_a_crash():
+    def check(fn, *, notes):
+        return call(fn)["key"]  # the learner returned something the check cannot index
+
+    result = evaluate(check, "f", "part", (lambda: 3,), {})
+    assert result.outcome == INCORRECT and result.code == "unreadable_result"
+
+
+def test_skipped_and_notes():
+    result = evaluate(lambda *, notes: "needs a GPU", "f", "p", (), {})
+    assert result.outcome == SKIPPED
+    result = evaluate(lambda *, notes: notes.append("cuda not checked"), "f", "p", (), {})
+    assert result.outcome == CORRECT and "cuda not checked" in result.message()
+
+
+def test_html_line_is_coloured():
+    result = evaluate(lambda *, notes: None, "f", "p", (), {})
+    assert "autograder-correct" in result.html() and "background:" in result.html()
+
+
+def test_not_callable_name():
+    with pytest.raises(CheckFailed, match="not a function"):
+        _double_check(42)

@@ -1,0 +1,123 @@
+"""The ledger records the hand-offs of one call in order, and leaves no trace behind."""
+
+import torch
+from torch import nn
+
+from autograder import Ledger
+from autograder.ledger import NONE, NONZERO, ZERO, grad_state
+
+
+def _setup(seed=0):
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss_fn = nn.BCEWithLogitsLoss()
+    x, y = torch.randn(8, 2), torch.randint(0, 2, (8, 1)).float()
+    return model, opt, loss_fn, x, y
+
+
+def test_five_line_step_in_order():
+    model, opt, loss_fn, x, y = _setup()
+    with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+        model.train()
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    assert ledger.kinds() == ["mode", "zero_grad", "forward", "loss", "backward", "step"]
+    fwd, back, step = ledger.first("forward"), ledger.first("backward"), ledger.first("step")
+    assert fwd.data["training"] and fwd.data["grad_enabled"]
+    assert fwd.data["inputs"][0]["shape"] == (8, 2) and fwd.data["output"]["shape"] == (8, 1)
+    assert set(back.data["before"].values()) == {NONE}
+    assert set(back.data["after"].values()) == {NONZERO}
+    assert back.data["received"] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert step.data["changed"] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert abs(ledger.first("loss").data["value"] - loss.item()) < 1e-6
+
+
+def test_wrong_orders_are_visible():
+    model, opt, loss_fn, x, y = _setup()
+    loss_fn(model(x), y).backward()  # an earlier batch left gradients behind
+    with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+        loss_fn(model(x), y).backward()  # no zero_grad: accumulates
+        opt.zero_grad()  # then cleared before the step
+        opt.step()
+    back = ledger.first("backward")
+    assert set(back.data["before"].values()) == {NONZERO}, "stale gradients must show before backward"
+    assert ledger.first("step").data["changed"] == []
+    assert set(ledger.first("step").data["grads"].values()) == {NONE}
+
+
+def test_modes_no_grad_model_zero_grad_and_frozen():
+    model, opt, loss_fn, x, y = _setup()
+    for p in model[0].parameters():
+        p.requires_grad_(False)
+    with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+        model.eval()
+        with torch.no_grad():
+            model(x)
+        model.train()
+        model.zero_grad(set_to_none=False)
+        loss_fn(model(x), y).backward()
+    kinds = ledger.kinds()
+    assert kinds == ["mode", "forward", "mode", "zero_grad", "forward", "loss", "backward"]
+    first_fwd = ledger.first("forward")
+    assert not first_fwd.data["training"] and not first_fwd.data["grad_enabled"]
+    assert ledger.of("zero_grad")[0].data == {"by": "model", "set_to_none": False}
+    back = ledger.first("backward")
+    assert back.data["after"]["0.weight"] == NONE and back.data["received"] == ["2.weight", "2.bias"]
+
+
+def test_dead_relu_gives_zero_not_none():
+    model, _, loss_fn, x, y = _setup()
+    with torch.no_grad():
+        model[0].bias.fill_(-100.0)
+    with Ledger(model) as ledger:
+        loss_fn(model(x), y).backward()
+    after = ledger.first("backward").data["after"]
+    assert after["0.weight"] == ZERO and after["2.bias"] == NONZERO
+    assert grad_state(model[0].weight) == ZERO
+
+
+def test_ledger_leaves_no_trace():
+    model, opt, loss_fn, x, y = _setup()
+    original_backward = torch.autograd.backward
+    with Ledger(model, opt, loss_fn=loss_fn, submodules=True) as ledger:
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    assert len(ledger.of("forward")) == 4  # the model and its three children
+    assert torch.autograd.backward is original_backward
+    assert "train" not in model.__dict__ and "zero_grad" not in model.__dict__
+    assert "zero_grad" not in opt.__dict__
+    assert not model._forward_hooks and not loss_fn._forward_hooks
+    assert not any(m._forward_hooks for m in model.modules())
+    assert not opt._optimizer_step_pre_hooks and not opt._optimizer_step_post_hooks
+    assert all(not p._post_accumulate_grad_hooks for p in model.parameters())
+    # and nothing is recorded afterwards
+    before = len(ledger.events)
+    loss_fn(model(x), y).backward()
+    assert len(ledger.events) == before
+
+
+def test_rendering_text_and_html():
+    model, opt, loss_fn, x, y = _setup()
+    with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    text = str(ledger)
+    assert "zero_grad" in text and "backward" in text and "changed 0.weight" in text
+    html = ledger._repr_html_()
+    assert html.count("<tr") == 1 + len(ledger.events)
+    assert "0.weight=nonzero" in ledger.grad_table()
+
+
+def test_call_records_shapes_and_devices():
+    ledger = Ledger()
+    out = ledger.call(torch.cat, [torch.zeros(2, 3), torch.ones(1, 3)])
+    assert out.shape == (3, 3)
+    ledger.call(torch.reshape, torch.zeros(6), (2, 3))
+    event = ledger.events[-1]
+    assert event.kind == "call" and event.data["inputs"][0]["shape"] == (6,)
+    assert event.data["outputs"][0]["shape"] == (2, 3) and event.data["outputs"][0]["device"] == "cpu"

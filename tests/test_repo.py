@@ -1,0 +1,112 @@
+"""Repository contracts: layout, dependency lists, clean notebooks, naming rules, lint."""
+
+import ast
+import re
+import subprocess
+import sys
+
+import pytest
+import tomllib
+import yaml
+
+from autograder import nbtools
+from conftest import MODULE_IDS, ROOT
+
+REQUIRED = {"course", "exercises", "solutions", "autograder", "tests", "environment.yml", "Makefile",
+            "README.md", "pyproject.toml", "nbgrader_config.py", ".ci"}
+ALLOWED_EXTRA = {"postBuild"}  # Binder installs the package itself with it
+
+
+def _tracked_top_level():
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    return {path.split("/")[0] for path in out}
+
+
+def test_top_level_layout():
+    tracked = _tracked_top_level()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    visible = {p for p in tracked if not p.startswith(".") or p == ".ci"}
+    assert REQUIRED <= visible | {p for p in REQUIRED if (ROOT / p).exists()}
+    assert visible - REQUIRED - ALLOWED_EXTRA == set()
+    assert (ROOT / ".ci" / "run").exists()
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~ ;\[]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _spec(requirement: str) -> str:
+    name = _name(requirement)
+    rest = requirement.strip()[len(name):].split("=cpu")[0]
+    return rest.replace(" ", "")
+
+
+CONDA_TO_PIP = {"pytorch": "torch"}
+
+
+def test_environment_matches_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pip_deps = {_name(d): _spec(d) for d in project["dependencies"]}
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert "conda-forge" in env["channels"]
+    conda = {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            for d in dep.get("pip", []):
+                conda[_name(d)] = _spec(d)
+        elif _name(dep) not in {"python", "pip"}:
+            conda[CONDA_TO_PIP.get(_name(dep), _name(dep))] = _spec(dep)
+    assert conda == pip_deps
+    torch_line = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("pytorch"))
+    assert "cpu" in torch_line, "Binder must get the CPU-only PyTorch build"
+
+
+def _all_notebooks():
+    return sorted(ROOT.glob("course/*.ipynb")) + sorted(ROOT.glob("solutions/*/*.ipynb")) + sorted(
+        ROOT.glob("exercises/*/*.ipynb"))
+
+
+@pytest.mark.parametrize("path", _all_notebooks(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_notebook_is_clean(path):
+    nb = nbtools.read(path)
+    assert nbtools.is_clean(nb), f"{path} holds outputs or execution counts: clear them before committing"
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", "kernelspec missing: Lab would ask for a kernel"
+
+
+@pytest.mark.parametrize("module_id", MODULE_IDS)
+def test_module_has_lesson_and_release(module_id):
+    assert (ROOT / "course" / f"{module_id}.ipynb").exists()
+    assert (ROOT / "exercises" / module_id / f"{module_id}.ipynb").exists(), "run `make release`"
+
+
+def _defined_names(source: str) -> set:
+    tree = ast.parse(source)
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+
+
+@pytest.mark.parametrize("module_id", MODULE_IDS)
+def test_naming_rules(module_id):
+    nb = nbtools.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb")
+    answers = nbtools.answer_cells(nb)
+    assert 3 <= len(answers) <= 5, "every exercise has 3-5 graded functions"
+    for grade_id, cell in answers.items():
+        assert grade_id in _defined_names(cell.source), f"answer cell {grade_id} must define {grade_id}"
+    tests = nbtools.test_cells(nb)
+    for name in answers:
+        assert any(t.startswith(f"test_{name}") for t in tests), f"no test cell for {name}"
+    for test_id, cell in tests.items():
+        assert any(test_id.startswith(f"test_{name}") for name in answers), f"{test_id} names no graded function"
+        assert "### BEGIN HIDDEN TESTS" in cell.source, f"{test_id} has no hidden tests"
+        for line in cell.source.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            node = ast.parse(line).body
+            assert len(node) == 1 and isinstance(node[0], ast.Expr) and isinstance(node[0].value, ast.Call), (
+                f"{test_id}: test cells hold one-line calls into the autograder package, not {line!r}")
+
+
+def test_ruff_passes():
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
