@@ -19,6 +19,7 @@ class Mutant:
     answers: dict
     breaks: list
     codes: list = field(default_factory=list)
+    needs_cuda: bool = False  # only a CUDA device can expose it (e.g. a batch left on the CPU)
 
 
 # Every catalogue module in this folder (m01_tensors.py, m02_..., ...).

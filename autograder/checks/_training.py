@@ -1,0 +1,240 @@
+"""Shared pieces for the checks that run a learner's training code (modules 04–08).
+
+Problems (data, models, optimizers) are built here so every module grades on the
+same small, fast setups; reference loops are the check's own implementation of
+the correct step; ``diagnose_*`` read a :class:`~autograder.ledger.Ledger` and say
+which owner held the wrong state when.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from ..core import describe, fail
+from ..ledger import NONZERO, Ledger
+
+# --------------------------------------------------------------------------
+# Problems
+
+
+def blobs(n: int, seed: int, device="cpu", d: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two Gaussian blobs: x float32 (n, d), y float32 (n, 1) of 0/1."""
+    g = torch.Generator().manual_seed(seed)
+    y = (torch.arange(n) % 2).float()[torch.randperm(n, generator=g)]  # (n,)
+    centres = torch.stack([y * 2.0 - 1.0] * d, dim=1) * 1.5  # (n, d)
+    x = centres + torch.randn(n, d, generator=g)  # (n, d)
+    return x.to(device), y.unsqueeze(1).to(device)
+
+
+MODEL_KINDS = ("mlp", "dropout", "batchnorm")
+
+
+def make_model(kind: str, seed: int, device="cpu", d: int = 2) -> nn.Module:
+    """Small binary classifiers: a plain MLP, one with Dropout, one with BatchNorm and Dropout."""
+    torch.manual_seed(seed)
+    if kind == "mlp":
+        model = nn.Sequential(nn.Linear(d, 8), nn.ReLU(), nn.Linear(8, 1))
+    elif kind == "dropout":
+        model = nn.Sequential(nn.Linear(d, 16), nn.ReLU(), nn.Dropout(0.3), nn.Linear(16, 1))
+    elif kind == "batchnorm":
+        model = nn.Sequential(nn.Linear(d, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.3), nn.Linear(16, 1))
+    else:  # pragma: no cover - a grader bug
+        raise ValueError(kind)
+    return model.to(device)
+
+
+def make_optimizer(kind: str, params) -> torch.optim.Optimizer:
+    if kind == "sgd":
+        return torch.optim.SGD(params, lr=0.1)
+    if kind == "momentum":
+        return torch.optim.SGD(params, lr=0.05, momentum=0.9)
+    if kind == "adam":
+        return torch.optim.Adam(params, lr=0.01)
+    raise ValueError(kind)  # pragma: no cover
+
+
+def make_loss(kind: str) -> nn.Module:
+    return {"bce": nn.BCEWithLogitsLoss, "mse": nn.MSELoss}[kind]()
+
+
+def loader(x, y, batch_size: int, shuffle: bool = False, seed: int = 0) -> DataLoader:
+    """A DataLoader over CPU copies of (x, y); shuffled with its own seeded generator."""
+    g = torch.Generator().manual_seed(seed) if shuffle else None
+    return DataLoader(TensorDataset(x.cpu(), y.cpu()), batch_size=batch_size, shuffle=shuffle, generator=g)
+
+
+def clone_setup(model: nn.Module, optimizer: torch.optim.Optimizer):
+    """An independent copy of (model, optimizer) for the reference run."""
+    twin = copy.deepcopy(model)
+    twin_opt = type(optimizer)(twin.parameters(), **optimizer.defaults)
+    twin_opt.load_state_dict(copy.deepcopy(optimizer.state_dict()))
+    return twin, twin_opt
+
+
+# --------------------------------------------------------------------------
+# Reference loops (the check's own, correct implementation)
+
+
+def ref_step(model, x, y, optimizer, loss_fn) -> float:
+    optimizer.zero_grad(set_to_none=True)
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def ref_epoch(model, data, optimizer, loss_fn, device) -> float:
+    model.train()
+    total, count = 0.0, 0
+    for xb, yb in data:
+        xb, yb = xb.to(device), yb.to(device)
+        total += ref_step(model, xb, yb, optimizer, loss_fn) * len(xb)
+        count += len(xb)
+    return total / count
+
+
+@torch.no_grad()
+def ref_evaluate(model, data, loss_fn, device) -> float:
+    was = model.training
+    model.eval()
+    total, count = 0.0, 0
+    for xb, yb in data:
+        xb, yb = xb.to(device), yb.to(device)
+        total += loss_fn(model(xb), yb).item() * len(xb)
+        count += len(xb)
+    model.train(was)
+    return total / count
+
+
+# --------------------------------------------------------------------------
+# State snapshots and comparisons
+
+
+def snapshot(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Parameters and buffers, detached CPU copies."""
+    state = {n: p.detach().cpu().clone() for n, p in model.named_parameters()}
+    state.update({n: b.detach().cpu().clone() for n, b in model.named_buffers()})
+    return state
+
+
+def differing(a: dict, b: dict, atol: float = 1e-5, rtol: float = 1e-4) -> list[str]:
+    names = []
+    for name, t in a.items():
+        u = b.get(name)
+        if u is None or t.shape != u.shape:
+            names.append(name)
+        elif t.is_floating_point():
+            if not torch.allclose(t.double(), u.double(), atol=atol, rtol=rtol, equal_nan=True):
+                names.append(name)
+        elif not torch.equal(t, u):
+            names.append(name)
+    return names
+
+
+def expect_float(value, what: str, function: str) -> float:
+    """A plain Python float (``loss.item()``), not a tensor or a number type of another library."""
+    if isinstance(value, torch.Tensor):
+        graph = " that still holds its autograd graph" if value.grad_fn is not None else ""
+        keeps = "a tensor and its whole graph" if graph else "a tensor (with its device memory)"
+        fail(f"{what} is {describe(value)}{graph}, not a Python float.",
+             f"the value {function} returned keeps {keeps} alive for as long as the caller holds it.",
+             "return the number itself with `.item()`.", code="returns_tensor")
+    if type(value) is not float:
+        fail(f"{what} is {describe(value)}, not a Python float.",
+             f"the value {function} returned.", "return a Python float (`.item()` gives one).",
+             code="not_a_float")
+    if value != value:
+        fail(f"{what} is NaN.", f"the loss {function} computed.", "check that the loss is computed from this batch.",
+             code="nan")
+    return value
+
+
+def expect_close(got: float, want: float, what: str, owner: str, todo: str, *, code: str, rtol: float = 1e-4):
+    if abs(got - want) > rtol * max(1.0, abs(want)):
+        fail(f"{what} is {got:.6g}, which is not {want:.6g}.", owner, todo, code=code)
+
+
+# --------------------------------------------------------------------------
+# Reading the ledger
+
+
+def diagnose_update(ledger: Ledger, function: str, *, micro_batches: int = 1, steps_expected: int = 1):
+    """Find the first wrong hand-off of ``.grad`` in one call that should make
+    ``steps_expected`` updates, each from (up to) ``micro_batches`` backward passes."""
+    backs, steps = ledger.of("backward"), ledger.of("step")
+    if not backs:
+        fail(f"no backward() ran while {function} worked.",
+             "autograd never wrote gradients into the parameters' .grad.",
+             "call backward() on the loss before stepping.", code="no_backward")
+    if not steps:
+        fail(f"optimizer.step() never ran while {function} worked (the parameters did not change).",
+             "the optimizer you were given owns the update.",
+             "call step() on the optimizer passed in, after backward().", code="no_step")
+    if len(steps) > steps_expected:
+        if micro_batches > 1:
+            fail(f"optimizer.step() ran {len(steps)} times for {micro_batches} micro-batches.",
+                 "the optimizer updated the parameters after every micro-batch instead of once.",
+                 "accumulate the micro-batches' gradients first, then step once.", code="step_per_micro_batch")
+        fail(f"optimizer.step() ran {len(steps)} times where {steps_expected} update(s) were due.",
+             "the optimizer made more updates than there were batches.", "step exactly once per batch.",
+             code="extra_steps")
+    zero_grads = ledger.of("zero_grad")
+    for i, step in enumerate(steps):
+        previous = steps[i - 1].index if i else -1
+        window = [b for b in backs if previous < b.index < step.index]
+        if not window:
+            fail("optimizer.step() ran before backward(): this update used the previous batch's gradients "
+                 "(or none at all).",
+                 ".grad still held what an earlier backward() left when the optimizer read it.",
+                 "compute this batch's gradients (backward) before the optimizer reads them (step).",
+                 code="step_before_backward")
+        opening = window[0]
+        cleared = [z for z in zero_grads if opening.index < z.index < step.index]
+        if cleared or all(s != NONZERO for s in step.data["grads"].values()):
+            if micro_batches > 1 and len(window) > 1:
+                seen = ("zero_grad ran after the first micro-batch's backward(): the accumulated gradients "
+                        "were thrown away before step().")
+            else:
+                seen = ("zero_grad ran between backward() and step(): the optimizer stepped with cleared "
+                        "gradients, so this batch changed nothing.")
+            fail(seen, ".grad was emptied after autograd filled it and before the optimizer read it.",
+                 "clear gradients before this update's first backward(), not between backward() and step().",
+                 code="cleared_before_step")
+        stale = [n for n, s in opening.data["before"].items() if s == NONZERO]
+        if stale:
+            fail(f"when backward() ran, .grad of {', '.join(stale[:3])} already held gradients from an earlier "
+                 "batch: the update used their sum.",
+                 "nobody cleared the parameters' .grad since the previous update.",
+                 "clear the gradients once per update (zero_grad) before backward().", code="stale_grads")
+    if len(steps) < steps_expected:
+        fail(f"optimizer.step() ran {len(steps)} times where {steps_expected} updates were due.",
+             "the optimizer skipped some batches.", "step once per batch.", code="missing_steps")
+
+
+def diagnose_modes(ledger: Ledger, function: str, *, training: bool | None, grad: bool | None, owner_hint: str):
+    """Every forward of the model must run with this mode and this grad mode."""
+    for event in ledger.of("forward"):
+        d = event.data
+        if training is not None and d["training"] != training:
+            mode, want = ("train" if d["training"] else "eval"), ("train" if training else "eval")
+            fail(f"a forward pass inside {function} ran in {mode} mode.",
+                 f"the model owns its mode and was still in {mode} mode from {owner_hint}.",
+                 f"switch the model to {want} mode yourself with model.{want}() before its forward passes.",
+                 code="wrong_mode")
+        if grad is not None and d["grad_enabled"] != grad:
+            if grad:
+                fail(f"a forward pass inside {function} ran with gradient recording off.",
+                     "autograd recorded no graph, so backward() had nothing to walk.",
+                     "run training forwards outside torch.no_grad().", code="no_graph")
+            fail(f"a forward pass inside {function} recorded an autograd graph.",
+                 "autograd kept a graph that evaluation never uses (memory grows with every batch).",
+                 "wrap the evaluation loop in torch.no_grad() (or torch.inference_mode()).", code="graph_recorded")
+
+
+def device_mismatch(error: BaseException) -> bool:
+    text = str(error)
+    return "same device" in text or "Expected all tensors" in text or "device type" in text

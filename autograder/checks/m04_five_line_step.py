@@ -1,0 +1,284 @@
+"""Checks for module 04-five-line-step: the order is not arbitrary.
+
+The learner's loop runs under a :class:`~autograder.ledger.Ledger`; the checks
+judge it by what happened, in order (clean ``.grad`` before each backward, one
+step after it), and then compare the parameters with the check's own correct
+update.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..core import LearnerRaised, call, describe, fail, graded
+from ..devices import each_device
+from ..ledger import Ledger
+from ._training import (
+    blobs,
+    clone_setup,
+    device_mismatch,
+    diagnose_modes,
+    diagnose_update,
+    differing,
+    expect_close,
+    expect_float,
+    loader,
+    make_loss,
+    make_model,
+    make_optimizer,
+    ref_step,
+    snapshot,
+)
+
+WRONG_UPDATE_OWNER = "the optimizer's update: the parameters did not move the way one step on this batch moves them."
+
+
+def _setup(seed, device, model="mlp", optimizer="momentum", loss="bce"):
+    net = make_model(model, seed, device)
+    opt = make_optimizer(optimizer, net.parameters())
+    return net, opt, make_loss(loss)
+
+
+# --------------------------------------------------------------------------
+# train_step
+
+
+@graded("train_step")
+def train_step_update(train_step, seed: int = 0, n: int = 32, optimizer: str = "momentum", loss: str = "bce",
+                      *, notes):
+    """Three calls in a row: each updates with exactly its own batch's gradients"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device, optimizer=optimizer, loss=loss)
+        ref_model, ref_opt = clone_setup(model, opt)
+        for i in range(3):
+            x, y = blobs(n, seed * 7 + i, device)
+            with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+                call(train_step, model, x, y, opt, loss_fn)
+            diagnose_update(ledger, "train_step")
+            ref_step(ref_model, x, y, ref_opt, loss_fn)
+            wrong = differing(snapshot(model), snapshot(ref_model))
+            if wrong:
+                fail(f"after call {i + 1} of train_step on {device}, {', '.join(wrong[:3])} differ from one correct "
+                     "update with that batch.", WRONG_UPDATE_OWNER,
+                     "use the optimizer you were given, on the loss of exactly (x, y), once per call.",
+                     code="wrong_update")
+
+
+@graded("train_step")
+def train_step_returns_loss(train_step, seed: int = 1, n: int = 24, loss: str = "bce", *, notes):
+    """Returns this batch's loss, before the update, as a Python float"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device, loss=loss)
+        for i in range(2):
+            x, y = blobs(n, seed * 5 + i, device)
+            with torch.no_grad():
+                before = loss_fn(model(x), y).item()
+            out = call(train_step, model, x, y, opt, loss_fn)
+            got = expect_float(out, "the value train_step returned", "train_step")
+            with torch.no_grad():
+                after = loss_fn(model(x), y).item()
+            if abs(got - before) > 1e-4 * max(1.0, abs(before)) and abs(got - after) <= 1e-5 * max(1.0, abs(after)):
+                fail("train_step returned the loss measured after the update.",
+                     "the loss you returned came from a second forward pass with the new parameters.",
+                     "return the loss of the forward pass that produced this update's gradients.",
+                     code="loss_after_update")
+            expect_close(got, before, "the value train_step returned", "the loss value train_step reported.",
+                         "return this batch's loss (the one you called backward() on), as `loss.item()`.",
+                         code="wrong_loss")
+
+
+# --------------------------------------------------------------------------
+# train_epoch
+
+
+def _epoch_call(train_epoch, model, data, opt, loss_fn, device):
+    try:
+        return call(train_epoch, model, data, opt, loss_fn, device)
+    except LearnerRaised as raised:
+        if device_mismatch(raised.error):
+            fail(f"calling train_epoch with device={device!r} raised {type(raised.error).__name__}: "
+                 f"{str(raised.error).splitlines()[0]}.",
+                 f"the batches stayed where the loader made them (cpu) while the model lives on {device}.",
+                 "move each batch to `device` (x.to(device), y.to(device)) before the forward pass.",
+                 code="batch_not_moved")
+        raise
+
+
+@graded("train_epoch")
+def train_epoch_mode(train_epoch, seed: int = 0, n: int = 40, batch_size: int = 8, *, notes):
+    """Trains in training mode even when an evaluation left the model in eval mode"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device, model="dropout")
+        model.eval()  # as an evaluation before this epoch left it
+        x, y = blobs(n, seed + 3, device)
+        data = loader(x, y, batch_size)
+        with Ledger(model, opt, loss_fn=loss_fn, submodules=True) as ledger:  # sees model.forward(x) too
+            _epoch_call(train_epoch, model, data, opt, loss_fn, device)
+        if not ledger.of("forward"):
+            fail("train_epoch never called the model.", "the loop over the loader.",
+                 "run a forward pass for every batch the loader yields.", code="no_forward")
+        diagnose_modes(ledger, "train_epoch", training=True, grad=True,
+                       owner_hint="the evaluation that ran before this epoch")
+        diagnose_update(ledger, "train_epoch", steps_expected=len(data))
+
+
+@graded("train_epoch")
+def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int = 16, *, notes):
+    """Updates like a correct epoch and returns the mean per-example loss (unequal batches)"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device, model="dropout", optimizer="adam")
+        model.train()
+        ref_model, ref_opt = clone_setup(model, opt)
+        x, y = blobs(n, seed + 11, device)
+        data = loader(x, y, batch_size)
+        torch.manual_seed(seed + 100)  # the same dropout masks for the learner's epoch and the reference
+        out = _epoch_call(train_epoch, model, data, opt, loss_fn, device)
+        torch.manual_seed(seed + 100)
+        ref_model.train()
+        losses, sizes = [], []
+        for xb, yb in data:
+            xb, yb = xb.to(device), yb.to(device)
+            losses.append(ref_step(ref_model, xb, yb, ref_opt, loss_fn))
+            sizes.append(len(xb))
+        want = sum(l * s for l, s in zip(losses, sizes)) / sum(sizes)
+        got = expect_float(out, "the value train_epoch returned", "train_epoch")
+        wrong = differing(snapshot(model), snapshot(ref_model))
+        if wrong:
+            fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch over the same "
+                 "batches.", WRONG_UPDATE_OWNER,
+                 "for every batch: clear gradients, forward, loss, backward, step — with the objects passed in.",
+                 code="wrong_update")
+        tol = 1e-4 * max(1.0, abs(want))
+        if abs(got - want) > tol:
+            unweighted = sum(losses) / len(losses)
+            if abs(got - unweighted) <= tol:
+                seen = (f"train_epoch returned {got:.6g}, the plain mean of the batch losses; the batches have "
+                        f"sizes {sizes}.")
+                todo = "weight each batch's mean loss by its number of examples, then divide by the total."
+                code = "unweighted_mean"
+            elif abs(got - sum(losses)) <= tol or abs(got - sum(l * s for l, s in zip(losses, sizes))) <= tol:
+                seen, todo, code = (f"train_epoch returned {got:.6g}, a sum rather than a mean.",
+                                    "divide the total by the number of examples.", "sum_not_mean")
+            elif abs(got - losses[-1]) <= tol:
+                seen, todo, code = ("train_epoch returned the last batch's loss.",
+                                    "accumulate every batch's loss over the epoch.", "last_batch_only")
+            else:
+                seen, todo, code = (f"train_epoch returned {got:.6g}; a correct epoch's mean per-example loss "
+                                    "is different.", "accumulate `loss.item() * len(x)` per batch and divide by "
+                                    "the number of examples.", "wrong_mean")
+            fail(seen, "the epoch's running loss total.", todo, code=code)
+
+
+# --------------------------------------------------------------------------
+# accumulate_step
+
+
+@graded("accumulate_step")
+def accumulate_step_update(accumulate_step, seed: int = 0, k: int = 4, m: int = 8, optimizer: str = "momentum",
+                           *, notes):
+    """One update from k micro-batches equals one step on their concatenation"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device, optimizer=optimizer)
+        ref_model, ref_opt = clone_setup(model, opt)
+        for i in range(2):
+            micro = [blobs(m, seed * 13 + i * k + j, device) for j in range(k)]
+            with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+                call(accumulate_step, model, list(micro), opt, loss_fn)
+            diagnose_update(ledger, "accumulate_step", micro_batches=k)
+            X, Y = torch.cat([a for a, _ in micro]), torch.cat([b for _, b in micro])  # (k*m, 2), (k*m, 1)
+            ref_step(ref_model, X, Y, ref_opt, loss_fn)
+            wrong = differing(snapshot(model), snapshot(ref_model))
+            if wrong:
+                step = ledger.of("step")[0]
+                used = [g for g in step.data["grad_values"].values() if g is not None]
+                want = [p.grad for p in ref_model.parameters() if p.grad is not None]
+                ratio = None
+                if used and len(used) == len(want):
+                    num = torch.sqrt(sum((g.double() ** 2).sum() for g in used))
+                    den = torch.sqrt(sum((g.double() ** 2).sum() for g in want))
+                    ratio = float(num / den) if float(den) > 0 else None
+                if ratio is not None and abs(ratio - k) < 0.05 * k:
+                    fail(f"the accumulated gradient was {ratio:.2f} times the gradient of the mean loss over the "
+                         f"{k} micro-batches.",
+                         "each micro-batch's backward() added its full gradient to .grad.",
+                         f"scale each micro-batch's loss so the {k} contributions add up to the mean.",
+                         code="unscaled")
+                fail(f"after accumulate_step over {k} micro-batches on {device}, {', '.join(wrong[:3])} differ from "
+                     "one step on their concatenation.", WRONG_UPDATE_OWNER,
+                     "accumulate every micro-batch's gradient of the mean loss, then step once.",
+                     code="wrong_update")
+
+
+@graded("accumulate_step")
+def accumulate_step_returns_loss(accumulate_step, seed: int = 2, k: int = 3, m: int = 6, *, notes):
+    """Returns the mean loss over the micro-batches as a Python float"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device)
+        micro = [blobs(m, seed * 17 + j, device) for j in range(k)]
+        with torch.no_grad():
+            want = loss_fn(model(torch.cat([a for a, _ in micro])), torch.cat([b for _, b in micro])).item()
+        out = call(accumulate_step, model, micro, opt, loss_fn)
+        got = expect_float(out, "the value accumulate_step returned", "accumulate_step")
+        if abs(got - want * k) <= 1e-4 * max(1.0, abs(want * k)):
+            fail(f"accumulate_step returned {got:.6g}, the sum of the {k} micro-batch losses.",
+                 "the loss total accumulate_step reported.", "report the mean over the micro-batches.",
+                 code="sum_not_mean")
+        expect_close(got, want, "the value accumulate_step returned", "the loss total accumulate_step reported.",
+                     "return the mean of the micro-batch losses (each taken before the update).", code="wrong_loss")
+
+
+# --------------------------------------------------------------------------
+# overfit_one_batch
+
+
+@graded("overfit_one_batch")
+def overfit_one_batch_curve(overfit_one_batch, seed: int = 0, n: int = 16, steps: int = 40,
+                            optimizer: str = "adam", *, notes):
+    """One float per step, each the loss before that step's update, as a correct loop gives"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device, optimizer=optimizer)
+        ref_model, ref_opt = clone_setup(model, opt)
+        x, y = blobs(n, seed + 21, device)
+        with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+            out = call(overfit_one_batch, model, x, y, opt, loss_fn, steps)
+        if not isinstance(out, list):
+            fail(f"overfit_one_batch returned {describe(out)}.", "the loss history overfit_one_batch built.",
+                 "return a list with one Python float per step.", code="not_a_list")
+        if len(out) != steps:
+            fail(f"overfit_one_batch(..., steps={steps}) returned {len(out)} losses.",
+                 "the loop over steps (or what it appends).", "run exactly `steps` updates and record one loss each.",
+                 code="wrong_length")
+        for value in out:
+            expect_float(value, "an entry of the returned list", "overfit_one_batch")
+        diagnose_update(ledger, "overfit_one_batch", steps_expected=steps)
+        want = [ref_step(ref_model, x, y, ref_opt, loss_fn) for _ in range(steps)]
+        with torch.no_grad():
+            final = loss_fn(ref_model(x), y).item()
+        if all(abs(a - b) <= 1e-4 * max(1.0, abs(b)) for a, b in zip(out, want[1:] + [final])):
+            fail("each recorded loss is the one after its step's update: the list is shifted by one.",
+                 "the loss history: entry i should be the loss that step i computed its gradients from.",
+                 "append the loss of each step's forward pass, before the update.", code="off_by_one")
+        bad = [i for i, (a, b) in enumerate(zip(out, want)) if abs(a - b) > 1e-3 * max(1.0, abs(b))]
+        if bad:
+            fail(f"from step {bad[0]} on, the recorded losses depart from a correct loop's "
+                 f"(step {bad[0]}: {out[bad[0]]:.4g} instead of {want[bad[0]]:.4g}).",
+                 "the updates themselves (the ledger found nothing out of order).",
+                 "repeat the five lines on the same (x, y) with the objects passed in.", code="wrong_curve")
+
+
+# --------------------------------------------------------------------------
+# Not graded: see your own loop in the ledger
+
+
+def show_train_step(train_step, seed: int = 0):
+    """Run your train_step twice on a small problem and show the ledger of the second call."""
+    model, opt, loss_fn = _setup(seed, "cpu")
+    x, y = blobs(16, seed, "cpu")
+    try:
+        train_step(model, x, y, opt, loss_fn)
+        with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+            train_step(model, x, y, opt, loss_fn)
+    except NotImplementedError:
+        print("train_step is not written yet.")
+        return None
+    return ledger
