@@ -140,7 +140,7 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
             xb, yb = xb.to(device), yb.to(device)
             losses.append(ref_step(ref_model, xb, yb, ref_opt, loss_fn))
             sizes.append(len(xb))
-        want = sum(l * s for l, s in zip(losses, sizes)) / sum(sizes)
+        want = sum(v * s for v, s in zip(losses, sizes)) / sum(sizes)
         got = expect_float(out, "the value train_epoch returned", "train_epoch")
         wrong = differing(snapshot(model), snapshot(ref_model))
         if wrong:
@@ -156,7 +156,7 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
                         f"sizes {sizes}.")
                 todo = "weight each batch's mean loss by its number of examples, then divide by the total."
                 code = "unweighted_mean"
-            elif abs(got - sum(losses)) <= tol or abs(got - sum(l * s for l, s in zip(losses, sizes))) <= tol:
+            elif abs(got - sum(losses)) <= tol or abs(got - sum(v * s for v, s in zip(losses, sizes))) <= tol:
                 seen, todo, code = (f"train_epoch returned {got:.6g}, a sum rather than a mean.",
                                     "divide the total by the number of examples.", "sum_not_mean")
             elif abs(got - losses[-1]) <= tol:
