@@ -81,6 +81,8 @@ class Event:
             ins = " vs ".join(_fmt_tensor(i) for i in d["inputs"])
             return f"{ins} → {d['value']:.4g}" if d.get("value") is not None else ins
         if self.kind == "backward":
+            if d.get("error"):
+                return f"raised {d['error']}"
             got = ", ".join(d["received"]) or "no parameter"
             dirty = [n for n, s in d["before"].items() if s == NONZERO]
             stale = f"; already held .grad: {', '.join(dirty)}" if dirty else "; .grad clean before"
@@ -92,7 +94,10 @@ class Event:
             changed = ", ".join(d["changed"]) or "nothing"
             no_grad = [n for n, s in d["grads"].items() if s != NONZERO]
             extra = f"; no gradient for {', '.join(no_grad)}" if no_grad else ""
-            return f"changed {changed}{extra}"
+            state = ""
+            if d.get("state_after") != d.get("state_before"):
+                state = f"; optimizer state for {d.get('state_after')} tensors (was {d.get('state_before')})"
+            return f"changed {changed}{extra}{state}"
         if self.kind == "mode":
             return f"{d['module']}.{'train()' if d['training'] else 'eval()'}"
         if self.kind == "call":
@@ -228,8 +233,12 @@ class Ledger:
             root = tensors[0] if isinstance(tensors, (tuple, list)) and tensors else tensors
             ledger._received = set()
             ledger._in_backward += 1
+            error = None
             try:
                 return original(tensors, *args, **kwargs)
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                raise
             finally:
                 ledger._in_backward -= 1
                 after = {n: grad_state(p) for n, p in params}
@@ -239,7 +248,7 @@ class Ledger:
                 ledger._record(
                     "backward", "autograd → .grad",
                     root=tensor_info(root), value=value, before=before, after=after,
-                    received=sorted(ledger._received, key=list(before).index),
+                    received=sorted(ledger._received, key=list(before).index), error=error,
                 )
         return backward
 
@@ -269,6 +278,7 @@ class Ledger:
             "values": {n: p.detach().clone() for n, p in params},
             "grads": {n: grad_state(p) for n, p in params},
             "grad_values": {n: (None if p.grad is None else p.grad.detach().clone()) for n, p in params},
+            "state_before": len(optimizer.state),
         }
 
     def _on_step_post(self, optimizer, args, kwargs):
@@ -278,7 +288,8 @@ class Ledger:
             old = snap["values"].get(n)
             if old is not None and not torch.equal(old, p.detach()):
                 changed.append(n)
-        self._record("step", "optimizer", grads=snap["grads"], grad_values=snap["grad_values"], changed=changed)
+        self._record("step", "optimizer", grads=snap["grads"], grad_values=snap["grad_values"], changed=changed,
+                     state_before=snap.get("state_before", 0), state_after=len(optimizer.state))
         self._step_snapshot = None
 
     # -- explicit recording ----------------------------------------------------

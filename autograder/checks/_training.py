@@ -62,8 +62,11 @@ def make_loss(kind: str) -> nn.Module:
 
 
 def loader(x, y, batch_size: int, shuffle: bool = False, seed: int = 0) -> DataLoader:
-    """A DataLoader over CPU copies of (x, y); shuffled with its own seeded generator."""
-    g = torch.Generator().manual_seed(seed) if shuffle else None
+    """A DataLoader over CPU copies of (x, y) with its own seeded generator.
+
+    Even an unshuffled DataLoader draws a seed for its iterator from the global RNG
+    unless it has a generator; with one, iterating it never shifts the dropout masks."""
+    g = torch.Generator().manual_seed(seed)
     return DataLoader(TensorDataset(x.cpu(), y.cpu()), batch_size=batch_size, shuffle=shuffle, generator=g)
 
 

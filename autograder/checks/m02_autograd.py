@@ -126,19 +126,22 @@ def _expect_gradient(out, x, before, derivative, where: str) -> None:
         return
     if close(got, 2 * ref, atol=1e-5 * scale, rtol=1e-4):
         seen = f"{where} is twice the derivative of f at x."
-        todo = "run one backward pass per call, into a gradient that starts empty."
+        owner = ("the .grad grad_of read: backward() adds into .grad, so two backward passes "
+                 "(or a .grad that was not empty) add up.")
+        todo = "run one backward pass per call, into a .grad that starts as None."
         code = "accumulated"
     elif close(got, -ref, atol=1e-5 * scale, rtol=1e-4):
         seen = f"{where} has the opposite sign of the derivative of f at x."
+        owner = "the gradient grad_of returned: its sign was flipped on the way out."
         todo = "return the gradient itself, not the direction of descent."
         code = "negated"
     else:
         seen = f"{where} differs from the derivative of f at x by up to {max_abs_diff(got, ref):.3g}."
+        owner = "the gradient grad_of returned: autograd differentiated something other than f at x."
         todo = ("call f once, on the tracked tensor you made from x, and return the gradient of that output "
                 "with respect to that same tensor, unchanged.")
         code = "wrong_values"
-    fail(seen, "the gradient grad_of returned: autograd differentiated something other than f at x.", todo,
-         code=code)
+    fail(seen, owner, todo, code=code)
 
 
 @graded("grad_of")
@@ -507,7 +510,9 @@ def grad_report_states(grad_report, seed: int = 0, *, notes):
     for device in each_device(notes):
         model, kinds = _report_model(seed, device)
         names = [name for name, _ in model.named_parameters()]
-        params = dict(model.named_parameters())
+        # what each .grad is before the call: the report describes the column as it was handed over
+        truth = {name: (_true_state(p), "is None" if p.grad is None else f"is {describe(p.grad)}")
+                 for name, p in model.named_parameters()}
         out = call(grad_report, model)
         if not isinstance(out, dict):
             fail(f"grad_report(model) returned {describe(out)}.",
@@ -540,9 +545,8 @@ def grad_report_states(grad_report, seed: int = 0, *, notes):
                      "the state of each parameter's .grad is one of three words.",
                      "use exactly 'none', 'zero' or 'nonzero'.", code="not_a_state")
             said = str.__str__(said)
-            want = _true_state(params[name])
+            want, grad_text = truth[name]
             if said != want:
-                grad_text = "is None" if params[name].grad is None else f"is {describe(params[name].grad)}"
                 seen, owner, todo, code = _report_mismatch(name, said, kinds[name], want, grad_text)
                 fail(seen, owner, todo, code=code)
 
@@ -600,7 +604,7 @@ def _expect_list(out, what: str) -> list:
              "collect the leaves in a Python list and return that list.", code="not_a_list")
     for item in out:
         if type(item) not in (torch.Tensor, nn.Parameter):
-            fail(f"{what} returned a list holding {describe(item)}.",
+            fail(f"{what} returned a list holding {type(item).__name__} objects.",
                  "the list should hold the leaf tensors themselves; the graph's nodes are not tensors "
                  "(an AccumulateGrad node keeps its leaf in `.variable`).",
                  "put the leaf tensors in the list.", code="not_tensors")
@@ -730,7 +734,8 @@ def leaves_of_only_leaves(leaves_of, n: int = 3, seed: int = 0, *, notes):
                 if id(item) in ids:
                     continue
                 if item.grad_fn is not None or not item.is_leaf:
-                    fail(f"leaves_of(t) for {graph} returned a computed tensor ({describe(item)}, "
+                    which = "t itself, a computed tensor" if item is root else "a computed tensor"
+                    fail(f"leaves_of(t) for {graph} returned {which} ({describe(item)}, "
                          f"grad_fn={type(item.grad_fn).__name__}).",
                          "autograd's record: a tensor with a grad_fn is an intermediate result, not a leaf; "
                          "backward() does not store .grad in it.",

@@ -1,0 +1,310 @@
+"""Checks for module 05-train-vs-eval: two switches, two jobs.
+
+``eval()`` changes what layers do (Dropout stops dropping, BatchNorm uses its
+running statistics); ``no_grad()`` stops autograd recording a graph.  The checks
+watch every forward pass through the ledger (mode and grad mode), and the
+model's parameters and buffers before and after.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+
+from ..core import LearnerRaised, call, describe, fail, graded
+from ..devices import each_device, expect_tensor, plain
+from ..ledger import Ledger
+from ._training import (
+    blobs,
+    device_mismatch,
+    diagnose_modes,
+    differing,
+    expect_float,
+    loader,
+    make_loss,
+    make_model,
+    make_optimizer,
+    ref_evaluate,
+    ref_step,
+    snapshot,
+)
+
+
+def _call(fn, name, device, *args):
+    try:
+        return call(fn, *args)
+    except LearnerRaised as raised:
+        if device_mismatch(raised.error):
+            fail(f"calling {name} with device={device!r} raised {type(raised.error).__name__}: "
+                 f"{str(raised.error).splitlines()[0]}.",
+                 f"the batches stayed where the loader made them (cpu) while the model lives on {device}.",
+                 "move each batch to `device` before the forward pass.", code="batch_not_moved")
+        raise
+
+
+def _trained(seed, device, kind="batchnorm", steps=15):
+    """A model with some training behind it, so its BatchNorm statistics and outputs are not trivial."""
+    model = make_model(kind, seed, device)
+    opt = make_optimizer("adam", model.parameters())
+    loss_fn = make_loss("bce")
+    x, y = blobs(64, seed + 40, device)
+    model.train()
+    for _ in range(steps):
+        ref_step(model, x, y, opt, loss_fn)
+    for p in model.parameters():
+        p.grad = None
+    return model
+
+
+# --------------------------------------------------------------------------
+# evaluate
+
+
+@graded("evaluate")
+def evaluate_modes(evaluate, seed: int = 0, n: int = 40, batch_size: int = 16, *, notes):
+    """Every forward in eval mode with no graph, and the model's previous mode restored"""
+    for device in each_device(notes):
+        for start_training in (True, False):
+            model = _trained(seed, device)
+            model.train(start_training)
+            x, y = blobs(n, seed + 1, device)
+            with Ledger(model, loss_fn=make_loss("bce"), submodules=True) as ledger:
+                _call(evaluate, "evaluate", device, model, loader(x, y, batch_size), make_loss("bce"), device)
+            if not ledger.of("forward"):
+                fail("evaluate never called the model.", "the loop over the loader.",
+                     "run a forward pass for every batch.", code="no_forward")
+            diagnose_modes(ledger, "evaluate", training=False, grad=None,
+                           owner_hint="training (evaluate was handed a model in train mode)")
+            diagnose_modes(ledger, "evaluate", training=None, grad=False, owner_hint="")
+            if model.training != start_training:
+                was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
+                fail(f"the model went into evaluate in {was} mode and came out in {now} mode.",
+                     "the model owns its mode; evaluate changed it for whoever called it "
+                     "(the next training epoch would run in the wrong mode).",
+                     "remember `model.training` on entry and restore it with `model.train(...)` before returning.",
+                     code="mode_not_restored")
+
+
+@graded("evaluate")
+def evaluate_leaves_state(evaluate, seed: int = 1, n: int = 40, batch_size: int = 8, *, notes):
+    """No parameter, BatchNorm buffer or .grad changes"""
+    for device in each_device(notes):
+        model = _trained(seed, device)
+        model.train()
+        before = snapshot(model)
+        x, y = blobs(n, seed + 2, device)
+        _call(evaluate, "evaluate", device, model, loader(x, y, batch_size), make_loss("bce"), device)
+        changed = differing(before, snapshot(model), atol=0, rtol=0)
+        buffers = [c for c in changed if "running" in c or "num_batches" in c]
+        if buffers:
+            fail(f"evaluate changed the BatchNorm buffers {', '.join(buffers[:3])}.",
+                 "BatchNorm was still in train mode, so it kept updating its running statistics from "
+                 "validation batches.",
+                 "switch the model to eval mode for the evaluation.", code="buffers_changed")
+        if changed:
+            fail(f"evaluate changed {', '.join(changed[:3])}.", "the model's parameters belong to training.",
+                 "evaluation only reads the model: no optimizer step, no in-place writes.", code="params_changed")
+        with_grad = [n for n, p in model.named_parameters() if p.grad is not None]
+        if with_grad:
+            fail(f"after evaluate, {', '.join(with_grad[:3])} hold a .grad.",
+                 "a backward() ran inside the evaluation.", "evaluation computes losses, never gradients.",
+                 code="grads_written")
+
+
+@graded("evaluate")
+def evaluate_value(evaluate, seed: int = 2, n: int = 50, batch_size: int = 16, *, notes):
+    """Returns the mean per-example loss over unequal batches, as a Python float"""
+    for device in each_device(notes):
+        model = _trained(seed, device)
+        model.train()
+        twin = copy.deepcopy(model)
+        x, y = blobs(n, seed + 3, device)
+        data, loss_fn = loader(x, y, batch_size), make_loss("bce")
+        out = _call(evaluate, "evaluate", device, model, data, loss_fn, device)
+        got = expect_float(out, "the value evaluate returned", "evaluate")
+        want = ref_evaluate(twin, data, loss_fn, device)
+        tol = 1e-4 * max(1.0, abs(want))
+        if abs(got - want) > tol:
+            twin.eval()
+            with torch.no_grad():
+                batch_losses = [loss_fn(twin(a.to(device)), b.to(device)).item() for a, b in data]
+            if abs(got - sum(batch_losses) / len(batch_losses)) <= tol:
+                fail(f"evaluate returned {got:.6g}, the plain mean of the batch losses; the batches have sizes "
+                     f"{[len(a) for a, _ in data]}.", "the running total of the validation loss.",
+                     "weight each batch's mean loss by its number of examples, then divide by the total.",
+                     code="unweighted_mean")
+            fail(f"evaluate returned {got:.6g}; the mean per-example loss of the model in eval mode is {want:.6g}.",
+                 "the model's mode during the forward passes (Dropout and BatchNorm behave differently in train "
+                 "mode) or the running total.",
+                 "evaluate in eval mode and average `loss.item() * len(x)` over all examples.", code="wrong_value")
+
+
+# --------------------------------------------------------------------------
+# accuracy
+
+
+@graded("accuracy")
+def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *, notes):
+    """Fraction of correct 0/1 predictions from logits, in eval mode, over unequal batches"""
+    for device in each_device(notes):
+        model = _trained(seed, device, kind="dropout", steps=8)
+        model.train()
+        twin = copy.deepcopy(model).eval()
+        x, y = blobs(n, seed + 4, device)
+        out = _call(accuracy, "accuracy", device, model, loader(x, y, batch_size), device)
+        got = expect_float(out, "the value accuracy returned", "accuracy")
+        with torch.no_grad():
+            logits = twin(x)  # (n, 1)
+        want = ((logits > 0).float() == y).float().mean().item()
+        if abs(got - want) <= 1e-6:
+            continue
+        at_half = ((logits > 0.5).float() == y).float().mean().item()
+        if 1.5 <= got <= n + 0.5 and abs(got - want * n) < 0.5:
+            fail(f"accuracy returned {got:g}, a count of correct predictions.", "the value accuracy reported.",
+                 "divide by the number of examples to get a fraction between 0 and 1.", code="count_not_fraction")
+        if abs(got - at_half) <= 1e-6 and abs(at_half - want) > 1e-6:
+            fail(f"accuracy returned {got:.4g}: the logits were compared with 0.5 as if they were probabilities.",
+                 "the model outputs logits; a logit of 0 is the probability 0.5.",
+                 "threshold the logits at 0 (or the sigmoid of the logits at 0.5).", code="threshold_on_logits")
+        fail(f"accuracy returned {got:.4g}; the model in eval mode gets {want:.4g} right on these batches.",
+             "the model's mode during prediction (Dropout drops units in train mode) or the counting.",
+             "predict in eval mode with no_grad, count correct 0/1 predictions over all examples, divide by "
+             "their number.", code="wrong_value")
+
+
+# --------------------------------------------------------------------------
+# predict_proba
+
+
+@graded("predict_proba")
+def predict_proba_values(predict_proba, seed: int = 4, n: int = 12, *, notes):
+    """Sigmoid probabilities of the eval-mode model, identical across calls, with no history"""
+    for device in each_device(notes):
+        model = _trained(seed, device, kind="dropout", steps=5)
+        model.train()
+        twin = copy.deepcopy(model).eval()
+        x, _ = blobs(n, seed + 5, device)
+        first = call(predict_proba, model, x)
+        second = call(predict_proba, model, x)
+        what = f"predict_proba(model, x of shape {list(x.shape)})"
+        expect_tensor(first, what, "the probabilities predict_proba returned.", shape=(n, 1), dtype=torch.float32,
+                      device=device)
+        expect_tensor(second, what, "the probabilities predict_proba returned.", shape=(n, 1))
+        if first.grad_fn is not None or first.requires_grad:
+            fail(f"{what} returned a tensor that requires grad (it carries an autograd graph).",
+                 "autograd recorded the prediction's graph and the result still holds it.",
+                 "predict under torch.no_grad() (or return a detached tensor).", code="has_history")
+        with torch.no_grad():
+            logits = plain(twin(x))
+        got = plain(first)
+        if not torch.equal(got, plain(second)):
+            fail(f"two calls of {what} on the same input gave different probabilities.",
+                 "the model was in train mode, so Dropout drew new masks on every call.",
+                 "predict in eval mode.", code="dropout_active")
+        if torch.allclose(got, logits, atol=1e-6):
+            fail(f"{what} returned the raw logits (values outside [0, 1] are possible).",
+                 "the model's output is a logit, not a probability.", "turn logits into probabilities.",
+                 code="returns_logits")
+        if torch.allclose(got, torch.ones_like(got)):
+            fail(f"{what} returned 1.0 for every example.",
+                 "softmax over a single output column always gives 1.",
+                 "use the sigmoid for one binary logit.", code="softmax_one_output")
+        if not torch.allclose(got, torch.sigmoid(logits), atol=1e-5):
+            fail(f"{what} differs from the probabilities of the model in eval mode by up to "
+                 f"{float((got - torch.sigmoid(logits)).abs().max()):.3g}.",
+                 "the model's mode during prediction, or the function applied to the logits.",
+                 "predict in eval mode and apply the sigmoid to the logits.", code="wrong_value")
+
+
+# --------------------------------------------------------------------------
+# fit
+
+
+def _fit_problem(seed, device, n_train=48, n_val=30, batch_size=16):
+    model = make_model("batchnorm", seed, device)
+    opt = make_optimizer("adam", model.parameters())
+    x, y = blobs(n_train, seed + 6, device)
+    xv, yv = blobs(n_val, seed + 7, device)
+    return model, opt, (x, y, batch_size), (xv, yv, batch_size)
+
+
+@graded("fit")
+def fit_modes(fit, seed: int = 5, epochs: int = 3, *, notes):
+    """Trains in train mode every epoch (after each validation) and validates in eval mode with no graph"""
+    for device in each_device(notes):
+        model, opt, (x, y, bs), (xv, yv, vbs) = _fit_problem(seed, device)
+        loss_fn = make_loss("bce")
+        train_data = loader(x, y, bs, shuffle=True, seed=seed)
+        with Ledger(model, opt, loss_fn=loss_fn, submodules=True) as ledger:
+            _call(fit, "fit", device, model, train_data, loader(xv, yv, vbs), opt, loss_fn, epochs, device)
+        forwards = ledger.of("forward")
+        training = [e for e in forwards if e.data["grad_enabled"]]
+        validating = [e for e in forwards if not e.data["grad_enabled"]]
+        if len(ledger.of("step")) != epochs * len(train_data):
+            fail(f"fit made {len(ledger.of('step'))} optimizer steps for {epochs} epochs of {len(train_data)} "
+                 "batches.", "the training loop inside fit.", "step once per training batch, every epoch.",
+                 code="wrong_step_count")
+        if not validating:
+            fail("no forward pass in fit ran without gradient recording: validation recorded a graph "
+                 "(or did not run).", "autograd kept graphs that validation never uses.",
+                 "run the validation loop under torch.no_grad().", code="graph_recorded")
+        late = [e for e in training if not e.data["training"]]
+        if late:
+            after_eval = any(v.index < late[0].index for v in validating)
+            seen = ("after the first validation, training forwards ran in eval mode: the model never returned to "
+                    "training mode." if after_eval else "training forwards ran in eval mode.")
+            fail(seen, "the model owns its mode; the validation switched it to eval and nothing switched it back.",
+                 "call model.train() at the start of every epoch (or restore the mode after evaluating).",
+                 code="stuck_in_eval")
+        bad_val = [e for e in validating if e.data["training"]]
+        if bad_val:
+            fail("validation forwards ran in train mode.",
+                 "Dropout and BatchNorm kept their training behaviour during validation.",
+                 "switch the model to eval mode for validation.", code="validation_in_train_mode")
+
+
+@graded("fit")
+def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
+    """Returns {"train_loss": [...], "val_loss": [...]}: one float per epoch, as a correct loop gives"""
+    for device in each_device(notes):
+        model, opt, (x, y, bs), (xv, yv, vbs) = _fit_problem(seed, device)
+        twin = copy.deepcopy(model)
+        twin_opt = type(opt)(twin.parameters(), **opt.defaults)
+        loss_fn = make_loss("bce")
+        torch.manual_seed(seed + 200)
+        out = _call(fit, "fit", device, model, loader(x, y, bs, shuffle=True, seed=seed), loader(xv, yv, vbs),
+                    opt, loss_fn, epochs, device)
+        if not isinstance(out, dict) or not {"train_loss", "val_loss"} <= set(out):
+            fail(f"fit returned {describe(out)}.", "the history fit builds.",
+                 'return a dict with the keys "train_loss" and "val_loss".', code="not_a_history")
+        for key in ("train_loss", "val_loss"):
+            values = out[key]
+            if not isinstance(values, list) or len(values) != epochs:
+                fail(f'fit(..., epochs={epochs})["{key}"] is {describe(values)}.', "the history fit builds.",
+                     f"append one float per epoch to {key}.", code="wrong_length")
+            for v in values:
+                expect_float(v, f'an entry of fit(...)["{key}"]', "fit")
+        torch.manual_seed(seed + 200)
+        train_data, val_data = loader(x, y, bs, shuffle=True, seed=seed), loader(xv, yv, vbs)
+        want_train, want_val = [], []
+        for _ in range(epochs):
+            twin.train()
+            total, count = 0.0, 0
+            for xb, yb in train_data:
+                xb, yb = xb.to(device), yb.to(device)
+                total += ref_step(twin, xb, yb, twin_opt, loss_fn) * len(xb)
+                count += len(xb)
+            want_train.append(total / count)
+            want_val.append(ref_evaluate(twin, val_data, loss_fn, device))
+        for key, want in (("train_loss", want_train), ("val_loss", want_val)):
+            got = out[key]
+            bad = [i for i, (a, b) in enumerate(zip(got, want)) if abs(a - b) > 1e-4 * max(1.0, abs(b))]
+            if bad:
+                i = bad[0]
+                fail(f'fit(...)["{key}"][{i}] is {got[i]:.6g}; a correct loop gives {want[i]:.6g} for epoch {i}.',
+                     "the epoch's mean per-example loss" + (" on the training batches (taken before each update)."
+                                                            if key == "train_loss" else
+                                                            " on the validation set, in eval mode."),
+                     "average `loss.item() * len(x)` over every example of the epoch; validate after training "
+                     "each epoch.", code=f"wrong_{key}")

@@ -1,0 +1,345 @@
+"""Run a grading kernel under bubblewrap.
+
+:class:`SandboxedKernelManager` is a jupyter_client kernel manager that nbgrader's
+``Execute`` preprocessor uses through ``c.Execute.kernel_manager_class``.  Its kernel
+runs inside ``bwrap`` with
+
+* no network (a fresh network namespace; the kernel talks to its client over IPC
+  sockets in a directory bound into the sandbox);
+* a read-only system: only ``/usr``, ``/lib*``, ``/bin``, ``/etc``, the Python
+  installation, the virtual environment and the ``autograder`` package are visible;
+* a private, writable home (its working directory) holding nothing but the
+  assignment's data files: the course root, ``solutions/``, the gradebook, the
+  notebook being graded and other students' work are not in the sandbox at all;
+* a dropped, unprivileged uid (one per grading worker) and rlimits on address space,
+  processes, CPU time, file size and open files;
+* a wall-clock limit for the whole notebook, enforced from outside (the sandbox's
+  process group is killed), on top of nbgrader's per-cell timeout.
+
+:func:`probe` tells whether bubblewrap can run on this machine, so that
+``--sandbox auto`` can fall back loudly where it cannot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Bool, Dict, Int, Unicode
+
+#: Environment variable naming the bubblewrap binary (tests point it elsewhere).
+BWRAP_ENV = "AUTOGRADER_BWRAP"
+#: Where the sandboxed kernel sees its private, writable home (also its cwd).
+HOME = "/home/student"
+#: First uid handed to grading workers (worker i runs its kernels as BASE_UID + i).
+BASE_UID = 61000
+
+
+class SandboxUnavailable(RuntimeError):
+    """Bubblewrap cannot run here (not installed, or user namespaces are refused)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one notebook's kernel."""
+
+    memory_mb: int = 4096  # RLIMIT_AS of every process in the sandbox
+    processes: int = 128  # RLIMIT_NPROC of the kernel's uid (threads count too)
+    cpu_seconds: int = 1200  # RLIMIT_CPU of every process in the sandbox
+    file_mb: int = 256  # RLIMIT_FSIZE: the largest file the kernel may write
+    open_files: int = 1024  # RLIMIT_NOFILE
+    notebook_seconds: int = 600  # wall clock for the whole notebook, kernel start included
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def bwrap_path() -> str | None:
+    """The bubblewrap binary to use, or ``None`` when there is none."""
+    configured = os.environ.get(BWRAP_ENV)
+    if configured:
+        return configured if os.access(configured, os.X_OK) else None
+    return shutil.which("bwrap")
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def probe(timeout: float = 20.0) -> str | None:
+    """``None`` when a sandbox like the grading one starts here; otherwise why it cannot."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed; on Debian/Ubuntu: apt-get install bubblewrap"
+    argv = [bwrap, *_namespace_args(), *_system_binds(), "--proc", "/proc", "--dev", "/dev",
+            "--", *_drop_privileges(BASE_UID), sys.executable, "-c", "import os; print(os.getuid())"]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap did not start: {error}"
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        hint = detail[-1] if detail else f"exit status {proc.returncode}"
+        return (f"bubblewrap cannot create its namespaces here ({hint}); on Ubuntu 23.10+ AppArmor "
+                "restricts unprivileged user namespaces (see `sysctl kernel.apparmor_restrict_unprivileged_userns`)")
+    return None
+
+
+def _namespace_args() -> list[str]:
+    args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--hostname", "grader"]
+    if not _is_root():
+        # Without root there is no uid to drop to: a user namespace maps us to "nobody".
+        args[:0] = ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+    return args
+
+
+def _system_binds() -> list[str]:
+    """Read-only binds of the system and of this Python, its environment and the course package."""
+    args: list[str] = []
+    for path in ("/usr", "/etc", "/opt/conda"):
+        if os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = "/" + name
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    seen = {"/usr", "/etc"}
+    made: set[str] = set()
+    for path in _python_dirs():
+        if path in seen or any(path.startswith(s + "/") for s in seen):
+            continue
+        seen.add(path)
+        args += [*_parents(path, made), "--ro-bind", path, path]
+    return args
+
+
+def _parents(path: str, made: set[str] | None = None) -> list[str]:
+    """``--dir`` arguments creating ``path``'s missing ancestors as 0755 (bwrap's default is 0700).
+
+    ``made`` holds the directories earlier arguments already created or mounted; it is updated.
+    """
+    made = set() if made is None else made
+    args: list[str] = []
+    parts = Path(path).parts[1:-1]
+    for i in range(1, len(parts) + 1):
+        ancestor = "/" + "/".join(parts[:i])
+        if ancestor not in made:
+            args += ["--perms", "0755", "--dir", ancestor]
+            made.add(ancestor)
+    made.add(path)
+    return args
+
+
+def _python_dirs() -> list[str]:
+    """Directories this interpreter, its virtual environment and ``autograder`` live in."""
+    import autograder
+
+    dirs = {
+        os.path.realpath(sys.base_prefix),
+        os.path.realpath(sys.prefix),
+        str(Path(autograder.__file__).resolve().parent),
+        os.path.realpath(sysconfig.get_paths()["purelib"]),
+        os.path.dirname(os.path.realpath(sys.executable)),
+    }
+    # A system Python under /usr is covered by the /usr bind; keep the outermost of nested paths.
+    ordered = sorted(d for d in dirs if os.path.isdir(d))
+    kept: list[str] = []
+    for d in ordered:
+        if not any(d == k or d.startswith(k + "/") for k in kept):
+            kept.append(d)
+    return kept
+
+
+def _drop_privileges(uid: int) -> list[str]:
+    """Inside the sandbox, become an unprivileged uid so that RLIMIT_NPROC binds."""
+    if not _is_root():
+        return []
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
+def _limit_args(limits: Limits) -> list[str]:
+    prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
+    mb = 1024 * 1024
+    return [
+        prlimit,
+        f"--as={limits.memory_mb * mb}",
+        f"--nproc={limits.processes}",
+        f"--cpu={limits.cpu_seconds}",
+        f"--fsize={limits.file_mb * mb}",
+        f"--nofile={limits.open_files}",
+        "--core=0",
+    ]
+
+
+def kernel_env() -> dict[str, str]:
+    """The whole environment of a sandboxed kernel: nothing is inherited from the grader."""
+    venv_bin = os.path.dirname(os.path.abspath(sys.executable))
+    return {
+        "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": HOME,
+        "USER": "student",
+        "LOGNAME": "student",
+        "LANG": "C.UTF-8",
+        "TMPDIR": "/tmp",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": "/tmp/matplotlib",
+        "IPYTHONDIR": "/tmp/ipython",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor",
+        "NBGRADER_EXECUTION": "autograde",
+    }
+
+
+def bwrap_argv(box: Path, uid: int, limits: Limits) -> list[str]:
+    """The command prefix that runs a kernel in ``box`` (see :class:`SandboxedKernelManager`)."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+    box = Path(box)
+    ipc = box / "ipc"
+    argv = [bwrap, *_namespace_args(), *_system_binds(),
+            "--proc", "/proc", "--dev", "/dev",
+            "--perms", "1777", "--size", str(limits.file_mb * 1024 * 1024 * 2), "--tmpfs", "/tmp",
+            "--bind", str(box / "home"), HOME,
+            *_parents(str(ipc), {"/tmp"}), "--bind", str(ipc), str(ipc),
+            "--chdir", HOME, "--clearenv"]
+    for key, value in kernel_env().items():
+        argv += ["--setenv", key, value]
+    return [*argv, "--", *_drop_privileges(uid), *_limit_args(limits)]
+
+
+def prepare_box(box: Path, uid: int, files: list[Path] | None = None) -> Path:
+    """Create a notebook's sandbox directory: ``home/`` (with the assignment's data files) and ``ipc/``."""
+    box = Path(box)
+    if box.exists():
+        shutil.rmtree(box)
+    (box / "home").mkdir(parents=True)
+    (box / "ipc").mkdir()
+    for f in files or []:
+        if f.is_file():
+            shutil.copy(f, box / "home" / f.name)
+        elif f.is_dir():
+            shutil.copytree(f, box / "home" / f.name)
+    if _is_root():
+        for dirpath, dirnames, filenames in os.walk(box):
+            os.chown(dirpath, uid, uid)
+            for name in filenames:
+                os.chown(os.path.join(dirpath, name), uid, uid)
+        os.chmod(box / "ipc", 0o700)
+    return box
+
+
+# What happened to the kernels this process launched: the worker reads it after each notebook.
+KERNEL_EVENTS: list[dict] = []
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` whose kernel runs in a bubblewrap sandbox over IPC sockets."""
+
+    box = Unicode("", help="Per-notebook sandbox directory (with home/ and ipc/ inside).").tag(config=True)
+    uid = Int(BASE_UID, help="Unprivileged uid the kernel runs as (one per worker).").tag(config=True)
+    limits = Dict({}, help="Limits as a dict (see autograder.cohort.sandbox.Limits).").tag(config=True)
+    sandboxed = Bool(True, help="False runs the kernel without bubblewrap (no isolation).").tag(config=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        if not self.box:
+            raise ValueError("SandboxedKernelManager.box must name the notebook's sandbox directory")
+        ipc = Path(self.box) / "ipc"
+        self.transport = "ipc"
+        self.ip = str(ipc / "k")  # sockets ipc/k-1 ... ipc/k-5, created by the kernel
+        self.connection_file = str(ipc / "kernel.json")
+        self._wall_timer: asyncio.TimerHandle | None = None
+        self._event: dict = {}
+
+    @property
+    def _limits(self) -> Limits:
+        return Limits(**self.limits) if self.limits else Limits()
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        cmd = super().format_kernel_cmd(extra_arguments)
+        if not self.sandboxed:
+            return cmd
+        if _is_root():
+            os.chown(self.connection_file, self.uid, self.uid)
+        return [*bwrap_argv(Path(self.box), self.uid, self._limits), *cmd]
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        if self.sandboxed:
+            kw["cwd"] = str(self.box)  # bwrap's own cwd; the kernel's is --chdir
+            kw["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        else:
+            home = Path(self.box) / "home"
+            kw["cwd"] = str(home)
+            kw["env"] = {**kernel_env(), "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        self._event = {"started": time.monotonic(), "wall_killed": False, "process": self.provisioner.process}
+        KERNEL_EVENTS.append(self._event)
+        seconds = self._limits.notebook_seconds
+        if seconds and seconds > 0:
+            self._wall_timer = asyncio.get_running_loop().call_later(seconds, self._kill_on_wall_clock)
+
+    async def _async_interrupt_kernel(self) -> None:
+        # A signal to the process group would reach bwrap itself and end the sandbox; an
+        # interrupt_request message makes the kernel signal itself instead.
+        if self.sandboxed and self.kernel_spec is not None:
+            self.kernel_spec.interrupt_mode = "message"
+        await super()._async_interrupt_kernel()
+
+    interrupt_kernel = _async_interrupt_kernel
+
+    def _kill_on_wall_clock(self) -> None:
+        process = self.provisioner.process if self.provisioner else None
+        if process is None or process.poll() is not None:
+            return
+        self._event["wall_killed"] = True
+        try:
+            os.killpg(os.getpgid(process.pid), signal.SIGKILL)
+        except OSError:
+            process.kill()
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        if self._wall_timer is not None:
+            self._wall_timer.cancel()
+            self._wall_timer = None
+        await super()._async_cleanup_resources(restart=restart)
+
+
+def describe_exit(event: dict) -> str | None:
+    """A readable cause for a kernel that ended on its own (``None`` when it was shut down normally)."""
+    if event.get("wall_killed"):
+        return "the notebook ran past its wall-clock limit and its kernel was stopped"
+    process = event.get("process")
+    code = process.poll() if process is not None else None
+    if code is None:
+        return None
+    if code < 0:
+        code = 128 - code
+    if code > 128:
+        sig = code - 128
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        meaning = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed (memory or CPU-time limit)",
+                   "SIGXCPU": "CPU-time limit", "SIGXFSZ": "file-size limit", "SIGBUS": "a bus error",
+                   "SIGABRT": "an abort"}.get(name, name)
+        return f"the kernel died of {name} ({meaning})"
+    return f"the kernel exited with status {code} (os._exit or sys.exit in the kernel)"

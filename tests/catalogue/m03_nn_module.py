@@ -1,0 +1,590 @@
+"""Module 03-nn-module: mutants and correct variants."""
+
+from . import Mutant
+
+MODULE = "03-nn-module"
+
+TINY_HEAD = "class TinyNet(nn.Module):\n"
+MLP_HEAD = "class MLP(nn.Module):\n"
+COUNT_HEAD = "def count_parameters(model, trainable_only=False):\n"
+FREEZE_HEAD = "def freeze(module):\n"
+UNTRAINED_HEAD = "def untrained_parameters(model, optimizer):\n"
+
+TINY_INIT = """
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(2, 4)
+        self.out = nn.Linear(4, 1)
+"""
+
+MUTANTS = {
+    # --- TinyNet -------------------------------------------------------------------------
+    "tinynet_fc_names": Mutant({"TinyNet": TINY_HEAD + """
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(2, 4)
+        self.fc2 = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_names"]),
+    "tinynet_skips_hidden": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
+    def forward(self, x):
+        return self.out(torch.relu(torch.cat([x, x], dim=1)))
+"""}, ["test_TinyNet_forward"], ["skips_layer"]),
+    "tinynet_detached_hidden": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
+    def forward(self, x):
+        h = torch.relu(self.hidden(x)).detach()
+        return self.out(h)
+"""}, ["test_TinyNet_forward"], ["cut_from_graph"]),
+    "tinynet_no_grad_forward": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
+    def forward(self, x):
+        with torch.no_grad():
+            return self.out(torch.relu(self.hidden(x)))
+"""}, ["test_TinyNet_forward"], ["no_graph"]),
+    "tinynet_no_relu": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
+    def forward(self, x):
+        return self.out(self.hidden(x))
+"""}, ["test_TinyNet_forward"], ["no_relu"]),
+    "tinynet_relu_after_out": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
+    def forward(self, x):
+        return torch.relu(self.out(torch.relu(self.hidden(x))))
+"""}, ["test_TinyNet_forward"], ["relu_after_out"]),
+    "tinynet_sigmoid_output": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
+    def forward(self, x):
+        return torch.sigmoid(self.out(torch.relu(self.hidden(x))))
+"""}, ["test_TinyNet_forward"], ["sigmoid_output"]),
+    "tinynet_plain_list": Mutant({"TinyNet": TINY_HEAD + """
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Linear(2, 4), nn.Linear(4, 1)]
+
+    def forward(self, x):
+        return self.layers[1](torch.relu(self.layers[0](x)))
+"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["not_registered"]),
+    "tinynet_no_bias_out": Mutant({"TinyNet": TINY_HEAD + """
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(2, 4)
+        self.out = nn.Linear(4, 1, bias=False)
+
+    def forward(self, x):
+        return self.out(torch.relu(self.hidden(x)))
+"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["missing_parameters"]),
+    "tinynet_wide_hidden": Mutant({"TinyNet": TINY_HEAD + """
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(2, 8)
+        self.out = nn.Linear(8, 1)
+
+    def forward(self, x):
+        return self.out(torch.relu(self.hidden(x)))
+"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_layer"]),
+    "tinynet_sequential_inside": Mutant({"TinyNet": TINY_HEAD + """
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_names"]),
+    "tinynet_squeezed_output": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
+    def forward(self, x):
+        return self.out(torch.relu(self.hidden(x))).squeeze()
+"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_shape"]),
+    "tinynet_no_super_init": Mutant({"TinyNet": TINY_HEAD + """
+    def __init__(self):
+        self.hidden = nn.Linear(2, 4)
+        self.out = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.out(torch.relu(self.hidden(x)))
+"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["raised"]),
+    # --- MLP -----------------------------------------------------------------------------
+    "mlp_plain_list": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        self.layers = [nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        for layer in self.layers[:-1]:
+            x = self.drop(torch.relu(layer(x)))
+        return self.layers[-1](x)
+"""}, ["test_MLP_registers", "test_MLP_forward", "test_MLP_dropout"], ["not_registered"]),
+    "mlp_hidden_in_list_head_registered": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        self.hidden = [nn.Linear(a, b) for a, b in zip(sizes[:-2], sizes[1:-1])]
+        self.head = nn.Linear(sizes[-2], sizes[-1])
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        for layer in self.hidden:
+            x = self.drop(torch.relu(layer(x)))
+        return self.head(x)
+"""}, ["test_MLP_registers", "test_MLP_forward"], ["not_registered"]),
+    "mlp_relu_after_last": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+            if dropout > 0:
+                layers.append(nn.Dropout(dropout))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_forward", "test_MLP_dropout"], ["relu_after_last"]),
+    "mlp_relu_last_when_dropout": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+            if dropout > 0:
+                layers.append(nn.Dropout(dropout))
+        self.net = nn.Sequential(*layers[:-1])  # drops the last ReLU... or the last Dropout
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_forward", "test_MLP_dropout"], ["relu_after_last"]),
+    "mlp_no_relu": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            layers += [nn.Linear(a, b), nn.Dropout(dropout)]
+        self.net = nn.Sequential(*layers[:-1])
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_forward", "test_MLP_dropout"], ["no_relu"]),
+    "mlp_dropout_ignored": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+        self.net = nn.Sequential(*layers[:-1])
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_dropout"], ["dropout_ignored"]),
+    "mlp_functional_dropout_always_on": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.p = dropout
+
+    def forward(self, x):
+        for layer in self.layers[:-1]:
+            x = torch.nn.functional.dropout(torch.relu(layer(x)), self.p)
+        return self.layers[-1](x)
+"""}, ["test_MLP_dropout"], ["dropout_in_eval"]),
+    "mlp_hardcoded_dropout": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            layers += [nn.Linear(a, b), nn.ReLU(), nn.Dropout(0.5)]
+        self.net = nn.Sequential(*layers[:-2])
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_dropout"], ["dropout_when_zero"]),
+    "mlp_dropout_after_last": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        n = len(sizes) - 1
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            layers.append(nn.Linear(a, b))
+            if i < n - 1:
+                layers.append(nn.ReLU())
+            if dropout > 0:
+                layers.append(nn.Dropout(dropout))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_dropout"], ["dropout_after_last"]),
+    "mlp_dropout_before_each_linear": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            if dropout > 0:
+                layers.append(nn.Dropout(dropout))
+            layers += [nn.Linear(a, b), nn.ReLU()]
+        self.net = nn.Sequential(*layers[:-1])
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_dropout"], ["dropout_on_input"]),
+    "mlp_dropout_first_block_only": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+            if i == 0 and dropout > 0:
+                layers.append(nn.Dropout(dropout))
+        if isinstance(layers[-1], nn.Dropout):
+            layers.pop()
+        self.net = nn.Sequential(*layers[:-1])
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_dropout"], ["dropout_missing"]),
+    "mlp_dropout_rate_fixed": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+            if dropout > 0:
+                layers.append(nn.Dropout(0.1))
+        while not isinstance(layers[-1], nn.Linear):
+            layers.pop()
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_dropout"], ["wrong_rate"]),
+    "mlp_unscaled_mask": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.p = dropout
+
+    def forward(self, x):
+        for layer in self.layers[:-1]:
+            x = torch.relu(layer(x))
+            if self.training and self.p > 0:
+                x = x * (torch.rand_like(x) >= self.p)
+        return self.layers[-1](x)
+"""}, ["test_MLP_dropout"], ["not_rescaled"]),
+    "mlp_missing_last_layer": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        layers = []
+        for i in range(len(sizes) - 2):  # one pair short: the output layer is never built
+            layers += [nn.Linear(sizes[i], sizes[i + 1]), nn.ReLU()]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.net(x)
+"""}, ["test_MLP_registers"], ["wrong_layers"]),
+    "mlp_plain_dict": Mutant({"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        self.layers = {f"fc{i}": nn.Linear(a, b) for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:]))}
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        names = list(self.layers)
+        for name in names[:-1]:
+            x = self.drop(torch.relu(self.layers[name](x)))
+        return self.layers[names[-1]](x)
+"""}, ["test_MLP_registers", "test_MLP_forward", "test_MLP_dropout"], ["not_registered"]),
+    # --- count_parameters ---------------------------------------------------------------
+    "count_ignores_trainable_only": Mutant({"count_parameters": COUNT_HEAD + """
+    return sum(p.numel() for p in model.parameters())
+"""}, ["test_count_parameters_trainable"], ["ignores_trainable_only"]),
+    "count_always_trainable": Mutant({"count_parameters": COUNT_HEAD + """
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+"""}, ["test_count_parameters_total"], ["skips_frozen"]),
+    "count_inverted_flag": Mutant({"count_parameters": COUNT_HEAD + """
+    return sum(p.numel() for p in model.parameters() if not (trainable_only and p.requires_grad))
+"""}, ["test_count_parameters_trainable"], ["counts_frozen_only"]),
+    "count_named_with_duplicates": Mutant({"count_parameters": COUNT_HEAD + """
+    total = 0
+    for name, p in model.named_parameters(remove_duplicate=False):
+        if p.requires_grad or not trainable_only:
+            total += p.numel()
+    return total
+"""}, ["test_count_parameters_total", "test_count_parameters_trainable"], ["double_counts_tied"]),
+    "count_sum_over_modules": Mutant({"count_parameters": COUNT_HEAD + """
+    total = 0
+    for module in model.modules():
+        for p in module.parameters(recurse=False):
+            if p.requires_grad or not trainable_only:
+                total += p.numel()
+    return total
+"""}, ["test_count_parameters_total", "test_count_parameters_trainable"], ["double_counts_tied"]),
+    "count_state_dict": Mutant({"count_parameters": COUNT_HEAD + """
+    if trainable_only:
+        return sum(p.numel() for p in model.parameters() if p.requires_grad)
+    return sum(v.numel() for v in model.state_dict().values())
+"""}, ["test_count_parameters_total"], ["counts_state_dict"]),
+    "count_with_buffers": Mutant({"count_parameters": COUNT_HEAD + """
+    n = sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+    return n + sum(b.numel() for b in model.buffers())
+"""}, ["test_count_parameters_total"], ["counts_buffers"]),
+    "count_tensors_not_elements": Mutant({"count_parameters": COUNT_HEAD + """
+    return len([p for p in model.parameters() if p.requires_grad or not trainable_only])
+"""}, ["test_count_parameters_total", "test_count_parameters_trainable"], ["counts_tensors"]),
+    "count_returns_tensor": Mutant({"count_parameters": COUNT_HEAD + """
+    sizes = [p.numel() for p in model.parameters() if p.requires_grad or not trainable_only]
+    return torch.tensor(sizes).sum()
+"""}, ["test_count_parameters_total", "test_count_parameters_trainable"], ["not_an_int"]),
+    "count_numpy_prod_shape": Mutant({"count_parameters": """
+import numpy as np
+
+def count_parameters(model, trainable_only=False):
+    return sum(np.prod(p.shape) for p in model.parameters() if p.requires_grad or not trainable_only)
+"""}, ["test_count_parameters_total"], ["not_an_int"]),
+    # --- freeze --------------------------------------------------------------------------
+    "freeze_calls_eval": Mutant({"freeze": FREEZE_HEAD + """
+    module.eval()
+    return module
+"""}, ["test_freeze_parameters", "test_freeze_mode"], ["eval_not_freeze", "changed_mode"]),
+    "freeze_and_eval": Mutant({"freeze": FREEZE_HEAD + """
+    module.requires_grad_(False)
+    module.eval()
+    return module
+"""}, ["test_freeze_mode"], ["changed_mode"]),
+    "freeze_direct_parameters_only": Mutant({"freeze": FREEZE_HEAD + """
+    for p in module.parameters(recurse=False):
+        p.requires_grad = False
+    return module
+"""}, ["test_freeze_parameters"], ["children_missed"]),
+    "freeze_returns_none": Mutant({"freeze": FREEZE_HEAD + """
+    for p in module.parameters():
+        p.requires_grad_(False)
+"""}, ["test_freeze_parameters"], ["returns_none"]),
+    "freeze_a_copy": Mutant({"freeze": """
+import copy
+
+def freeze(module):
+    frozen = copy.deepcopy(module)
+    for p in frozen.parameters():
+        p.requires_grad_(False)
+    return frozen
+"""}, ["test_freeze_parameters"], ["not_same_object"]),
+    "freeze_data_flag": Mutant({"freeze": FREEZE_HEAD + """
+    for p in module.parameters():
+        p.data.requires_grad_(False)
+    return module
+"""}, ["test_freeze_parameters"], ["not_frozen"]),
+    "freeze_clears_grad": Mutant({"freeze": FREEZE_HEAD + """
+    for p in module.parameters():
+        p.grad = None
+    return module
+"""}, ["test_freeze_parameters"], ["not_frozen"]),
+    "freeze_zeroes_weights": Mutant({"freeze": FREEZE_HEAD + """
+    with torch.no_grad():
+        for p in module.parameters():
+            p.zero_()
+            p.requires_grad_(False)
+    return module
+"""}, ["test_freeze_parameters"], ["changed_values"]),
+    # --- untrained_parameters ------------------------------------------------------------
+    "untrained_by_shape": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    shapes = [tuple(q.shape) for g in optimizer.param_groups for q in g["params"]]
+    return [n for n, p in model.named_parameters() if p.requires_grad and tuple(p.shape) not in shapes]
+"""}, ["test_untrained_parameters_finds"], ["not_by_identity"]),
+    "untrained_by_name": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    # an optimizer built from named_parameters() keeps the names in each group
+    held = {n for g in optimizer.param_groups for n in g.get("param_names", [])}
+    if not held:
+        held = {n for n, p in model.named_parameters()
+                if any(p is q for g in optimizer.param_groups for q in g["params"])}
+    return [n for n, p in model.named_parameters() if p.requires_grad and n not in held]
+"""}, ["test_untrained_parameters_finds"], ["not_by_identity"]),
+    "untrained_by_value": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = [q for g in optimizer.param_groups for q in g["params"]]
+    return [n for n, p in model.named_parameters()
+            if p.requires_grad and not any(p.shape == q.shape and torch.equal(p, q) for q in held)]
+"""}, ["test_untrained_parameters_finds"], ["not_by_identity"]),
+    "untrained_by_position": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    names = [n for n, p in model.named_parameters() if p.requires_grad]
+    n_held = sum(len(g["params"]) for g in optimizer.param_groups)
+    return names[n_held:]
+"""}, ["test_untrained_parameters_finds"], ["not_by_identity"]),
+    "untrained_list_membership": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = [q for g in optimizer.param_groups for q in g["params"]]
+    return [n for n, p in model.named_parameters() if p.requires_grad and p not in held]
+"""}, ["test_untrained_parameters_finds"], ["raised"]),
+    "untrained_includes_frozen": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = {id(q) for g in optimizer.param_groups for q in g["params"]}
+    return [n for n, p in model.named_parameters() if id(p) not in held]
+"""}, ["test_untrained_parameters_frozen"], ["lists_frozen"]),
+    "untrained_first_group_only": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = {id(q) for q in optimizer.param_groups[0]["params"]}
+    return [n for n, p in model.named_parameters() if p.requires_grad and id(p) not in held]
+"""}, ["test_untrained_parameters_finds"], ["lists_held"]),
+    "untrained_returns_held": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = {id(q) for g in optimizer.param_groups for q in g["params"]}
+    return [n for n, p in model.named_parameters() if p.requires_grad and id(p) in held]
+"""}, ["test_untrained_parameters_finds"], ["lists_held"]),
+    "untrained_returns_set": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = {id(q) for g in optimizer.param_groups for q in g["params"]}
+    return {n for n, p in model.named_parameters() if p.requires_grad and id(p) not in held}
+"""}, ["test_untrained_parameters_finds", "test_untrained_parameters_frozen"], ["not_a_list"]),
+    "untrained_returns_tensors": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = {id(q) for g in optimizer.param_groups for q in g["params"]}
+    return [p for n, p in model.named_parameters() if p.requires_grad and id(p) not in held]
+"""}, ["test_untrained_parameters_finds"], ["not_names"]),
+}
+
+VARIANTS = {
+    "tinynet_relu_module": {"TinyNet": TINY_HEAD + """
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(2, 4)
+        self.relu = nn.ReLU()
+        self.out = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.out(self.relu(self.hidden(x)))
+"""},
+    "tinynet_functional_relu_out_first": {"TinyNet": """
+import torch.nn.functional as F
+
+
+class TinyNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(4, 1)     # registration order does not matter
+        self.hidden = nn.Linear(2, 4)
+
+    def forward(self, x):
+        return self.out(F.relu(self.hidden(x)))
+"""},
+    "tinynet_inplace_relu": {"TinyNet": TINY_HEAD + """
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(2, 4)
+        self.act = nn.ReLU(inplace=True)
+        self.out = nn.Linear(4, 1)
+
+    def forward(self, x):
+        h = self.hidden(x)
+        h = self.act(h)
+        return self.out(h)
+"""},
+    "mlp_modulelist": {"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        self.linears = nn.ModuleList([nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+        self.drop = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
+
+    def forward(self, x):
+        *hidden, last = self.linears
+        for layer in hidden:
+            x = self.drop(torch.relu(layer(x)))
+        return last(x)
+"""},
+    "mlp_add_module_loop": {"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        k = 0
+        for i in range(len(sizes) - 1):
+            self.add_module(f"layer{k}", nn.Linear(sizes[i], sizes[i + 1]))
+            k += 1
+            if i < len(sizes) - 2:
+                self.add_module(f"layer{k}", nn.ReLU())
+                k += 1
+                if dropout:
+                    self.add_module(f"layer{k}", nn.Dropout(p=dropout))
+                    k += 1
+
+    def forward(self, x):
+        for module in self.children():
+            x = module(x)
+        return x
+"""},
+    "mlp_sequential_subclass": {"MLP": """
+class MLP(nn.Sequential):
+    def __init__(self, sizes, dropout=0.0):
+        layers = []
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            if i > 0:
+                layers.append(nn.ReLU())
+                if dropout > 0:
+                    layers.append(nn.Dropout(dropout))
+            layers.append(nn.Linear(a, b))
+        super().__init__(*layers)
+"""},
+    "mlp_dropout_before_relu_functional": {"MLP": """
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.dropout = dropout
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < len(self.layers) - 1:
+                x = F.relu(F.dropout(x, p=self.dropout, training=self.training))
+        return x
+"""},
+    "mlp_factory_function": {"MLP": """
+def MLP(sizes, dropout=0.0):
+    layers = [nn.Linear(sizes[0], sizes[1])]
+    for a, b in zip(sizes[1:-1], sizes[2:]):
+        layers.append(nn.ReLU())
+        if dropout > 0:
+            layers.append(nn.Dropout(dropout))
+        layers.append(nn.Linear(a, b))
+    return nn.Sequential(*layers)
+"""},
+    "mlp_dropout_module_even_at_zero": {"MLP": MLP_HEAD + """
+    def __init__(self, sizes, dropout=0.0):
+        super().__init__()
+        blocks = []
+        for a, b in zip(sizes[:-2], sizes[1:-1]):
+            blocks += [nn.Linear(a, b), nn.ReLU(inplace=True), nn.Dropout(p=dropout)]  # p=0.0 drops nothing
+        self.body = nn.Sequential(*blocks)
+        self.head = nn.Linear(sizes[-2], sizes[-1])
+
+    def forward(self, x):
+        return self.head(self.body(x))
+"""},
+    "count_id_dict": {"count_parameters": COUNT_HEAD + """
+    unique = {id(p): p for _, p in model.named_parameters(remove_duplicate=False)}
+    if trainable_only:
+        return sum(p.numel() for p in unique.values() if p.requires_grad)
+    return sum(p.numel() for p in unique.values())
+"""},
+    "count_generator_sum": {"count_parameters": COUNT_HEAD + """
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+"""},
+    "count_math_prod": {"count_parameters": """
+import math
+
+def count_parameters(model, trainable_only=False):
+    params = [p for p in model.parameters() if not trainable_only or p.requires_grad]
+    return sum(math.prod(p.shape) for p in params)
+"""},
+    "freeze_requires_grad_module": {"freeze": FREEZE_HEAD + """
+    return module.requires_grad_(False)
+"""},
+    "freeze_named_loop": {"freeze": FREEZE_HEAD + """
+    for name, p in module.named_parameters():
+        p.requires_grad = False
+    return module
+"""},
+    "untrained_sorted_ids": {"untrained_parameters": UNTRAINED_HEAD + """
+    held = set()
+    for group in optimizer.param_groups:
+        held |= {id(p) for p in group["params"]}
+    return sorted(name for name, p in model.named_parameters() if p.requires_grad and id(p) not in held)
+"""},
+    "untrained_any_is": {"untrained_parameters": UNTRAINED_HEAD + """
+    result = []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        if not any(p is q for group in optimizer.param_groups for q in group["params"]):
+            result.append(name)
+    return result
+"""},
+}

@@ -1,0 +1,302 @@
+"""Module 05-train-vs-eval: mutants and correct variants."""
+
+from . import Mutant
+
+MODULE = "05-train-vs-eval"
+
+EV = "def evaluate(model, loader, loss_fn, device):\n"
+AC = "def accuracy(model, loader, device):\n"
+PP = "def predict_proba(model, x):\n"
+FIT = "def fit(model, train_loader, val_loader, optimizer, loss_fn, epochs, device):\n"
+
+_TRAIN_EPOCH_BODY = """
+        total, count = 0.0, 0
+        for x, y in train_loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(x)
+            count += len(x)
+        history["train_loss"].append(total / count)
+"""
+
+MUTANTS = {
+    # --- evaluate --------------------------------------------------------------------------
+    "evaluate_without_eval": Mutant({"evaluate": EV + """
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            total += loss_fn(model(x), y).item() * len(x)
+            count += len(x)
+    return total / count
+"""}, ["test_evaluate_modes", "test_evaluate_leaves_state", "test_evaluate_value"],
+        ["wrong_mode", "buffers_changed"]),
+    "evaluate_without_no_grad": Mutant({"evaluate": EV + """
+    was = model.training
+    model.eval()
+    total, count = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        total += loss_fn(model(x), y).item() * len(x)
+        count += len(x)
+    model.train(was)
+    return total / count
+"""}, ["test_evaluate_modes"], ["graph_recorded"]),
+    "evaluate_not_restoring_mode": Mutant({"evaluate": EV + """
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            total += loss_fn(model(x), y).item() * len(x)
+            count += len(x)
+    return total / count
+"""}, ["test_evaluate_modes"], ["mode_not_restored"]),
+    "evaluate_always_train_afterwards": Mutant({"evaluate": EV + """
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            total += loss_fn(model(x), y).item() * len(x)
+            count += len(x)
+    model.train()
+    return total / count
+"""}, ["test_evaluate_modes"], ["mode_not_restored"]),
+    "evaluate_returns_tensor": Mutant({"evaluate": EV + """
+    was = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            total += loss_fn(model(x), y) * len(x)
+            count += len(x)
+    model.train(was)
+    return total / count
+"""}, ["test_evaluate_value"], ["returns_tensor"]),
+    "evaluate_unweighted_mean": Mutant({"evaluate": EV + """
+    was = model.training
+    model.eval()
+    losses = []
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            losses.append(loss_fn(model(x), y).item())
+    model.train(was)
+    return sum(losses) / len(losses)
+"""}, ["test_evaluate_value"], ["unweighted_mean"]),
+    "evaluate_batch_not_moved": Mutant({"evaluate": EV + """
+    was = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            total += loss_fn(model(x), y).item() * len(x)
+            count += len(x)
+    model.train(was)
+    return total / count
+"""}, ["test_evaluate_modes", "test_evaluate_value"], ["batch_not_moved"], needs_cuda=True),
+    # --- accuracy ---------------------------------------------------------------------------
+    "accuracy_threshold_half_on_logits": Mutant({"accuracy": AC + """
+    was = model.training
+    model.eval()
+    correct, count = 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            correct += ((model(x) > 0.5).float() == y).sum().item()
+            count += len(y)
+    model.train(was)
+    return correct / count
+"""}, ["test_accuracy_value"], ["threshold_on_logits"]),
+    "accuracy_count": Mutant({"accuracy": AC + """
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            correct += ((model(x) > 0).float() == y).sum().item()
+    return float(correct)
+"""}, ["test_accuracy_value"], ["count_not_fraction"]),
+    "accuracy_in_train_mode": Mutant({"accuracy": AC + """
+    correct, count = 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            correct += ((model(x) > 0).float() == y).sum().item()
+            count += len(y)
+    return correct / count
+"""}, ["test_accuracy_value"], ["wrong_value"]),
+    "accuracy_mean_of_batches": Mutant({"accuracy": AC + """
+    model.eval()
+    scores = []
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            scores.append(((model(x) > 0).float() == y).float().mean().item())
+    return sum(scores) / len(scores)
+"""}, ["test_accuracy_value"], ["wrong_value"]),
+    # --- predict_proba ----------------------------------------------------------------------
+    "predict_proba_logits": Mutant({"predict_proba": PP + """
+    model.eval()
+    with torch.no_grad():
+        return model(x)
+"""}, ["test_predict_proba_values"], ["returns_logits"]),
+    "predict_proba_softmax": Mutant({"predict_proba": PP + """
+    model.eval()
+    with torch.no_grad():
+        return torch.softmax(model(x), dim=1)
+"""}, ["test_predict_proba_values"], ["softmax_one_output"]),
+    "predict_proba_train_mode": Mutant({"predict_proba": PP + """
+    with torch.no_grad():
+        return torch.sigmoid(model(x))
+"""}, ["test_predict_proba_values"], ["dropout_active"]),
+    "predict_proba_with_history": Mutant({"predict_proba": PP + """
+    model.eval()
+    return torch.sigmoid(model(x))
+"""}, ["test_predict_proba_values"], ["has_history"]),
+    # --- fit --------------------------------------------------------------------------------
+    "fit_never_returns_to_train": Mutant({"fit": FIT + """
+    history = {"train_loss": [], "val_loss": []}
+    model.train()
+    for _ in range(epochs):""" + _TRAIN_EPOCH_BODY + """
+        model.eval()
+        with torch.no_grad():
+            total, count = 0.0, 0
+            for x, y in val_loader:
+                x, y = x.to(device), y.to(device)
+                total += loss_fn(model(x), y).item() * len(x)
+                count += len(x)
+        history["val_loss"].append(total / count)
+    return history
+"""}, ["test_fit_modes", "test_fit_history"], ["stuck_in_eval"]),
+    "fit_validation_records_graph": Mutant({"fit": FIT + """
+    history = {"train_loss": [], "val_loss": []}
+    for _ in range(epochs):
+        model.train()""" + _TRAIN_EPOCH_BODY + """
+        model.eval()
+        total, count = 0.0, 0
+        for x, y in val_loader:
+            x, y = x.to(device), y.to(device)
+            total += loss_fn(model(x), y).item() * len(x)
+            count += len(x)
+        history["val_loss"].append(total / count)
+    return history
+"""}, ["test_fit_modes"], ["graph_recorded"]),
+    "fit_validation_in_train_mode": Mutant({"fit": FIT + """
+    history = {"train_loss": [], "val_loss": []}
+    for _ in range(epochs):
+        model.train()""" + _TRAIN_EPOCH_BODY + """
+        with torch.no_grad():
+            total, count = 0.0, 0
+            for x, y in val_loader:
+                x, y = x.to(device), y.to(device)
+                total += loss_fn(model(x), y).item() * len(x)
+                count += len(x)
+        history["val_loss"].append(total / count)
+    return history
+"""}, ["test_fit_modes", "test_fit_history"], ["validation_in_train_mode"]),
+    "fit_validates_before_training": Mutant({"fit": FIT + """
+    history = {"train_loss": [], "val_loss": []}
+    for _ in range(epochs):
+        history["val_loss"].append(evaluate(model, val_loader, loss_fn, device))
+        model.train()""" + _TRAIN_EPOCH_BODY + """
+    return history
+"""}, ["test_fit_history"], ["wrong_val_loss"]),
+    "fit_tensor_history": Mutant({"fit": FIT + """
+    history = {"train_loss": [], "val_loss": []}
+    for _ in range(epochs):
+        model.train()
+        total, count = 0.0, 0
+        for x, y in train_loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+            total += loss.detach() * len(x)
+            count += len(x)
+        history["train_loss"].append(total / count)
+        history["val_loss"].append(evaluate(model, val_loader, loss_fn, device))
+    return history
+"""}, ["test_fit_history"], ["returns_tensor"]),
+}
+
+VARIANTS = {
+    "evaluate_inference_mode": {"evaluate": EV + """
+    previous = model.training
+    model.eval()
+    total = 0.0
+    with torch.inference_mode():
+        for xb, yb in loader:
+            xb, yb = xb.to(device), yb.to(device)
+            total += loss_fn(model(xb), yb).item() * xb.shape[0]
+    model.train(mode=previous)
+    return total / len(loader.dataset)
+"""},
+    "evaluate_concatenate_outputs": {"evaluate": EV + """
+    mode = model.training
+    model.eval()
+    with torch.set_grad_enabled(False):
+        outs, targets = [], []
+        for x, y in loader:
+            outs.append(model(x.to(device)))
+            targets.append(y.to(device))
+        value = loss_fn(torch.cat(outs), torch.cat(targets)).item()
+    if mode:
+        model.train()
+    return value
+"""},
+    "accuracy_sigmoid_round": {"accuracy": AC + """
+    model.eval()
+    hits = total = 0
+    with torch.no_grad():
+        for x, y in loader:
+            p = torch.sigmoid(model(x.to(device)))
+            hits += (p.round() == y.to(device)).sum().item()
+            total += y.shape[0]
+    return hits / total
+"""},
+    "predict_proba_inference_mode": {"predict_proba": PP + """
+    model.eval()
+    with torch.inference_mode():
+        out = model(x).sigmoid()
+    return out
+"""},
+    "predict_proba_detach": {"predict_proba": PP + """
+    training = model.training
+    model.eval()
+    p = torch.sigmoid(model(x)).detach()
+    model.train(training)
+    return p
+"""},
+    "fit_inline_validation": {"fit": FIT + """
+    train_losses, val_losses = [], []
+    for epoch in range(epochs):
+        model.train()
+        seen, running = 0, 0.0
+        for xb, yb in train_loader:
+            xb, yb = xb.to(device), yb.to(device)
+            out = model(xb)
+            loss = loss_fn(out, yb)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            running += loss.item() * xb.size(0)
+            seen += xb.size(0)
+        train_losses.append(running / seen)
+        model.eval()
+        with torch.no_grad():
+            v, m = 0.0, 0
+            for xb, yb in val_loader:
+                xb, yb = xb.to(device), yb.to(device)
+                v += loss_fn(model(xb), yb).item() * len(xb)
+                m += len(xb)
+        val_losses.append(v / m)
+    return {"train_loss": train_losses, "val_loss": val_losses}
+"""},
+}
