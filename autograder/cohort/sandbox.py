@@ -289,7 +289,15 @@ class SandboxedKernelManager(AsyncKernelManager):
             home = Path(self.box) / "home"
             kw["cwd"] = str(home)
             kw["env"] = {**kernel_env(), "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-        await super()._async_launch_kernel(kernel_cmd, **kw)
+        # The kernel's own stdout/stderr (not the notebook's outputs) go to a log file in the box;
+        # RLIMIT_FSIZE caps what the kernel can write there.
+        log = open(Path(self.box) / "kernel.log", "ab")  # noqa: SIM115 - closed right after the launch
+        kw["stdout"] = kw["stderr"] = log
+        kw["stdin"] = subprocess.DEVNULL
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        finally:
+            log.close()
         self._event = {"started": time.monotonic(), "wall_killed": False, "process": self.provisioner.process}
         KERNEL_EVENTS.append(self._event)
         seconds = self._limits.notebook_seconds

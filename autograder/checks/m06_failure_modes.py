@@ -1,0 +1,380 @@
+"""Checks for module 06-failure-modes: failures that do not raise.
+
+``make_loaders`` is judged by what its loaders yield (every example carries its
+own id), ``lr_sweep``/``pick_lr`` against the check's own sweep, and
+``health_check`` by planting each failure in turn (and together) and requiring
+exactly the right codes — and no change to the caller's objects.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from ..core import call, describe, fail, graded
+from ..devices import each_device
+from ._training import blobs, make_model, snapshot
+
+CODES = ("shape_mismatch", "not_shuffled", "nonfinite_loss", "missing_grad", "eval_mode",
+         "untrained_parameters", "device_mismatch")
+
+# --------------------------------------------------------------------------
+# make_loaders
+
+
+def _sorted_dataset(n: int, seed: int) -> TensorDataset:
+    """n examples sorted by class; column 0 of x is each example's id."""
+    g = torch.Generator().manual_seed(seed)
+    y = torch.cat([torch.zeros(n - n // 2), torch.ones(n // 2)]).unsqueeze(1)  # (n, 1), class-sorted
+    x = torch.stack([torch.arange(n, dtype=torch.float32), torch.randn(n, generator=g) + 2 * y[:, 0]], dim=1)
+    return TensorDataset(x, y)
+
+
+def _ids(data) -> list[int]:
+    ids = []
+    for batch in data:
+        if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+            fail(f"a batch from the returned loader is {describe(batch)}.", "the loader make_loaders built.",
+                 "build the loaders over (a split of) the dataset you were given, so batches are (x, y).",
+                 code="bad_batch")
+        ids.extend(int(i) for i in batch[0][:, 0].tolist())
+    return ids
+
+
+def _loaders(make_loaders, dataset, batch_size, val_fraction, seed):
+    out = call(make_loaders, dataset, batch_size, val_fraction, torch.Generator().manual_seed(seed))
+    if not isinstance(out, tuple) or len(out) != 2 or not all(isinstance(d, DataLoader) for d in out):
+        fail(f"make_loaders returned {describe(out)}.", "the pair make_loaders returns.",
+             "return a tuple (train_loader, val_loader) of torch DataLoaders.", code="not_loaders")
+    return out
+
+
+@graded("make_loaders")
+def make_loaders_split(make_loaders, n: int = 200, batch_size: int = 16, val_fraction: float = 0.2,
+                       seed: int = 0, *, notes):
+    """A disjoint, complete, representative split of a class-sorted dataset"""
+    dataset = _sorted_dataset(n, seed)
+    train, val = _loaders(make_loaders, dataset, batch_size, val_fraction, seed)
+    train_ids, val_ids = _ids(train), _ids(val)
+    overlap = set(train_ids) & set(val_ids)
+    if overlap:
+        fail(f"{len(overlap)} examples appear in both the training and the validation loader.",
+             "the split: validation examples leaked into training, so validation measures memory, not learning.",
+             "split the indices once into two disjoint parts.", code="overlapping_split")
+    if len(set(train_ids) | set(val_ids)) != n or len(train_ids) + len(val_ids) != n:
+        fail(f"the two loaders hold {len(train_ids)} + {len(val_ids)} examples ({len(set(train_ids) | set(val_ids))} "
+             f"distinct) of a dataset of {n}.", "the split.", "put every example in exactly one of the two parts.",
+             code="incomplete_split")
+    want = n * val_fraction
+    if abs(len(val_ids) - want) > 1:
+        fail(f"the validation loader holds {len(val_ids)} examples; val_fraction={val_fraction} of {n} is "
+             f"{want:g}.", "the split sizes.", "size the validation part from val_fraction.", code="wrong_size")
+    labels = dataset.tensors[1][:, 0]
+    share = float(labels[torch.tensor(val_ids)].mean()) if val_ids else 0.0
+    if not 0.25 <= share <= 0.75:
+        fail(f"the dataset is sorted by class and {share:.0%} of the validation examples are of class 1 "
+             f"(the whole dataset has 50%).",
+             "a split that takes a contiguous slice of a sorted dataset: validation sees mostly one class.",
+             "split at random (with the generator), not by position.", code="unrepresentative_split")
+
+
+@graded("make_loaders")
+def make_loaders_order(make_loaders, n: int = 120, batch_size: int = 10, val_fraction: float = 0.25,
+                       seed: int = 1, *, notes):
+    """Training batches reshuffled every epoch; validation in one fixed order; batch size respected"""
+    train, val = _loaders(make_loaders, _sorted_dataset(n, seed), batch_size, val_fraction, seed)
+    first, second = _ids(train), _ids(train)
+    if first == second or first == sorted(first):
+        fail("two passes over the training loader gave the examples in the same order"
+             + (" (sorted, as stored)." if first == sorted(first) else "."),
+             "the training loader: without shuffling, a class-sorted dataset gives long runs of one label.",
+             "shuffle the training loader.", code="not_shuffled")
+    if _ids(val) != _ids(val):
+        fail("two passes over the validation loader gave different orders.",
+             "the validation loader is shuffled; validation needs no randomness.",
+             "keep the validation loader in a fixed order.", code="val_shuffled")
+    sizes = [len(b[0]) for b in train]
+    if max(sizes) != batch_size:
+        fail(f"the training batches have sizes {sorted(set(sizes))}; batch_size was {batch_size}.",
+             "the DataLoader's batch_size.", "pass batch_size to the loaders.", code="wrong_batch_size")
+
+
+@graded("make_loaders")
+def make_loaders_reproducible(make_loaders, n: int = 100, seed: int = 2, *, notes):
+    """The same generator seed gives the same split; another seed gives another"""
+    dataset = _sorted_dataset(n, seed)
+    splits = [sorted(_ids(_loaders(make_loaders, dataset, 8, 0.3, s)[1])) for s in (seed, seed, seed + 1)]
+    if splits[0] != splits[1]:
+        fail("two calls with generators seeded alike gave different validation sets.",
+             "the split drew its randomness from somewhere other than the generator argument.",
+             "pass `generator` to the function that splits (random_split or randperm).",
+             code="ignores_generator")
+    if splits[0] == splits[2]:
+        fail(f"generators seeded {seed} and {seed + 1} gave the same validation set.",
+             "the split does not depend on the generator it was given.",
+             "use the generator argument for the split instead of a fixed seed.", code="fixed_split")
+
+
+# --------------------------------------------------------------------------
+# lr_sweep and pick_lr
+
+
+def _sweep_problem(seed: int):
+    x, y = blobs(64, seed + 30, "cpu")
+    x = x * 3.0
+
+    def make_model_fn():
+        return make_model("mlp", seed, "cpu")
+
+    return make_model_fn, x, y
+
+
+def _ref_sweep(make_model_fn, x, y, lrs, steps):
+    last, after = {}, {}
+    loss_fn = nn.BCEWithLogitsLoss()
+    for lr in lrs:
+        model = make_model_fn()
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        value = float("nan")
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            value = loss.item()
+        with torch.no_grad():
+            final = loss_fn(model(x), y).item()
+        last[lr] = value if math.isfinite(value) else math.inf
+        after[lr] = final if math.isfinite(final) else math.inf
+    return last, after
+
+
+def _same(a: float, b: float) -> bool:
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= 1e-4 * max(1.0, abs(b))
+
+
+@graded("lr_sweep")
+def lr_sweep_values(lr_sweep, seed: int = 0, steps: int = 20, *, notes):
+    """One fresh model and plain SGD per rate; the final loss per rate, non-finite as inf"""
+    lrs = [1e-3, 0.1, 1.0, 100.0]
+    make_model_fn, x, y = _sweep_problem(seed)
+    built = []
+
+    def counting_factory():
+        model = make_model_fn()
+        built.append(model)
+        return model
+
+    out = call(lr_sweep, counting_factory, x, y, list(lrs), steps)
+    if not isinstance(out, dict):
+        fail(f"lr_sweep returned {describe(out)}.", "the sweep's results.",
+             "return a dict mapping each learning rate to its final loss.", code="not_a_dict")
+    if set(out) != set(lrs):
+        fail(f"lr_sweep returned keys {sorted(out)} for learning rates {lrs}.", "the sweep's results.",
+             "use each learning rate you were given as a key.", code="wrong_keys")
+    if len(built) < len(lrs):
+        fail(f"lr_sweep called make_model {len(built)} times for {len(lrs)} learning rates.",
+             "one model was shared between rates, so each rate started where the previous one stopped.",
+             "call make_model() afresh for every learning rate.", code="model_reused")
+    for lr, value in out.items():
+        if isinstance(value, torch.Tensor) or type(value) is not float:
+            fail(f"lr_sweep(...)[{lr}] is {describe(value)}, not a Python float.", "the sweep's results.",
+                 "store `loss.item()` (a float), and `float('inf')` for non-finite losses.", code="not_a_float")
+        if value != value:
+            fail(f"lr_sweep(...)[{lr}] is NaN.",
+                 "the loss at that rate diverged and the NaN was recorded as it was; NaN compares false with "
+                 "everything, so picking the best rate goes wrong.",
+                 "record non-finite losses as float('inf').", code="nan_recorded")
+    last, after = _ref_sweep(make_model_fn, x, y, lrs, steps)
+    for lr in lrs:
+        if not (_same(out[lr], last[lr]) or _same(out[lr], after[lr])):
+            fail(f"lr_sweep(...)[{lr}] is {out[lr]:.6g}; {steps} full-batch steps of plain SGD at that rate "
+                 f"end at {last[lr]:.6g}.",
+                 "the training run for that rate (optimizer, loss function, number of steps or the model).",
+                 "for each rate: a fresh model, torch.optim.SGD(params, lr=lr), nn.BCEWithLogitsLoss(), "
+                 f"`steps` updates on the full (x, y).", code="wrong_value")
+
+
+def _sweeps(seed: int) -> list[dict]:
+    """Sweeps with an infinity, a NaN listed first, and a -inf, built from the seed."""
+    rng = random.Random(seed)
+    cases = []
+    for planted in (math.inf, math.nan, -math.inf):
+        lrs = sorted({round(10 ** rng.uniform(-4, 1), 6) for _ in range(5)})
+        losses = [round(rng.uniform(0.05, 1.0), 4) for _ in lrs]
+        sweep = dict(zip(lrs, losses))
+        bad_lr = round(10 ** rng.uniform(1.5, 3), 3)
+        cases.append({bad_lr: planted, **sweep} if planted != math.inf else {**sweep, bad_lr: planted})
+    return cases
+
+
+@graded("pick_lr")
+def pick_lr_choice(pick_lr, seed: int = 0, *, notes):
+    """The learning rate with the lowest finite loss, ignoring NaN and infinities"""
+    for sweep in _sweeps(seed):
+        out = call(pick_lr, dict(sweep))
+        finite = {k: v for k, v in sweep.items() if math.isfinite(v)}
+        want = min(finite, key=finite.get)
+        if type(out) is not float:
+            fail(f"pick_lr returned {describe(out)}.", "the chosen learning rate.", "return the key itself (a float).",
+                 code="not_a_float")
+        if out != want:
+            value = sweep.get(out)
+            shown = {k: v for k, v in sweep.items()}
+            extra = " — a non-finite loss" if value is not None and not math.isfinite(value) else ""
+            fail(f"for the sweep {shown}, pick_lr chose {out}{extra}.",
+                 "the comparison: NaN compares false with everything and -inf is smaller than any real loss.",
+                 "consider only finite losses, then take the rate with the smallest one.",
+                 code="picked_nonfinite" if extra else "wrong_choice")
+
+
+# --------------------------------------------------------------------------
+# health_check
+
+
+class _Skipper(nn.Module):
+    """A model whose forward forgets one of its layers."""
+
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(2, 8)
+        self.extra = nn.Linear(8, 8)
+        self.out = nn.Linear(8, 1)
+
+    def forward(self, x):
+        return self.out(torch.relu(self.hidden(x)))  # self.extra never runs
+
+
+def _setup(seed, device, *, shuffle=True, eval_mode=False, flat_targets=False, nan_inputs=False,
+           skip_layer=False, partial_optimizer=False, wrong_device=False, frozen=False):
+    torch.manual_seed(seed)
+    model = (_Skipper() if skip_layer else make_model("dropout", seed, "cpu")).to(device)
+    if frozen:
+        for p in list(model.parameters())[:2]:
+            p.requires_grad_(False)
+    if eval_mode:
+        model.eval()
+    params = [p for p in model.parameters() if p.requires_grad]
+    if partial_optimizer:
+        params = params[-2:]
+    optimizer = torch.optim.Adam(params, lr=0.01)
+    x, y = blobs(48, seed + 50, "cpu")
+    if nan_inputs:
+        x[::2, 0] = float("nan")  # half the rows: every batch holds some
+    if flat_targets:
+        y = y[:, 0]  # (48,) against logits (48, 1)
+    data_device = "meta" if wrong_device and device == "cpu" else ("cpu" if wrong_device else device)
+    x, y = x.to(data_device), y.to(data_device)
+    g = torch.Generator().manual_seed(seed)
+    loader = DataLoader(TensorDataset(x, y), batch_size=16, shuffle=shuffle, generator=g)
+    return model, loader, optimizer, nn.BCEWithLogitsLoss()
+
+
+PLANTS = {
+    "shape_mismatch": ({"flat_targets": True}, "the targets have shape [16] against logits of shape [16, 1]"),
+    "not_shuffled": ({"shuffle": False}, "the training loader is not shuffled"),
+    "nonfinite_loss": ({"nan_inputs": True}, "one input holds a NaN, so the loss is NaN"),
+    "missing_grad": ({"skip_layer": True}, "forward() never uses one trainable layer"),
+    "eval_mode": ({"eval_mode": True}, "the model was left in eval mode"),
+    "untrained_parameters": ({"partial_optimizer": True}, "the optimizer holds only the last layer"),
+    "device_mismatch": ({"wrong_device": True}, "the batches live on another device than the model"),
+}
+
+
+def _codes(health_check, setup, label):
+    model, loader, optimizer, loss_fn = setup
+    out = call(health_check, model, loader, optimizer, loss_fn)
+    if not isinstance(out, (set, frozenset)) or not all(isinstance(c, str) for c in out):
+        fail(f"health_check returned {describe(out)} for a setup where {label}.", "the report health_check builds.",
+             "return a set of code strings (an empty set when nothing is wrong).", code="not_a_set")
+    unknown = set(out) - set(CODES)
+    if unknown:
+        fail(f"health_check returned codes outside the vocabulary: {sorted(unknown)}.", "the report's codes.",
+             f"use only these codes: {', '.join(CODES)}.", code="unknown_code")
+    return set(out)
+
+
+def _judge(got: set, want: set, label: str):
+    missing, extra = want - got, got - want
+    if missing:
+        fail(f"on a setup where {label}, health_check returned {sorted(got) or 'an empty set'}: it missed "
+             f"{', '.join(sorted(missing))}.",
+             "the part of health_check that inspects that owner (loader, model mode, targets, gradients, "
+             "optimizer or devices).",
+             "look at that owner's state during the instrumented step and report the code when it is wrong.",
+             code=f"missed_{sorted(missing)[0]}")
+    if extra:
+        fail(f"on a setup where {label}, health_check also reported {', '.join(sorted(extra))}, which is not wrong "
+             "there.", "the test behind that code.", "report a code only when its owner really holds the wrong "
+             "state (frozen parameters are not 'missing' gradients; they are not trainable).",
+             code=f"false_{sorted(extra)[0]}")
+
+
+@graded("health_check")
+def health_check_healthy(health_check, seed: int = 0, *, notes):
+    """An empty set on healthy setups (including one with a deliberately frozen layer)"""
+    for device in each_device(notes):
+        for frozen in (False, True):
+            label = "nothing is wrong" + (" (the first layer is frozen on purpose)" if frozen else "")
+            _judge(_codes(health_check, _setup(seed, device, frozen=frozen), label), set(), label)
+
+
+@graded("health_check")
+def health_check_each_code(health_check, seed: int = 1, *, notes):
+    """Each failure planted alone gives exactly its code"""
+    for device in each_device(notes):
+        for code, (plant, label) in PLANTS.items():
+            _judge(_codes(health_check, _setup(seed, device, **plant), label), {code}, label)
+
+
+@graded("health_check")
+def health_check_combined(health_check, seed: int = 2, *, notes):
+    """Several failures planted together give all their codes"""
+    combos = [("eval_mode", "not_shuffled", "untrained_parameters"),
+              ("shape_mismatch", "eval_mode", "untrained_parameters"), ("missing_grad", "not_shuffled"),
+              ("nonfinite_loss", "not_shuffled", "eval_mode"), ("device_mismatch", "eval_mode", "not_shuffled")]
+    for device in each_device(notes):
+        for combo in combos:
+            plant = {k: v for code in combo for k, v in PLANTS[code][0].items()}
+            label = "; ".join(PLANTS[code][1] for code in combo)
+            _judge(_codes(health_check, _setup(seed, device, **plant), label), set(combo), label)
+
+
+@graded("health_check")
+def health_check_leaves_state(health_check, seed: int = 3, *, notes):
+    """No change to the caller's parameters, gradients, mode, optimizer state or loader"""
+    for device in each_device(notes):
+        for plant in ({}, {"eval_mode": True}):
+            model, loader, optimizer, loss_fn = _setup(seed, device, **plant)
+            before = snapshot(model)
+            mode = model.training
+            dataset, sampler, batch_size = loader.dataset, type(loader.sampler), loader.batch_size
+            call(health_check, model, loader, optimizer, loss_fn)
+            changed = [n for n, t in snapshot(model).items() if not torch.equal(t, before[n])]
+            if changed:
+                fail(f"after health_check, {', '.join(changed[:3])} changed.",
+                     "health_check stepped (or wrote into) the caller's model; a diagnosis must not train it.",
+                     "run the instrumented step on a copy (copy.deepcopy) or restore what you touched.",
+                     code="params_changed")
+            touched = [n for n, p in model.named_parameters() if p.grad is not None]  # all were None before
+            if touched:
+                fail(f"after health_check, the .grad of {', '.join(touched[:3])} is not what the caller had.",
+                     "the backward() of health_check's probe wrote into the caller's parameters.",
+                     "probe a copy of the model, or put the caller's .grad back.", code="grads_changed")
+            if model.training != mode:
+                fail("health_check changed the model's mode.", "the model owns its mode; the caller set it.",
+                     "report a wrong mode instead of fixing it; restore anything you switch.", code="mode_changed")
+            if optimizer.state:  # a fresh Adam: any state means a step was taken
+                fail("health_check changed the optimizer's state (it took a step).",
+                     "the optimizer's moments belong to the caller's training run.",
+                     "never call step() on the caller's optimizer in a diagnosis.", code="optimizer_changed")
+            if (loader.dataset is not dataset or type(loader.sampler) is not sampler
+                    or loader.batch_size != batch_size):
+                fail("health_check replaced part of the caller's loader.", "the loader belongs to the caller.",
+                     "read the loader; do not rebuild or reassign it.", code="loader_changed")

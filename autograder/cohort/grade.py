@@ -1,0 +1,454 @@
+"""``grade``: autograde a cohort with N worker processes; only this coordinator writes the gradebook.
+
+The coordinator
+
+1. records the assignment in the course's gradebook if needed and copies its cells into
+   a template gradebook (SQLite, private to this run) that every worker copies per notebook;
+2. starts N long-lived workers (``worker.py``), each with its own scratch course and its
+   own unprivileged uid for the sandbox, and hands them one submission at a time;
+3. first grades the assignment's own solution as a calibration run (it must score full
+   marks under the same sandbox, and it teaches the canary what an honest kernel shows);
+4. for every outcome, applies the canary verdict (a compromised kernel scores zero and is
+   flagged), writes the scores into the course's gradebook through nbgrader's
+   ``Gradebook`` API, and puts the autograded notebook in ``autograded/STUDENT/ASSIGNMENT/``;
+5. writes the run record ``reports/ASSIGNMENT/grading.json`` that ``feedback`` and
+   ``report`` read.
+
+A worker that exceeds a notebook's hard limit or dies is replaced; its submission is
+recorded as failed with the reason.  Submissions are only ever read.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from . import canary
+from .sandbox import BASE_UID, Limits, probe
+from .course import Course, copy_assignment
+from .worker import WorkerSpec, serve
+
+REFERENCE = "__reference__"
+RECORD = "grading.json"
+#: Seconds a worker may take beyond the notebook's wall-clock limit before it is replaced.
+GRACE_SECONDS = 120
+
+
+class GradingError(RuntimeError):
+    """The run cannot start (no such assignment, no sandbox when one was required, ...)."""
+
+
+@dataclass
+class GradeOptions:
+    workers: int | None = None  # default: every core this process may use
+    students: list[str] | None = None  # default: every submission
+    sandbox: str = "auto"  # auto | bwrap | off
+    limits: Limits = field(default_factory=Limits)
+    cell_timeout: int | None = None  # default: the course's c.Execute.timeout
+    progress: bool = True
+    scratch: Path | None = None  # default: a fresh temporary directory
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def resolve_sandbox(mode: str) -> tuple[bool, str]:
+    """``(sandboxed, warning)`` for ``auto``/``bwrap``/``off``; raises when ``bwrap`` cannot run."""
+    if mode not in ("auto", "bwrap", "off"):
+        raise GradingError(f"--sandbox must be auto, bwrap or off, not {mode!r}")
+    if mode == "off":
+        return False, ("SANDBOX OFF (--sandbox off): student code runs unconfined, with this user's rights; "
+                       "it can read the course, the solutions and the gradebook. Use only for trusted notebooks.")
+    problem = probe()
+    if problem is None:
+        return True, ""
+    if mode == "bwrap":
+        raise GradingError(f"--sandbox bwrap: cannot start the sandbox: {problem}")
+    return False, (f"SANDBOX UNAVAILABLE, GRADING WITHOUT IT: {problem}. Student code runs unconfined and can "
+                   "read the course, the solutions and the gradebook. Install bubblewrap (or allow user "
+                   "namespaces) and grade again, or pass --sandbox bwrap to refuse to grade without it.")
+
+
+def warn(message: str) -> None:
+    bar = "!" * 78
+    print(f"\n{bar}\n!! {message}\n{bar}\n", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The assignment as the workers need it
+
+
+def _assignment_facts(db_url: str, assignment: str, notebook: str) -> dict:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        nb = gb.find_assignment(assignment).notebooks[0]
+        sources = {c.name: c for c in nb.source_cells}
+        grade_cells = {c.name: float(c.max_score) for c in nb.grade_cells}
+        answers = sorted(c.name for c in nb.solution_cells if c.name not in grade_cells)
+        return {
+            "tests": [(name, sources[name].source) for name in _in_order(grade_cells, notebook)],
+            "max_scores": grade_cells,
+            "functions": answers,
+            "locked": {name: c.source for name, c in sources.items() if c.locked},
+        }
+
+
+def _in_order(names, notebook) -> list[str]:
+    """Grade ids in the order of the course's source notebook, when it can be read; sorted otherwise."""
+    names = set(names)
+    try:
+        import nbformat
+
+        order = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nbformat.read(str(notebook), 4).cells]
+        ordered = [n for n in order if n in names]
+        return ordered + sorted(names - set(ordered))
+    except Exception:  # noqa: BLE001 - the order is cosmetic
+        return sorted(names)
+
+
+# --------------------------------------------------------------------------------------------
+# Worker processes
+
+
+class _Slot:
+    """One worker process and the job it is running."""
+
+    def __init__(self, ctx, spec: WorkerSpec) -> None:
+        self.ctx, self.spec = ctx, spec
+        self.job: dict | None = None
+        self.started = 0.0
+        self.start()
+
+    def start(self) -> None:
+        self.conn, child = self.ctx.Pipe()
+        self.process = self.ctx.Process(target=serve, args=(self.spec, child), daemon=True,
+                                        name=f"grader-{self.spec.index}")
+        self.process.start()
+        child.close()
+
+    def send(self, job: dict) -> None:
+        self.job, self.started = job, time.monotonic()
+        self.conn.send(job)
+
+    def replace(self) -> None:
+        """Kill this worker (its sandboxes die with it) and start a fresh one."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=10)
+        self.conn.close()
+        self.job = None
+        self.start()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except (OSError, BrokenPipeError):
+            pass
+        self.process.join(timeout=20)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=5)
+
+
+def _failed(student: str, reason: str) -> dict:
+    return {"student": student, "status": "failed", "reason": reason, "grades": {}, "comments": {},
+            "late_penalty": None, "tests": [], "canary": {}, "findings": [], "notes": [], "autograded": "",
+            "seconds": 0.0, "reference": student == REFERENCE}
+
+
+# --------------------------------------------------------------------------------------------
+# The gradebook and the course's folders (written only here)
+
+
+def _timestamp(folder: Path):
+    from nbgrader.utils import parse_utc
+
+    path = folder / "timestamp.txt"
+    if not path.is_file():
+        return None
+    try:
+        return parse_utc(path.read_text().strip())
+    except Exception:  # noqa: BLE001 - a malformed timestamp is ignored, as nbgrader does
+        return None
+
+
+def _write_gradebook(gb, assignment: str, notebook: str, result: dict, timestamp) -> None:
+    student = result["student"]
+    gb.update_or_create_student(student)
+    if timestamp is not None:
+        gb.update_or_create_submission(assignment, student, timestamp=timestamp)
+    else:
+        gb.update_or_create_submission(assignment, student)
+    sub = gb.find_submission_notebook(notebook, assignment, student)
+    zero = result["status"] != "graded" or result.get("compromised")
+    for grade in sub.grades:
+        info = result["grades"].get(grade.name)
+        auto = 0.0 if zero or info is None else info["auto_score"]
+        grade.auto_score = auto
+        grade.needs_manual_grade = grade.manual_score is not None or auto is None
+    for comment in sub.comments:
+        comment.auto_comment = None if zero else result["comments"].get(comment.name)
+    sub.flagged = bool(result.get("flags"))
+    if result.get("late_penalty") is not None and not zero:
+        sub.late_submission_penalty = result["late_penalty"]
+    gb.db.commit()
+
+
+def _place_autograded(course: Course, assignment: str, result: dict) -> None:
+    dest = course.autograded(result["student"], assignment)
+    if dest.exists():
+        shutil.rmtree(dest)
+    staged = Path(result["autograded"]) if result.get("autograded") else None
+    if staged and staged.is_dir():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(staged, dest)
+        shutil.rmtree(staged, ignore_errors=True)
+
+
+def _flags(result: dict) -> list[dict]:
+    flags = []
+    if result.get("compromised"):
+        flags.append({"kind": "compromised", "detail": result["canary_verdict"]["detail"]})
+    if result["status"] != "graded":
+        flags.append({"kind": "not graded", "detail": result["reason"]})
+    if result.get("findings"):
+        rules = sorted({f["rule"] for f in result["findings"]})
+        flags.append({"kind": "scan", "detail": f"{len(result['findings'])} line(s) reach for grader internals: "
+                                               + ", ".join(rules)})
+    return flags
+
+
+# --------------------------------------------------------------------------------------------
+# The run
+
+
+def grade(course: Course, assignment: str, options: GradeOptions | None = None) -> dict:
+    """Grade the cohort's submissions of ``assignment``; returns the run record (also written to disk)."""
+    options = options or GradeOptions()
+    sandboxed, sandbox_warning = resolve_sandbox(options.sandbox)
+    if sandbox_warning:
+        warn(sandbox_warning)
+    course.ensure_assignment(assignment)
+    notebook = course.notebook_name(assignment)
+    every = course.students(assignment)
+    students = list(dict.fromkeys(options.students)) if options.students else every
+    missing = [s for s in students if s not in every]
+    if missing:
+        raise GradingError(f"no submission of {assignment} for {', '.join(missing)} "
+                           f"(expected {course.folder('submitted')}/STUDENT/{assignment}/)")
+    if not students:
+        raise GradingError(f"no submissions in {course.folder('submitted')}/*/{assignment}/: run `collect` first")
+
+    cell_timeout = options.cell_timeout or course.cell_timeout
+    workers = max(1, min(options.workers or default_workers(), len(students) + 1))
+    scratch = Path(options.scratch or tempfile.mkdtemp(prefix="ag-"))
+    scratch.mkdir(parents=True, exist_ok=True)
+    template = scratch / "template.db"
+    copy_assignment(course.db_url, "sqlite:///" + str(template), assignment, course.course_id or "default_course")
+    facts = _assignment_facts("sqlite:///" + str(template), assignment,
+                              course.source(assignment) / f"{notebook}.ipynb")
+    uid_base = BASE_UID + (os.getpid() % 4096) * 256
+
+    jobs: list[dict] = []
+    reference_dir = course.source(assignment)
+    if (reference_dir / f"{notebook}.ipynb").is_file():
+        jobs.append({"seq": 0, "student": REFERENCE, "folder": str(reference_dir), "reference": True})
+    for i, student in enumerate(students, 1):
+        jobs.append({"seq": i, "student": student, "folder": str(course.submitted(student, assignment)),
+                     "reference": False})
+
+    ctx = mp.get_context("spawn")
+    specs = [WorkerSpec(index=i, uid=uid_base + i, scratch=str(scratch / f"w{i}"), course_root=str(course.root),
+                        template_db=str(template), assignment=assignment, notebook=notebook, sandboxed=sandboxed,
+                        limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
+                        functions=facts["functions"], locked=facts["locked"],
+                        data_files=[str(p) for p in course.data_files(assignment)])
+             for i in range(workers)]
+
+    started = time.monotonic()
+    results: dict[str, dict] = {}
+    calibration: dict | None = None
+    expected: dict | None = None
+    waiting_for_calibration = bool(jobs) and jobs[0]["reference"]
+    pending: list[dict] = []
+    hard_limit = options.limits.notebook_seconds + GRACE_SECONDS
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(students), unit="nb", desc=f"grading {assignment}", disable=not options.progress,
+               file=sys.stderr, dynamic_ncols=True)
+    slots: list[_Slot] = []
+    gb = course.gradebook()
+    try:
+        slots = [_Slot(ctx, spec) for spec in specs]
+        queue = list(jobs)
+
+        def finish(result: dict) -> None:
+            nonlocal calibration, expected, waiting_for_calibration
+            if result.get("reference"):
+                calibration = result
+                expected = canary.expectations(result.get("canary", {})) if result["status"] == "graded" else None
+                waiting_for_calibration = False
+                for held in pending:
+                    finish(held)
+                pending.clear()
+                return
+            if waiting_for_calibration:
+                pending.append(result)
+                return
+            _judge(result, expected)
+            folder = course.submitted(result["student"], assignment)
+            _write_gradebook(gb, assignment, notebook, result, _timestamp(folder))
+            _place_autograded(course, assignment, result)
+            results[result["student"]] = result
+            bar.update(1)
+            flagged = sum(1 for r in results.values() if r["flags"])
+            bar.set_postfix(flagged=flagged, refresh=False)
+
+        while queue or any(s.job for s in slots):
+            for slot in slots:
+                if slot.job is None and queue:
+                    slot.send(queue.pop(0))
+            busy = [s for s in slots if s.job is not None]
+            ready = wait([s.conn for s in busy] + [s.process.sentinel for s in busy], timeout=1.0)
+            for slot in busy:
+                if slot.conn in ready:
+                    try:
+                        result = slot.conn.recv()
+                    except (EOFError, OSError):
+                        result = _failed(slot.job["student"], "the grading process died while grading this "
+                                                              f"notebook (exit code {slot.process.exitcode})")
+                        slot.replace()
+                    else:
+                        slot.job = None
+                    finish(result)
+                elif slot.process.sentinel in ready or not slot.process.is_alive():
+                    student = slot.job["student"]
+                    code = slot.process.exitcode
+                    slot.replace()
+                    finish(_failed(student, f"the grading process died while grading this notebook (exit code {code})"))
+                elif time.monotonic() - slot.started > hard_limit:
+                    student = slot.job["student"]
+                    slot.replace()
+                    finish(_failed(student, f"grading this notebook took over {hard_limit} s; the grading process "
+                                            "was stopped"))
+        if waiting_for_calibration:  # the calibration job never came back
+            waiting_for_calibration = False
+            for held in pending:
+                finish(held)
+    finally:
+        bar.close()
+        for slot in slots:
+            slot.stop()
+        gb.close()
+        if options.scratch is None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    record = _record(course, assignment, notebook, facts, results, calibration, sandboxed, sandbox_warning,
+                     options, cell_timeout, workers, time.monotonic() - started)
+    _summarise(record, list(results), course)
+    return record
+
+
+def _judge(result: dict, expected: dict | None) -> None:
+    result["compromised"] = False
+    result["canary_verdict"] = {"status": "not run", "detail": ""}
+    if result["status"] == "graded":
+        verdict = canary.verdict(result.get("canary", {}), expected)
+        result["canary_verdict"] = {"status": verdict.status, "detail": verdict.detail}
+        result["compromised"] = verdict.compromised
+    result["flags"] = _flags(result)
+    total = sum(float(g["max_score"]) for g in result["grades"].values())
+    score = 0.0 if result["status"] != "graded" or result["compromised"] else \
+        sum(float(g["auto_score"] or 0) for g in result["grades"].values())
+    result["score"], result["max_score"] = score, total
+
+
+def _record(course: Course, assignment: str, notebook: str, facts: dict, results: dict, calibration: dict | None,
+            sandboxed: bool, sandbox_warning: str, options: GradeOptions, cell_timeout: int, workers: int,
+            seconds: float) -> dict:
+    path = course.reports(assignment) / RECORD
+    previous = {}
+    if options.students and path.exists():
+        try:
+            previous = json.loads(path.read_text()).get("students", {})
+        except (OSError, ValueError):
+            previous = {}
+    students = {**previous}
+    max_total = sum(facts["max_scores"].values())
+    for student, r in results.items():
+        max_score = r["max_score"] or max_total
+        students[student] = {k: r.get(k) for k in ("status", "reason", "score", "tests", "findings", "notes",
+                                                    "flags", "compromised", "canary_verdict", "seconds")}
+        students[student]["max_score"] = max_score
+    reference = None
+    if calibration is not None:
+        full = calibration["status"] == "graded" and all(
+            (g["auto_score"] or 0) >= g["max_score"] for g in calibration["grades"].values())
+        reference = {"status": calibration["status"], "reason": calibration["reason"], "full_marks": full,
+                     "canary": calibration.get("canary", {})}
+        if not full:
+            warn(f"the assignment's own solution did not score full marks under this grading set-up "
+                 f"({calibration['reason'] or 'see ' + str(path)}); check the sandbox limits before trusting "
+                 "the grades")
+    record = {
+        "assignment": assignment,
+        "notebook": notebook,
+        "graded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(seconds, 1),
+        "workers": workers,
+        "sandbox": {"mode": "bwrap" if sandboxed else "off", "warning": sandbox_warning},
+        "limits": {**options.limits.as_dict(), "cell_seconds": cell_timeout},
+        "gradebook": _safe_url(course.db_url),
+        "functions": facts["functions"],
+        "tests": [{"test": t, "max_score": facts["max_scores"][t]} for t, _ in facts["tests"]],
+        "calibration": reference,
+        "students": dict(sorted(students.items())),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1))
+    return record
+
+
+def _safe_url(url: str) -> str:
+    """A database URL without its password."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        return f"{scheme}://{creds.split(':')[0]}@{host}"
+    return url
+
+
+def _summarise(record: dict, graded: list[str], course: Course) -> None:
+    students = {s: record["students"][s] for s in graded}
+    failed = {s: r for s, r in students.items() if r["status"] != "graded"}
+    flagged = {s: r for s, r in students.items() if r["flags"] and r["status"] == "graded"}
+    lines = [f"graded {len(students) - len(failed)} of {len(students)} submissions of {record['assignment']} "
+             f"in {record['seconds']} s ({record['workers']} workers, sandbox: {record['sandbox']['mode']})"]
+    if failed:
+        lines.append("not graded (scored 0):")
+        lines += [f"  {s}: {r['reason']}" for s, r in failed.items()]
+    if flagged:
+        lines.append("flagged for review:")
+        for s, r in flagged.items():
+            lines += [f"  {s}: {f['kind']}: {f['detail']}" for f in r["flags"]]
+    lines.append(f"gradebook: {record['gradebook']}")
+    lines.append(f"autograded notebooks: {course.folder('autograded')}/STUDENT/{record['assignment']}/")
+    lines.append(f"run record: {course.reports(record['assignment']) / RECORD}")
+    if record["sandbox"]["warning"]:
+        lines.append("WARNING: " + record["sandbox"]["warning"])
+    print("\n".join(lines), flush=True)

@@ -1,0 +1,390 @@
+"""A grading worker: a long-lived process that autogrades one submission at a time.
+
+Each submission is graded by nbgrader's own ``Autograde`` converter (its sanitising and
+scoring preprocessors), called through its Python API, in a private scratch course:
+
+* ``scratch/course/`` holds a copy of the submission, the assignment's data files and a
+  private gradebook copied from a template of the course's gradebook: the worker never
+  opens the course's gradebook, and the coordinator merges the scores;
+* the kernel runs in the sandbox (``sandbox.py``), whose home holds the data files and
+  the student's other files, never the notebook being graded;
+* canary cells are appended to the working copy (``canary.py``), observed, and stripped
+  from the autograded notebook handed back.
+
+A kernel that dies, hangs or floods is one submission's problem: the worker reports a
+readable reason and goes on with the next job.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+import shutil
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from . import canary, outcomes, sandbox, scan
+from .course import load_config, reset_dir
+
+MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
+MAX_EXTRA_FILE_BYTES = 32 * 1024 * 1024
+PRIVATE_FILES = {"timestamp.txt", "submission_secret.txt"}  # nbgrader's bookkeeping, not for the kernel
+
+
+@dataclass
+class WorkerSpec:
+    """Everything a worker needs, sent once when it starts."""
+
+    index: int
+    uid: int
+    scratch: str
+    course_root: str
+    template_db: str
+    assignment: str
+    notebook: str
+    sandboxed: bool
+    limits: dict
+    cell_timeout: int
+    tests: list[tuple[str, str]]  # (test grade id, source with hidden tests), in notebook order
+    functions: list[str]  # graded functions: the answer cells' grade ids
+    locked: dict[str, str]  # locked cells' grade id -> source (for the static scan)
+    data_files: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Job:
+    """One submission folder to grade; ``reference`` marks the calibration run of the solution."""
+
+    seq: int
+    student: str
+    folder: str
+    reference: bool = False
+
+
+@dataclass
+class Outcome:
+    """What grading one submission produced (sent back to the coordinator as a dict)."""
+
+    student: str
+    status: str = "graded"  # graded | failed
+    reason: str = ""
+    grades: dict = field(default_factory=dict)  # test id -> {auto_score, max_score, needs_manual_grade}
+    comments: dict = field(default_factory=dict)  # solution cell id -> auto comment
+    late_penalty: float | None = None
+    tests: list = field(default_factory=list)  # TestOutcome dicts
+    canary: dict = field(default_factory=dict)  # canary cell -> observation
+    findings: list = field(default_factory=list)  # static scan Finding dicts
+    notes: list = field(default_factory=list)  # what nbgrader restored, cells that errored, timeouts
+    autograded: str = ""  # folder with the autograded notebook (and nbgrader's bookkeeping files)
+    seconds: float = 0.0
+    reference: bool = False
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def text(self, level: int = logging.WARNING) -> list[str]:
+        lines = []
+        for r in self.records:
+            if r.levelno >= level:
+                try:
+                    lines.append(r.getMessage())
+                except Exception:  # noqa: BLE001 - a malformed log record must not stop grading
+                    lines.append(str(r.msg))
+        return lines
+
+
+def read_submission(folder: Path, notebook: str):
+    """``(notebook, None)`` or ``(None, reason)`` for the submission's notebook file."""
+    path = folder / f"{notebook}.ipynb"
+    if not path.is_file() or path.is_symlink():
+        others = sorted(p.name for p in folder.glob("*.ipynb")) if folder.is_dir() else []
+        if others:
+            return None, (f"no {notebook}.ipynb in the submission (found {', '.join(others)}): "
+                          "the notebook must keep the name it was released with")
+        return None, f"no {notebook}.ipynb in the submission"
+    size = path.stat().st_size
+    if size == 0:
+        return None, "the notebook file is empty (0 bytes)"
+    if size > MAX_NOTEBOOK_BYTES:
+        return None, f"the notebook file is {size // 2**20} MiB, over the {MAX_NOTEBOOK_BYTES // 2**20} MiB limit"
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, f"the notebook file is not UTF-8 text ({error.reason} at byte {error.start})"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, f"the notebook file is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as error:  # noqa: BLE001 - any unreadable notebook is a reason, not a crash
+        return None, f"the file is JSON but not a Jupyter notebook ({type(error).__name__}: {str(error)[:200]})"
+    if not isinstance(nb.get("cells"), list) or not all(isinstance(c, dict) for c in nb.cells):
+        return None, "the file is JSON but has no list of cells"
+    return nb, None
+
+
+def _copy_plain_files(src: Path, dst: Path, skip=lambda p: False) -> None:
+    """Copy regular files (never symlinks) from ``src`` to ``dst``, keeping subfolders."""
+    for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
+        rel = Path(dirpath).relative_to(src)
+        dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink() and d != ".ipynb_checkpoints"]
+        for name in filenames:
+            path = Path(dirpath) / name
+            if path.is_symlink() or not path.is_file() or skip(rel / name):
+                continue
+            if path.stat().st_size > MAX_EXTRA_FILE_BYTES:
+                continue
+            (dst / rel).mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, dst / rel / name)
+
+
+class _CellTracker:
+    """Remembers which cell nbclient started last (to say where a kernel died)."""
+
+    def __init__(self) -> None:
+        self.cell = ""
+
+    def __call__(self, cell=None, cell_index=None, **_) -> None:
+        if cell is None:
+            return
+        meta = cell.get("metadata", {})
+        if canary.is_canary(cell):
+            self.cell = "the canary cells appended at grading time"
+        else:
+            name = meta.get("nbgrader", {}).get("grade_id")
+            self.cell = f"cell {name!r}" if name else f"cell {cell_index + 1 if cell_index is not None else '?'}"
+
+
+class Worker:
+    """Grades jobs for one :class:`WorkerSpec`."""
+
+    def __init__(self, spec: WorkerSpec) -> None:
+        self.spec = spec
+        self.scratch = Path(spec.scratch)
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        self.course_config = load_config(Path(spec.course_root))
+        self.log = logging.getLogger(f"autograder.cohort.worker{spec.index}")
+        self.log.propagate = False
+        self.log.setLevel(logging.INFO)
+
+    # -- configuration --------------------------------------------------------------------
+
+    def _config(self, course: Path, student: str, box: Path, tracker: _CellTracker):
+        from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteCells,
+                                            OverwriteKernelspec)
+        from traitlets.config import Config
+
+        from .restore import RestoreCellMetadata
+
+        spec = self.spec
+        cfg = Config(copy.deepcopy(self.course_config))
+        cfg.CourseDirectory.root = str(course)
+        cfg.CourseDirectory.db_url = "sqlite:///" + str(course / "gradebook.db")
+        cfg.CourseDirectory.source_directory = "source"
+        cfg.CourseDirectory.submitted_directory = "submitted"
+        cfg.CourseDirectory.autograded_directory = "autograded"
+        cfg.CourseDirectory.assignment_id = spec.assignment
+        cfg.CourseDirectory.student_id = student
+        cfg.Autograde.force = True
+        cfg.Autograde.create_student = True
+        cfg.Autograde.sanitize_preprocessors = [RestoreCellMetadata, ClearOutput, DeduplicateIds,
+                                                OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+        cfg.OverwriteCells.add_missing_cells = True
+        cfg.Execute.kernel_manager_class = sandbox.SandboxedKernelManager
+        cfg.Execute.timeout = spec.cell_timeout
+        cfg.Execute.interrupt_on_timeout = True
+        cfg.Execute.on_cell_start = tracker
+        cfg.SandboxedKernelManager.box = str(box)
+        cfg.SandboxedKernelManager.uid = spec.uid
+        cfg.SandboxedKernelManager.limits = dict(spec.limits)
+        cfg.SandboxedKernelManager.sandboxed = spec.sandboxed
+        return cfg
+
+    # -- one job ----------------------------------------------------------------------------
+
+    def grade(self, job: Job) -> Outcome:
+        started = time.monotonic()
+        result = Outcome(job.student, reference=job.reference)
+        try:
+            self._grade(job, result)
+        except Exception as error:  # noqa: BLE001 - one submission must never stop the worker
+            result.status, result.reason = "failed", f"internal grading error: {type(error).__name__}: {error}"
+            result.notes.append(traceback.format_exc(limit=6))
+        result.seconds = round(time.monotonic() - started, 3)
+        return result
+
+    def _grade(self, job: Job, result: Outcome) -> None:
+        spec = self.spec
+        folder = Path(job.folder)
+        nb, problem = read_submission(folder, spec.notebook)
+        if problem:
+            result.status, result.reason = "failed", problem
+            return
+        result.findings = [f.as_dict() for f in scan.scan_notebook(nb, spec.locked)] if not job.reference else []
+
+        course = reset_dir(self.scratch / "course")
+        submitted = course / "submitted" / job.student / spec.assignment
+        submitted.mkdir(parents=True)
+        _copy_plain_files(folder, submitted, skip=lambda rel: rel.suffix == ".ipynb")
+        nonce = canary.new_nonce()
+        canary.append(nb, spec.tests, spec.functions, nonce)
+        nbformat.write(nb, str(submitted / f"{spec.notebook}.ipynb"))
+        source = course / "source" / spec.assignment
+        source.mkdir(parents=True)
+        for f in spec.data_files:
+            p = Path(f)
+            (shutil.copytree if p.is_dir() else shutil.copy)(p, source / p.name)
+        shutil.copy(spec.template_db, course / "gradebook.db")
+
+        box = self.scratch / "box"
+        sandbox.prepare_box(box, spec.uid)
+        _copy_plain_files(folder, box / "home",
+                          skip=lambda rel: rel.suffix == ".ipynb" or rel.name in PRIVATE_FILES)
+        _copy_plain_files(source, box / "home")
+        if os.geteuid() == 0:
+            for dirpath, _, filenames in os.walk(box / "home"):
+                os.chown(dirpath, spec.uid, spec.uid)
+                for name in filenames:
+                    os.chown(os.path.join(dirpath, name), spec.uid, spec.uid)
+
+        tracker = _CellTracker()
+        capture = _Capture()
+        self.log.handlers = [capture]
+        sandbox.KERNEL_EVENTS.clear()
+        ok = self._run_nbgrader(course, job.student, box, tracker)
+        autograded_dir = course / "autograded" / job.student / spec.assignment
+        autograded_nb = autograded_dir / f"{spec.notebook}.ipynb"
+        result.notes += _notes_from_log(capture.text())
+        if not ok or not autograded_nb.exists():
+            result.status = "failed"
+            result.reason = _explain_failure(capture, tracker, self.spec.limits)
+            return
+
+        graded = nbformat.read(str(autograded_nb), as_version=4)
+        result.canary = canary.observe(graded, nonce)
+        canary.strip(graded)
+        scores = self._read_gradebook(course, job.student, result)
+        result.tests = [t.as_dict() for t in outcomes.read_notebook(graded, spec.functions, scores)]
+        result.notes += _notes_from_cells(graded)
+        for event in sandbox.KERNEL_EVENTS:
+            if event.get("wall_killed"):
+                result.notes.append("the notebook's wall-clock limit stopped its kernel")
+
+        out = reset_dir(self.scratch / "out" / str(job.seq))
+        _copy_plain_files(autograded_dir, out, skip=lambda rel: rel.name == autograded_nb.name)
+        nbformat.write(graded, str(out / autograded_nb.name))
+        result.autograded = str(out)
+
+    def _run_nbgrader(self, course: Path, student: str, box: Path, tracker: _CellTracker) -> bool:
+        from nbgrader.converters import Autograde
+        from nbgrader.coursedir import CourseDirectory
+
+        cfg = self._config(course, student, box, tracker)
+        coursedir = CourseDirectory(config=cfg, log=self.log)
+        converter = Autograde(coursedir=coursedir, config=cfg, log=self.log)
+        try:
+            converter.start()
+        except Exception as error:  # noqa: BLE001 - nbgrader reports per-notebook failures this way
+            self.log.error("autograde stopped: %s: %s", type(error).__name__, error)
+            return False
+        return True
+
+    def _read_gradebook(self, course: Path, student: str, result: Outcome) -> dict:
+        from nbgrader.api import Gradebook
+
+        spec = self.spec
+        scores = {}
+        with Gradebook("sqlite:///" + str(course / "gradebook.db")) as gb:
+            sub = gb.find_submission_notebook(spec.notebook, spec.assignment, student)
+            for g in sub.grades:
+                result.grades[g.name] = {"auto_score": g.auto_score, "max_score": float(g.max_score),
+                                         "needs_manual_grade": bool(g.needs_manual_grade)}
+                scores[g.name] = (float(g.auto_score or 0.0), float(g.max_score))
+            result.comments = {c.name: c.auto_comment for c in sub.comments}
+            result.late_penalty = sub.late_submission_penalty
+        return scores
+
+
+def _notes_from_log(lines: list[str]) -> list[str]:
+    from .restore import RESTORED
+
+    notes = []
+    for line in lines:
+        if line.startswith(RESTORED):
+            notes.append("edited nbgrader metadata: " + line[len(RESTORED):].strip() + " — restored from the gradebook")
+        elif "Attribute '" in line and "has changed" in line:
+            attr = line.split("Attribute '")[1].split("'")[0]
+            cell = line.split("for cell ")[1].split(" ")[0] if "for cell " in line else "?"
+            what = "source" if attr == "checksum" else attr
+            notes.append(f"edited locked cell {cell} ({what}) — nbgrader restored it")
+        elif line.startswith("Missing grade cell"):
+            cell = line.split("Missing grade cell ")[1].split(" ")[0]
+            notes.append(f"deleted test cell {cell} — nbgrader put it back")
+        elif "exists multiple times" in line:
+            notes.append(line.replace("Cell with id", "grade id").replace("!", "") + " — extra copies ignored")
+    return list(dict.fromkeys(notes))
+
+
+def _notes_from_cells(nb) -> list[str]:
+    notes = []
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code" or cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
+                evalue = str(out.get("evalue", "")).strip().splitlines()
+                first = evalue[0][:200] if evalue else ""
+                what = ("ran past the per-cell time limit and was interrupted"
+                        if out.get("ename") == "CellTimeoutError" else f"raised {out.get('ename')}: {first}".rstrip(": "))
+                notes.append(f"{name} {what}")
+                break
+    return notes
+
+
+def _explain_failure(capture: _Capture, tracker: _CellTracker, limits: dict) -> str:
+    log = "\n".join(capture.text(logging.ERROR))
+    where = f" while running {tracker.cell}" if tracker.cell else ""
+    for event in sandbox.KERNEL_EVENTS:
+        if event.get("wall_killed"):
+            seconds = limits.get("notebook_seconds")
+            return f"the notebook ran past its wall-clock limit ({seconds} s){where}; its kernel was stopped"
+    if "DeadKernelError" in log or "Kernel died" in log or "UnresponsiveKernelError" in log:
+        exits = [sandbox.describe_exit(e) for e in sandbox.KERNEL_EVENTS]
+        cause = next((e for e in exits if e), "the kernel died")
+        return f"{cause}{where}"
+    if "failed to validate" in log or "ValidationError" in log:
+        return "nbgrader could not validate the notebook's cell metadata"
+    if "Kernel didn't respond" in log or "RuntimeError: Kernel died before replying" in log:
+        return "the kernel did not start (sandbox or environment problem)"
+    lines = [line for line in log.splitlines() if line.strip()]
+    tail = next((line for line in reversed(lines) if "Error" in line or "Exception" in line), lines[-1] if lines else "")
+    return f"nbgrader could not grade the notebook{where}: {tail.strip()[:300]}"
+
+
+def serve(spec: WorkerSpec, conn) -> None:
+    """The worker process: grade each job received on ``conn`` and send back the outcome as a dict."""
+    os.environ.pop("JPY_PARENT_PID", None)
+    worker = Worker(spec)
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        outcome = worker.grade(Job(**job))
+        conn.send(asdict(outcome))

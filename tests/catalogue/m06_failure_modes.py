@@ -1,0 +1,255 @@
+"""Module 06-failure-modes: mutants and correct variants."""
+
+import re
+
+from autograder import nbtools
+
+from . import Mutant
+
+MODULE = "06-failure-modes"
+
+ML = "def make_loaders(dataset, batch_size, val_fraction, generator):\n"
+SW = "def lr_sweep(make_model, x, y, lrs, steps):\n"
+PK = "def pick_lr(sweep):\n"
+
+
+def _health_solution() -> str:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    nb = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
+    source = nbtools.answer_cells(nb)["health_check"].source
+    return "\n".join(line for line in source.splitlines() if "### " not in line)
+
+
+def _without(pattern: str, replacement: str = "pass", *more: tuple[str, str]) -> dict:
+    """health_check with the line matching ``pattern`` replaced (one detection removed)."""
+    lines = _health_solution().splitlines()
+    for pat, new in ((pattern, replacement), *more):
+        for i, line in enumerate(lines):
+            if re.search(pat, line):
+                indent = line[: len(line) - len(line.lstrip())]
+                lines[i] = indent + new
+                break
+        else:  # pragma: no cover - the catalogue is out of date
+            raise LookupError(pat)
+    return {"health_check": "\n".join(lines)}
+
+
+MUTANTS = {
+    # --- make_loaders ----------------------------------------------------------------------
+    "loaders_train_not_shuffled": Mutant({"make_loaders": ML + """
+    n_val = round(len(dataset) * val_fraction)
+    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=generator)
+    return DataLoader(train_set, batch_size=batch_size), DataLoader(val_set, batch_size=batch_size)
+"""}, ["test_make_loaders_order"], ["not_shuffled"]),
+    "loaders_overlapping_split": Mutant({"make_loaders": ML + """
+    n_val = round(len(dataset) * val_fraction)
+    _, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=generator)
+    train = DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=generator)
+    return train, DataLoader(val_set, batch_size=batch_size)
+"""}, ["test_make_loaders_split"], ["overlapping_split"]),
+    "loaders_contiguous_split": Mutant({"make_loaders": ML + """
+    n_val = round(len(dataset) * val_fraction)
+    n_train = len(dataset) - n_val
+    train_set = torch.utils.data.Subset(dataset, range(n_train))
+    val_set = torch.utils.data.Subset(dataset, range(n_train, len(dataset)))
+    train = DataLoader(train_set, batch_size=batch_size, shuffle=True, generator=generator)
+    return train, DataLoader(val_set, batch_size=batch_size)
+"""}, ["test_make_loaders_split", "test_make_loaders_reproducible"], ["unrepresentative_split"]),
+    "loaders_val_shuffled": Mutant({"make_loaders": ML + """
+    n_val = round(len(dataset) * val_fraction)
+    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=generator)
+    train = DataLoader(train_set, batch_size=batch_size, shuffle=True, generator=generator)
+    return train, DataLoader(val_set, batch_size=batch_size, shuffle=True)
+"""}, ["test_make_loaders_order"], ["val_shuffled"]),
+    "loaders_global_rng_split": Mutant({"make_loaders": ML + """
+    n_val = round(len(dataset) * val_fraction)
+    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val])
+    train = DataLoader(train_set, batch_size=batch_size, shuffle=True)
+    return train, DataLoader(val_set, batch_size=batch_size)
+"""}, ["test_make_loaders_reproducible"], ["ignores_generator"]),
+    "loaders_fixed_seed": Mutant({"make_loaders": ML + """
+    g = torch.Generator().manual_seed(0)
+    n_val = round(len(dataset) * val_fraction)
+    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=g)
+    train = DataLoader(train_set, batch_size=batch_size, shuffle=True)
+    return train, DataLoader(val_set, batch_size=batch_size)
+"""}, ["test_make_loaders_reproducible"], ["fixed_split"]),
+    # --- lr_sweep ---------------------------------------------------------------------------
+    "sweep_records_nan": Mutant({"lr_sweep": SW + """
+    results = {}
+    for lr in lrs:
+        model = make_model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+        loss_fn = nn.BCEWithLogitsLoss()
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+        results[lr] = loss.item()
+    return results
+"""}, ["test_lr_sweep_values"], ["nan_recorded"]),
+    "sweep_reuses_model": Mutant({"lr_sweep": SW + """
+    results = {}
+    model = make_model()
+    loss_fn = nn.BCEWithLogitsLoss()
+    for lr in lrs:
+        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+        value = loss.item()
+        results[lr] = value if math.isfinite(value) else math.inf
+    return results
+"""}, ["test_lr_sweep_values"], ["model_reused"]),
+    "sweep_uses_adam": Mutant({"lr_sweep": SW + """
+    results = {}
+    loss_fn = nn.BCEWithLogitsLoss()
+    for lr in lrs:
+        model = make_model()
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+        value = loss.item()
+        results[lr] = value if math.isfinite(value) else math.inf
+    return results
+"""}, ["test_lr_sweep_values"], ["wrong_value"]),
+    "sweep_tensor_values": Mutant({"lr_sweep": SW + """
+    results = {}
+    loss_fn = nn.BCEWithLogitsLoss()
+    for lr in lrs:
+        model = make_model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+        results[lr] = loss.detach()
+    return results
+"""}, ["test_lr_sweep_values"], ["not_a_float"]),
+    # --- pick_lr ----------------------------------------------------------------------------
+    "pick_plain_min": Mutant({"pick_lr": PK + """
+    return min(sweep, key=sweep.get)
+"""}, ["test_pick_lr_choice"], ["picked_nonfinite"]),
+    "pick_skips_only_inf": Mutant({"pick_lr": PK + """
+    usable = {lr: v for lr, v in sweep.items() if v != float("inf")}
+    return min(usable, key=usable.get)
+"""}, ["test_pick_lr_choice"], ["picked_nonfinite"]),
+    "pick_returns_loss": Mutant({"pick_lr": PK + """
+    finite = [v for v in sweep.values() if math.isfinite(v)]
+    return min(finite)
+"""}, ["test_pick_lr_choice"], ["wrong_choice"]),
+    # --- health_check: each code missed in turn ---------------------------------------------
+    "health_misses_eval_mode": Mutant(_without(r'codes.add\("eval_mode"\)'),
+                                      ["test_health_check_each_code", "test_health_check_combined"],
+                                      ["missed_eval_mode"]),
+    "health_misses_not_shuffled": Mutant(_without(r'codes.add\("not_shuffled"\)'),
+                                         ["test_health_check_each_code", "test_health_check_combined"],
+                                         ["missed_not_shuffled"]),
+    "health_misses_untrained": Mutant(_without(r'codes.add\("untrained_parameters"\)'),
+                                      ["test_health_check_each_code", "test_health_check_combined"],
+                                      ["missed_untrained_parameters"]),
+    "health_misses_device": Mutant(_without(r'codes.add\("device_mismatch"\)'),
+                                   ["test_health_check_each_code", "test_health_check_combined"]),
+    "health_misses_shape": Mutant(_without(r'codes.add\("shape_mismatch"\)'),
+                                  ["test_health_check_each_code", "test_health_check_combined"]),
+    "health_misses_nonfinite": Mutant(_without(r'codes.add\("nonfinite_loss"\)'),
+                                      ["test_health_check_each_code", "test_health_check_combined"],
+                                      ["missed_nonfinite_loss"]),
+    "health_misses_missing_grad": Mutant(_without(r'codes.add\("missing_grad"\)'),
+                                         ["test_health_check_each_code", "test_health_check_combined"],
+                                         ["missed_missing_grad"]),
+    "health_counts_frozen_as_missing": Mutant(
+        _without(r"if any\(p.requires_grad and p.grad is None",
+                 "if any(p.grad is None for p in probe.parameters()):"),
+        ["test_health_check_healthy"], ["false_missing_grad"]),
+    "health_probes_the_callers_model": Mutant(_without(r"probe = copy.deepcopy\(model\)", "probe = model"),
+                                              ["test_health_check_leaves_state"], ["grads_changed"]),
+    "health_steps_the_callers_model": Mutant(_without(r"probe = copy.deepcopy\(model\)", "probe = model",
+                                                      (r"^\s*loss.backward\(\)$", "loss.backward(); optimizer.step()")),
+                                             ["test_health_check_leaves_state"], ["params_changed"]),
+    "health_fixes_the_mode": Mutant(_without(r'codes.add\("eval_mode"\)',
+                                             'codes.add("eval_mode"); model.train()'),
+                                    ["test_health_check_leaves_state"], ["mode_changed"]),
+    "health_raises_on_mismatch": Mutant(_without(r"^\s*if x.device != device or y.device != device:$",
+                                                 "if False:"),
+                                        ["test_health_check_each_code"], ["raised"]),
+}
+
+VARIANTS = {
+    "loaders_randperm_subsets": {"make_loaders": ML + """
+    order = torch.randperm(len(dataset), generator=generator)
+    n_val = int(len(dataset) * val_fraction)
+    val_set = torch.utils.data.Subset(dataset, order[:n_val].tolist())
+    train_set = torch.utils.data.Subset(dataset, order[n_val:].tolist())
+    return (DataLoader(train_set, batch_size=batch_size, shuffle=True),
+            DataLoader(val_set, batch_size=batch_size, shuffle=False))
+"""},
+    "loaders_new_tensor_datasets": {"make_loaders": ML + """
+    xs, ys = dataset.tensors
+    perm = torch.randperm(len(xs), generator=generator)
+    k = len(xs) - int(round(val_fraction * len(xs)))
+    tr, va = perm[:k], perm[k:]
+    ds = torch.utils.data.TensorDataset
+    train = DataLoader(ds(xs[tr], ys[tr]), batch_size, shuffle=True,
+                       generator=torch.Generator().manual_seed(int(torch.randint(0, 10**6, (1,), generator=generator))))
+    return train, DataLoader(ds(xs[va], ys[va]), batch_size)
+"""},
+    "sweep_after_training_loss": {"lr_sweep": SW + """
+    out = {}
+    for lr in lrs:
+        net = make_model()
+        opt = torch.optim.SGD(net.parameters(), lr)
+        crit = nn.BCEWithLogitsLoss()
+        for _ in range(steps):
+            opt.zero_grad()
+            crit(net(x), y).backward()
+            opt.step()
+        with torch.no_grad():
+            final = crit(net(x), y).item()
+        out[lr] = final if math.isfinite(final) else float("inf")
+    return out
+"""},
+    "pick_sorted": {"pick_lr": PK + """
+    ranked = sorted((loss, lr) for lr, loss in sweep.items() if not (math.isnan(loss) or math.isinf(loss)))
+    return ranked[0][1]
+"""},
+    "health_try_except_style": {"health_check": """
+def health_check(model, loader, optimizer, loss_fn):
+    found = set()
+    if not model.training:
+        found.add("eval_mode")
+    if type(loader.sampler).__name__ == "SequentialSampler":
+        found.add("not_shuffled")
+    ids = {id(p) for g in optimizer.param_groups for p in g["params"]}
+    if [n for n, p in model.named_parameters() if p.requires_grad and id(p) not in ids]:
+        found.add("untrained_parameters")
+    xb, yb = next(iter(loader))
+    twin = copy.deepcopy(model)
+    try:
+        out = twin(xb)
+    except RuntimeError:
+        found.add("device_mismatch")
+        return found
+    if tuple(out.shape) != tuple(yb.shape):
+        found.add("shape_mismatch")
+        return found
+    loss = loss_fn(out, yb)
+    if torch.isnan(loss) or torch.isinf(loss):
+        found.add("nonfinite_loss")
+        return found
+    loss.backward()
+    for p in twin.parameters():
+        if p.requires_grad and p.grad is None:
+            found.add("missing_grad")
+    return found
+"""},
+}
