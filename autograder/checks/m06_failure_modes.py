@@ -198,7 +198,7 @@ def lr_sweep_values(lr_sweep, seed: int = 0, steps: int = 20, *, notes):
                  f"end at {last[lr]:.6g}.",
                  "the training run for that rate (optimizer, loss function, number of steps or the model).",
                  "for each rate: a fresh model, torch.optim.SGD(params, lr=lr), nn.BCEWithLogitsLoss(), "
-                 f"`steps` updates on the full (x, y).", code="wrong_value")
+                 "`steps` updates on the full (x, y).", code="wrong_value")
 
 
 def _sweeps(seed: int) -> list[dict]:

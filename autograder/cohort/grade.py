@@ -27,14 +27,15 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from multiprocessing.connection import wait
 from pathlib import Path
 
 from . import canary
-from .sandbox import BASE_UID, Limits, probe
 from .course import Course, copy_assignment
+from .sandbox import BASE_UID, Limits, probe
 from .worker import WorkerSpec, serve
 
 REFERENCE = "__reference__"
@@ -239,6 +240,8 @@ def _flags(result: dict) -> list[dict]:
 def grade(course: Course, assignment: str, options: GradeOptions | None = None) -> dict:
     """Grade the cohort's submissions of ``assignment``; returns the run record (also written to disk)."""
     options = options or GradeOptions()
+    warnings.filterwarnings("ignore", module="nbgrader")  # SQLAlchemy session notes from nbgrader's API
+    warnings.filterwarnings("ignore", message=".*not in session.*")
     sandboxed, sandbox_warning = resolve_sandbox(options.sandbox)
     if sandbox_warning:
         warn(sandbox_warning)

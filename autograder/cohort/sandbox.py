@@ -56,6 +56,7 @@ class Limits:
     processes: int = 128  # RLIMIT_NPROC of the kernel's uid (threads count too)
     cpu_seconds: int = 1200  # RLIMIT_CPU of every process in the sandbox
     file_mb: int = 256  # RLIMIT_FSIZE: the largest file the kernel may write
+    disk_mb: int = 512  # size of each of the kernel's two writable places (home and /tmp, both RAM-backed)
     open_files: int = 1024  # RLIMIT_NOFILE
     notebook_seconds: int = 600  # wall clock for the whole notebook, kernel start included
 
@@ -208,42 +209,53 @@ def kernel_env() -> dict[str, str]:
 
 
 def bwrap_argv(box: Path, uid: int, limits: Limits) -> list[str]:
-    """The command prefix that runs a kernel in ``box`` (see :class:`SandboxedKernelManager`)."""
+    """The command prefix that runs a kernel for ``box`` (see :func:`prepare_box`).
+
+    The kernel's home (its cwd) and ``/tmp`` are size-limited tmpfs mounts, so nothing it
+    writes reaches the host's disk; the staged files (data files, the student's other files)
+    are bound into the home read-only; the IPC socket directory is the one host path it shares.
+    """
     bwrap = bwrap_path()
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
     box = Path(box)
     ipc = box / "ipc"
+    size = str(limits.disk_mb * 1024 * 1024)
     argv = [bwrap, *_namespace_args(), *_system_binds(),
             "--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--size", str(limits.file_mb * 1024 * 1024 * 2), "--tmpfs", "/tmp",
-            "--bind", str(box / "home"), HOME,
-            *_parents(str(ipc), {"/tmp"}), "--bind", str(ipc), str(ipc),
-            "--chdir", HOME, "--clearenv"]
+            "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
+            *_parents(HOME), "--perms", "1777", "--size", size, "--tmpfs", HOME]
+    for item in sorted((box / "home").iterdir()):
+        argv += ["--ro-bind", str(item), f"{HOME}/{item.name}"]
+    argv += [*_parents(str(ipc), {"/tmp"}), "--bind", str(ipc), str(ipc), "--chdir", HOME, "--clearenv"]
     for key, value in kernel_env().items():
         argv += ["--setenv", key, value]
     return [*argv, "--", *_drop_privileges(uid), *_limit_args(limits)]
 
 
-def prepare_box(box: Path, uid: int, files: list[Path] | None = None) -> Path:
-    """Create a notebook's sandbox directory: ``home/`` (with the assignment's data files) and ``ipc/``."""
+def prepare_box(box: Path, uid: int) -> Path:
+    """A fresh sandbox directory for one notebook: ``home/`` (files staged for the kernel's home,
+    bound read-only) and ``ipc/`` (the kernel's sockets and connection file, its uid's until the
+    sockets exist)."""
     box = Path(box)
     if box.exists():
         shutil.rmtree(box)
     (box / "home").mkdir(parents=True)
     (box / "ipc").mkdir()
-    for f in files or []:
-        if f.is_file():
-            shutil.copy(f, box / "home" / f.name)
-        elif f.is_dir():
-            shutil.copytree(f, box / "home" / f.name)
     if _is_root():
-        for dirpath, dirnames, filenames in os.walk(box):
-            os.chown(dirpath, uid, uid)
-            for name in filenames:
-                os.chown(os.path.join(dirpath, name), uid, uid)
+        os.chown(box / "ipc", uid, uid)
         os.chmod(box / "ipc", 0o700)
     return box
+
+
+def lock_ipc(box: Path) -> None:
+    """Take the socket directory back from the kernel's uid once its sockets exist."""
+    ipc = Path(box) / "ipc"
+    if _is_root() and ipc.is_dir():
+        for path in [ipc, *ipc.iterdir()]:
+            if not path.is_socket():
+                os.chown(path, 0, 0)
+        os.chmod(ipc, 0o755)
 
 
 # What happened to the kernels this process launched: the worker reads it after each notebook.
@@ -267,6 +279,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.ip = str(ipc / "k")  # sockets ipc/k-1 ... ipc/k-5, created by the kernel
         self.connection_file = str(ipc / "kernel.json")
         self._wall_timer: asyncio.TimerHandle | None = None
+        self._lock_task: asyncio.Task | None = None
         self._event: dict = {}
 
     @property
@@ -301,8 +314,22 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._event = {"started": time.monotonic(), "wall_killed": False, "process": self.provisioner.process}
         KERNEL_EVENTS.append(self._event)
         seconds = self._limits.notebook_seconds
+        loop = asyncio.get_running_loop()
         if seconds and seconds > 0:
-            self._wall_timer = asyncio.get_running_loop().call_later(seconds, self._kill_on_wall_clock)
+            self._wall_timer = loop.call_later(seconds, self._kill_on_wall_clock)
+        if self.sandboxed:
+            self._lock_task = loop.create_task(self._lock_when_bound())
+
+    async def _lock_when_bound(self, patience: float = 120.0) -> None:
+        """Once the kernel has created its five sockets, it may write nothing more on the host."""
+        ipc = Path(self.box) / "ipc"
+        waited = 0.0
+        while waited < patience:
+            if sum(1 for p in ipc.glob("k-*") if p.is_socket()) >= 5:
+                lock_ipc(Path(self.box))
+                return
+            await asyncio.sleep(0.05)
+            waited += 0.05
 
     async def _async_interrupt_kernel(self) -> None:
         # A signal to the process group would reach bwrap itself and end the sandbox; an
@@ -327,6 +354,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         if self._wall_timer is not None:
             self._wall_timer.cancel()
             self._wall_timer = None
+        if self._lock_task is not None and not self._lock_task.done():
+            self._lock_task.cancel()
         await super()._async_cleanup_resources(restart=restart)
 
 

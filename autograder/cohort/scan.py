@@ -202,6 +202,21 @@ def _released(source: str) -> str:
     return _HIDDEN.sub("", source).strip()
 
 
+def _source(cell) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def edited_locked(nb, locked: dict[str, str]) -> list[str]:
+    """Grade ids of locked code cells whose submitted source differs from the released one."""
+    edited = []
+    for cell in nb.get("cells", []):
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in locked and _released(locked[grade_id]) != _released(_source(cell)):
+            edited.append(grade_id)
+    return edited
+
+
 def scan_notebook(nb, locked: dict[str, str] | None = None) -> list[Finding]:
     """Findings in every code cell a student wrote or edited.
 
@@ -215,9 +230,7 @@ def scan_notebook(nb, locked: dict[str, str] | None = None) -> list[Finding]:
     for index, cell in enumerate(nb.get("cells", [])):
         if cell.get("cell_type") != "code":
             continue
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(source)
+        source = _source(cell)
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if grade_id in locked and _released(locked[grade_id]) == _released(source):
             continue

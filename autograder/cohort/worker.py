@@ -151,21 +151,21 @@ def _copy_plain_files(src: Path, dst: Path, skip=lambda p: False) -> None:
             shutil.copy(path, dst / rel / name)
 
 
-class _CellTracker:
-    """Remembers which cell nbclient started last (to say where a kernel died)."""
+#: The cell nbclient started last in this process (to say where a kernel died).
+CURRENT_CELL: dict[str, str] = {"cell": ""}
 
-    def __init__(self) -> None:
-        self.cell = ""
+
+class _CellTracker:
+    """``on_cell_start`` hook recording the cell being run (traitlets copies the hook, so state is global)."""
 
     def __call__(self, cell=None, cell_index=None, **_) -> None:
         if cell is None:
             return
-        meta = cell.get("metadata", {})
         if canary.is_canary(cell):
-            self.cell = "the canary cells appended at grading time"
-        else:
-            name = meta.get("nbgrader", {}).get("grade_id")
-            self.cell = f"cell {name!r}" if name else f"cell {cell_index + 1 if cell_index is not None else '?'}"
+            CURRENT_CELL["cell"] = "the canary cells appended at grading time"
+            return
+        name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        CURRENT_CELL["cell"] = f"cell {name!r}" if name else f"cell {cell_index + 1 if cell_index is not None else '?'}"
 
 
 class Worker:
@@ -183,8 +183,13 @@ class Worker:
     # -- configuration --------------------------------------------------------------------
 
     def _config(self, course: Path, student: str, box: Path, tracker: _CellTracker):
-        from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteCells,
-                                            OverwriteKernelspec)
+        from nbgrader.preprocessors import (
+            CheckCellMetadata,
+            ClearOutput,
+            DeduplicateIds,
+            OverwriteCells,
+            OverwriteKernelspec,
+        )
         from traitlets.config import Config
 
         from .restore import RestoreCellMetadata
@@ -234,6 +239,7 @@ class Worker:
             result.status, result.reason = "failed", problem
             return
         result.findings = [f.as_dict() for f in scan.scan_notebook(nb, spec.locked)] if not job.reference else []
+        result.notes += [f"edited locked cell {name} — nbgrader restored it" for name in scan.edited_locked(nb, spec.locked)]
 
         course = reset_dir(self.scratch / "course")
         submitted = course / "submitted" / job.student / spec.assignment
@@ -254,13 +260,9 @@ class Worker:
         _copy_plain_files(folder, box / "home",
                           skip=lambda rel: rel.suffix == ".ipynb" or rel.name in PRIVATE_FILES)
         _copy_plain_files(source, box / "home")
-        if os.geteuid() == 0:
-            for dirpath, _, filenames in os.walk(box / "home"):
-                os.chown(dirpath, spec.uid, spec.uid)
-                for name in filenames:
-                    os.chown(os.path.join(dirpath, name), spec.uid, spec.uid)
 
         tracker = _CellTracker()
+        CURRENT_CELL["cell"] = ""
         capture = _Capture()
         self.log.handlers = [capture]
         sandbox.KERNEL_EVENTS.clear()
@@ -270,7 +272,7 @@ class Worker:
         result.notes += _notes_from_log(capture.text())
         if not ok or not autograded_nb.exists():
             result.status = "failed"
-            result.reason = _explain_failure(capture, tracker, self.spec.limits)
+            result.reason = _explain_failure(capture, self.spec.limits)
             return
 
         graded = nbformat.read(str(autograded_nb), as_version=4)
@@ -325,11 +327,10 @@ def _notes_from_log(lines: list[str]) -> list[str]:
     for line in lines:
         if line.startswith(RESTORED):
             notes.append("edited nbgrader metadata: " + line[len(RESTORED):].strip() + " — restored from the gradebook")
-        elif "Attribute '" in line and "has changed" in line:
+        elif "Attribute '" in line and "has changed" in line and "Attribute 'checksum'" not in line:
             attr = line.split("Attribute '")[1].split("'")[0]
             cell = line.split("for cell ")[1].split(" ")[0] if "for cell " in line else "?"
-            what = "source" if attr == "checksum" else attr
-            notes.append(f"edited locked cell {cell} ({what}) — nbgrader restored it")
+            notes.append(f"edited {attr} of cell {cell} — nbgrader restored it")
         elif line.startswith("Missing grade cell"):
             cell = line.split("Missing grade cell ")[1].split(" ")[0]
             notes.append(f"deleted test cell {cell} — nbgrader put it back")
@@ -355,9 +356,9 @@ def _notes_from_cells(nb) -> list[str]:
     return notes
 
 
-def _explain_failure(capture: _Capture, tracker: _CellTracker, limits: dict) -> str:
+def _explain_failure(capture: _Capture, limits: dict) -> str:
     log = "\n".join(capture.text(logging.ERROR))
-    where = f" while running {tracker.cell}" if tracker.cell else ""
+    where = f" while running {CURRENT_CELL['cell']}" if CURRENT_CELL["cell"] else ""
     for event in sandbox.KERNEL_EVENTS:
         if event.get("wall_killed"):
             seconds = limits.get("notebook_seconds")

@@ -1,0 +1,182 @@
+"""``python -m autograder``: the instructors' cohort commands.
+
+    collect ASSIGNMENT --from PATH    LMS download (zip or folder) -> submitted/STUDENT/ASSIGNMENT/
+    grade ASSIGNMENT                  autograde every submission in parallel, sandboxed
+    feedback ASSIGNMENT               one HTML page per student (diagnoses and scores, no test code)
+    export                            grades.csv (nbgrader export)
+    report ASSIGNMENT                 cohort analytics: outcomes, frequent diagnoses, flags (HTML + PNG)
+    demo-cohort                       a synthetic cohort taken through all of the above
+    bench-grade                       plain serial nbgrader vs grade --workers N, and the floor
+
+Every command works on the course directory given by ``--course`` (default: the current one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _course(args):
+    from .cohort.course import Course
+
+    return Course.open(args.course)
+
+
+def _limits(args):
+    from .cohort.sandbox import Limits
+
+    return Limits(memory_mb=args.memory_mb, processes=args.processes, cpu_seconds=args.cpu_seconds,
+                  file_mb=args.file_mb, disk_mb=args.disk_mb, notebook_seconds=args.notebook_timeout)
+
+
+def cmd_collect(args) -> int:
+    from .cohort.collect import collect
+
+    report = collect(_course(args), args.assignment, Path(args.source), pattern=args.pattern)
+    print(report.summary())
+    return 0
+
+
+def cmd_grade(args) -> int:
+    from .cohort.grade import GradeOptions, grade
+
+    options = GradeOptions(workers=args.workers, students=args.student or None, sandbox=args.sandbox,
+                           limits=_limits(args), cell_timeout=args.cell_timeout, progress=not args.no_progress)
+    record = grade(_course(args), args.assignment, options)
+    return 0 if record else 1
+
+
+def cmd_feedback(args) -> int:
+    from .cohort import feedback
+
+    pages = feedback.generate(_course(args), args.assignment, args.student or None)
+    print(f"wrote {len(pages)} feedback pages under {_course(args).folder('feedback')}/STUDENT/{args.assignment}/")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .cohort.export import export
+
+    print(f"wrote {export(_course(args), Path(args.to) if args.to else None)}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .cohort import report
+
+    course = _course(args)
+    page = report.write(course, args.assignment)
+    print(report.summary(course, args.assignment))
+    print(f"report: {page}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .cohort import demo
+
+    demo.run(Path(args.dir), module=args.module, workers=args.workers, sandbox=args.sandbox,
+             cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout)
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from .cohort import bench
+
+    bench.run(students=args.students, workers=args.workers, module=args.module, sandbox=args.sandbox,
+              dest=Path(args.dir) if args.dir else None)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.split("\n\n")[0],
+                                  formatter_class=argparse.RawDescriptionHelpFormatter,
+                                  epilog="Run `python -m autograder COMMAND --help` for a command's options.")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--course", default=".", help="the nbgrader course directory (default: .)")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("collect", parents=[common], help="LMS download (zip or folder) -> submitted/",
+                       description=_doc("collect"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("assignment")
+    p.add_argument("--from", dest="source", required=True, help="the LMS zip, or a folder of notebooks")
+    p.add_argument("--pattern", help="regex with a (?P<student>...) group, matched against paths in the download")
+    p.set_defaults(run=cmd_collect)
+
+    p = sub.add_parser("grade", parents=[common], help="autograde every submission (parallel, sandboxed)",
+                       description=_doc("grade"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("assignment")
+    p.add_argument("--workers", type=int, help="worker processes (default: every core)")
+    p.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="auto",
+                   help="auto: bubblewrap when it can run, else none with a loud warning; bwrap: required; off")
+    _limit_options(p)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_grade)
+
+    p = sub.add_parser("feedback", parents=[common], help="per-student HTML feedback (no test code)")
+    p.add_argument("assignment")
+    p.add_argument("--student", action="append", help="only this student (repeatable)")
+    p.set_defaults(run=cmd_feedback)
+
+    p = sub.add_parser("export", parents=[common], help="grades.csv from the gradebook (nbgrader export)")
+    p.add_argument("--to", help="CSV path (default: COURSE/grades.csv)")
+    p.set_defaults(run=cmd_export)
+
+    p = sub.add_parser("report", parents=[common], help="cohort analytics: HTML page and PNG plots")
+    p.add_argument("assignment")
+    p.set_defaults(run=cmd_report)
+
+    p = sub.add_parser("demo-cohort", help="build a synthetic cohort and run the whole workflow on it")
+    p.add_argument("--dir", default="cohort", help="scratch course directory (default: ./cohort, replaced)")
+    p.add_argument("--module", default="01-tensors")
+    p.add_argument("--workers", type=int)
+    p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="auto")
+    p.add_argument("--cell-timeout", type=int, default=20)
+    p.add_argument("--notebook-timeout", type=int, default=180)
+    p.set_defaults(run=cmd_demo)
+
+    p = sub.add_parser("bench-grade", help="plain serial nbgrader vs grade --workers N, against the floor")
+    p.add_argument("--students", type=int, default=24)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--module", default="01-tensors")
+    p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="bwrap")
+    p.add_argument("--dir", help="where to build the two courses (default: a temporary directory)")
+    p.set_defaults(run=cmd_bench)
+    return top
+
+
+def _limit_options(p: argparse.ArgumentParser) -> None:
+    from .cohort.sandbox import Limits
+
+    d = Limits()
+    p.add_argument("--cell-timeout", type=int, help="seconds per cell (default: the course's c.Execute.timeout)")
+    p.add_argument("--notebook-timeout", type=int, default=d.notebook_seconds, help="wall-clock seconds per notebook")
+    p.add_argument("--memory-mb", type=int, default=d.memory_mb, help="address-space limit of the kernel")
+    p.add_argument("--processes", type=int, default=d.processes, help="processes+threads of the kernel's uid")
+    p.add_argument("--cpu-seconds", type=int, default=d.cpu_seconds, help="CPU time per process")
+    p.add_argument("--file-mb", type=int, default=d.file_mb, help="largest file the kernel may write")
+    p.add_argument("--disk-mb", type=int, default=d.disk_mb, help="size of the kernel's home and of its /tmp")
+
+
+def _doc(module: str) -> str:
+    import importlib
+
+    return importlib.import_module(f"autograder.cohort.{module}").__doc__ or ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from .cohort.course import CourseError
+    from .cohort.grade import GradingError
+
+    try:
+        return args.run(args)
+    except (CourseError, GradingError, FileNotFoundError, FileExistsError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

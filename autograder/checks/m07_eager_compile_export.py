@@ -1,0 +1,385 @@
+"""Checks for module 07-eager-compile-export: three modes, three purposes.
+
+``time_it`` is timed against functions whose timing is known (slow warm-up calls,
+one outlier, a call counter) and, for CUDA, against a simulated CUDA argument
+that records synchronisation.  ``compile_model`` is checked for parity and for
+training that reaches the original parameters (with the cheap ``aot_eager``
+backend: inductor itself is not what is graded).  Exported artefacts are reloaded
+in a fresh Python process (``.pt2``) or by onnxruntime and compared with eager at
+batch sizes the learner did not use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from ..core import call, describe, fail, graded
+from ..devices import cuda_or_skip, each_device
+from ._training import blobs, differing, make_loss, make_model, make_optimizer, snapshot
+
+# --------------------------------------------------------------------------
+# time_it
+
+
+class _Timed:
+    """A function whose calls take known times: ``slow`` for the first ``n_slow``, one ``outlier``."""
+
+    def __init__(self, n_slow: int, slow: float, fast: float, outlier_at: int | None = None, outlier: float = 0.0):
+        self.calls = 0
+        self.n_slow, self.slow, self.fast = n_slow, slow, fast
+        self.outlier_at, self.outlier = outlier_at, outlier
+        self.__name__ = "fn"
+
+    def __call__(self, *args):
+        self.calls += 1
+        if self.calls <= self.n_slow:
+            time.sleep(self.slow)
+        elif self.outlier_at is not None and self.calls == self.outlier_at:
+            time.sleep(self.outlier)
+        else:
+            time.sleep(self.fast)
+        return args[0] if args else None
+
+
+def _seconds(out, what):
+    if isinstance(out, torch.Tensor) or not isinstance(out, (int, float)) or isinstance(out, bool):
+        fail(f"{what} returned {describe(out)}.", "the timing time_it reported.",
+             "return the median as a Python float, in seconds.", code="not_a_float")
+    return float(out)
+
+
+@graded("time_it")
+def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
+    """Runs the warm-up calls untimed, then exactly `iters` timed calls"""
+    fn = _Timed(n_slow=warmup, slow=0.12, fast=0.01)
+    got = _seconds(call(time_it, fn, torch.zeros(2), warmup=warmup, iters=iters), "time_it")
+    if fn.calls != warmup + iters:
+        fail(f"time_it(fn, x, warmup={warmup}, iters={iters}) called fn {fn.calls} times.",
+             "the loops inside time_it.", f"call fn {warmup} times untimed, then {iters} times timed.",
+             code="wrong_call_count")
+    if got >= 0.06:
+        fail(f"time_it reported {got:.3f} s per call; the timed calls took about 0.010 s each and only the "
+             f"{warmup} warm-up calls took 0.12 s.",
+             "the warm-up calls were counted in the timing (first calls pay for compilation, caches and lazy "
+             "initialisation).", "time only the calls after the warm-up.", code="counted_warmup")
+    if got < 0.008:
+        fail(f"time_it reported {got:.4f} s per call for calls that take at least 0.010 s.",
+             "the clock readings around each call.", "read the clock right before and right after each call.",
+             code="too_fast")
+
+
+@graded("time_it")
+def time_it_median(time_it, warmup: int = 3, iters: int = 20, *, notes):
+    """Reports the median, so one slow outlier does not move it"""
+    fn = _Timed(n_slow=0, slow=0.0, fast=0.01, outlier_at=warmup + iters // 2, outlier=0.8)
+    got = _seconds(call(time_it, fn, torch.zeros(2), warmup=warmup, iters=iters), "time_it")
+    if got >= 0.03:
+        mean = (0.01 * (iters - 1) + 0.8) / iters
+        fail(f"time_it reported {got:.3f} s per call; {iters - 1} of the {iters} timed calls took 0.010 s and one "
+             f"took 0.8 s (their mean is about {mean:.3f} s).",
+             "the statistic time_it reports: a mean is dragged by one interruption (a garbage collection, "
+             "another process).", "report the median of the per-call times.", code="mean_not_median")
+    if got < 0.008:
+        fail(f"time_it reported {got:.4f} s per call for calls that take at least 0.010 s.",
+             "the clock readings around each call.", "read the clock right before and right after each call.",
+             code="too_fast")
+
+
+class _FakeCudaTensor(torch.Tensor):
+    """A CPU tensor that says it lives on CUDA, to see whether time_it synchronises."""
+
+    @property
+    def device(self):
+        return torch.device("cuda", 0)
+
+    @property
+    def is_cuda(self):
+        return True
+
+
+@contextlib.contextmanager
+def _recording_synchronize(log: list):
+    original = torch.cuda.synchronize
+
+    def synchronize(device=None):
+        log.append("sync")
+
+    torch.cuda.synchronize = synchronize
+    try:
+        yield
+    finally:
+        torch.cuda.synchronize = original
+
+
+@graded("time_it")
+def time_it_synchronizes(time_it, warmup: int = 2, iters: int = 4, *, notes):
+    """Synchronises CUDA around each timed call when an argument lives on CUDA (and only then)"""
+    log: list[str] = []
+
+    def fn(x):
+        log.append("call")
+        return x
+
+    fn.__name__ = "fn"
+    # Without CUDA arguments, time_it must not touch CUDA at all (it would raise on a CPU-only machine).
+    with _recording_synchronize(log):
+        call(time_it, fn, torch.zeros(3), warmup=warmup, iters=iters)
+    if "sync" in log:
+        fail("time_it called torch.cuda.synchronize() for arguments on the CPU.",
+             "time_it's CUDA branch: on a machine without CUDA that call raises.",
+             "synchronise only when an argument is a CUDA tensor.", code="sync_without_cuda")
+    if cuda_or_skip(notes):
+        _real_cuda_sync(time_it, notes)
+    log.clear()
+    fake = torch.zeros(3).as_subclass(_FakeCudaTensor)
+    with _recording_synchronize(log):
+        try:
+            time_it(fn, fake, warmup=warmup, iters=iters)
+        except NotImplementedError as error:
+            if not str(error):
+                raise
+            notes.append("simulated CUDA argument could not be used")
+            return
+        except Exception:  # noqa: BLE001 - e.g. CUDA events on a CPU-only machine: only real CUDA can tell
+            notes.append("simulated CUDA argument could not be used; the real CUDA check runs where a GPU is")
+            return
+    calls = [i for i, e in enumerate(log) if e == "call"]
+    ends = calls[1:] + [len(log)]
+    unsynced = [i for i, end in list(zip(calls, ends))[-iters:] if "sync" not in log[i + 1:end]]
+    if log.count("sync") == 0 or unsynced:
+        fail("with a CUDA tensor among the arguments, time_it read the clock without torch.cuda.synchronize() "
+             "after " + ("any call." if log.count("sync") == 0 else f"{len(unsynced)} of the {iters} timed calls."),
+             "CUDA runs kernels asynchronously: the call returned when the work was queued, not done.",
+             "call torch.cuda.synchronize() before starting the clock and before reading it after each call, "
+             "whenever an argument is on CUDA.", code="no_cuda_sync")
+
+
+def _real_cuda_sync(time_it, notes):  # pragma: no cover - needs a GPU
+    x = torch.zeros(1, device="cuda")
+
+    def busy(t):
+        torch.cuda._sleep(50_000_000)  # about 25-50 ms of GPU time, returned at once on the host
+        return t
+
+    got = _seconds(call(time_it, busy, x, warmup=1, iters=3), "time_it")
+    if got < 0.005:
+        fail(f"time_it reported {got * 1000:.2f} ms for a call that keeps the GPU busy for tens of milliseconds.",
+             "CUDA runs kernels asynchronously: the clock was read before the GPU finished.",
+             "call torch.cuda.synchronize() around each timed call when an argument is on CUDA.",
+             code="no_cuda_sync")
+
+
+# --------------------------------------------------------------------------
+# compile_model
+
+
+@contextlib.contextmanager
+def _cheap_compile():
+    """Route torch.compile to the aot_eager backend: correctness, not inductor, is graded here."""
+    original = torch.compile
+
+    def compile_(model=None, *args, **kwargs):
+        kwargs["backend"] = "aot_eager"
+        kwargs.pop("mode", None)
+        kwargs.pop("options", None)
+        if model is None:
+            return lambda m: original(m, *args, **kwargs)
+        return original(model, *args, **kwargs)
+
+    torch.compile = compile_
+    try:
+        yield
+    finally:
+        torch.compile = original
+
+
+def _is_compiled(module) -> bool:
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    return isinstance(module, OptimizedModule) or getattr(module, "_compiled_call_impl", None) is not None
+
+
+@graded("compile_model")
+def compile_model_parity(compile_model, seed: int = 0, n: int = 16, *, notes):
+    """Returns a compiled module whose outputs match eager at several batch sizes"""
+    for device in each_device(notes):
+        model = make_model("mlp", seed, device).eval()
+        eager = copy.deepcopy(model)
+        torch._dynamo.reset()
+        with _cheap_compile():
+            compiled = call(compile_model, model)
+            if not isinstance(compiled, nn.Module):
+                fail(f"compile_model returned {describe(compiled)}.", "the object compile_model returned.",
+                     "return the module torch.compile gives you (an nn.Module).", code="not_a_module")
+            if not _is_compiled(compiled):
+                fail("compile_model returned a module that is not compiled (a plain eager module).",
+                     "the returned module runs eager code; nothing went through torch.compile.",
+                     "compile the model with torch.compile and return the result.", code="not_compiled")
+            for batch in (n, 3, n + 5):
+                x, _ = blobs(batch, seed + batch, device)
+                out = call(compiled, x)
+                with torch.no_grad():
+                    want = eager(x)
+                if not isinstance(out, torch.Tensor) or out.shape != want.shape or not torch.allclose(
+                        out.detach().float(), want, atol=1e-5, rtol=1e-4):
+                    fail(f"the compiled module's output for a batch of {batch} differs from eager.",
+                         "the compiled module: it must compute what the eager model computes.",
+                         "compile the model you were given, in the mode it is in, without changing it.",
+                         code="parity")
+
+
+@graded("compile_model")
+def compile_model_trains_original(compile_model, seed: int = 1, n: int = 24, *, notes):
+    """Training through the compiled module updates the original model's parameters"""
+    for device in each_device(notes):
+        model = make_model("mlp", seed, device).train()
+        twin = copy.deepcopy(model)
+        opt = make_optimizer("sgd", model.parameters())
+        twin_opt = make_optimizer("sgd", twin.parameters())
+        loss_fn = make_loss("bce")
+        torch._dynamo.reset()
+        with _cheap_compile():
+            compiled = call(compile_model, model)
+            if not isinstance(compiled, nn.Module):
+                fail(f"compile_model returned {describe(compiled)}.", "the object compile_model returned.",
+                     "return the module torch.compile gives you (an nn.Module).", code="not_a_module")
+            for i in range(3):
+                x, y = blobs(n, seed * 3 + i, device)
+                opt.zero_grad()
+                loss = loss_fn(call(compiled, x), y)
+                loss.backward()
+                opt.step()
+                twin_opt.zero_grad()
+                loss_fn(twin(x), y).backward()
+                twin_opt.step()
+        moved = differing(snapshot(twin), snapshot(model))
+        if moved:
+            unchanged = not differing(snapshot(model), snapshot(make_model("mlp", seed, device)))
+            fail("three optimizer steps through the compiled module "
+                 + ("left the original parameters untouched." if unchanged else
+                    "did not update the original parameters the way eager training does."),
+                 "the compiled module works on a copy of the parameters, not on the model you were given "
+                 "(the optimizer holds the original ones).",
+                 "compile the model object itself (no copy), so both share one set of parameters.",
+                 code="trains_a_copy")
+
+
+# --------------------------------------------------------------------------
+# export_program and export_onnx
+
+
+_RELOAD = r"""
+import sys, torch
+program = torch.export.load(sys.argv[1])
+module = program.module()
+outputs = []
+for x in torch.load(sys.argv[2]):
+    try:
+        outputs.append(module(x).detach())
+    except Exception as error:
+        outputs.append(f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+torch.save(outputs, sys.argv[3])
+"""
+
+
+def _reload_in_fresh_process(path: Path, inputs: list[torch.Tensor]) -> list:
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "inputs.pt", Path(tmp) / "outputs.pt"
+        torch.save([x.cpu() for x in inputs], src)
+        proc = subprocess.run([sys.executable, "-c", _RELOAD, str(path), str(src), str(dst)],
+                              capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0 or not dst.exists():
+            last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+            fail(f"a fresh Python process could not load {path.name} with torch.export.load ({last}).",
+                 "the saved file: it must be a program saved with torch.export.save.",
+                 "export with torch.export.export and save the ExportedProgram with torch.export.save.",
+                 code="not_loadable")
+        return torch.load(dst)
+
+
+def _returned_path(out, path: Path, name: str, suffix: str) -> Path:
+    if not isinstance(out, Path):
+        fail(f"{name} returned {describe(out)}.", "the value it returns.",
+             "return the pathlib.Path of the file you wrote.", code="not_a_path")
+    if not out.exists():
+        fail(f"{name} returned {out}, which does not exist.", "the file it wrote.",
+             "save the artefact, then return its path.", code="missing_file")
+    if out.suffix != suffix:
+        fail(f"{name} wrote {out.name}; the artefact should be a {suffix} file.", "the file name.",
+             f"save to the path you were given (it ends in {suffix}).", code="wrong_suffix")
+    return out
+
+
+def _batch_sizes(example_batch: int, extra: tuple) -> list[int]:
+    return [b for b in (1, 7, 64, *extra) if b != example_batch]
+
+
+def _compare(outputs, inputs, want, name, example_batch):
+    for x, got, ref in zip(inputs, outputs, want):
+        batch = x.shape[0]
+        if isinstance(got, str):
+            fail(f"the reloaded {name} refused a batch of {batch} ({got}).",
+                 f"the exported graph: its batch dimension was fixed at {example_batch} when it was traced.",
+                 "mark dimension 0 of the example as dynamic when exporting.", code="static_batch")
+        if tuple(got.shape) != tuple(ref.shape) or not torch.allclose(got.float().cpu(), ref.cpu(), atol=1e-4,
+                                                                       rtol=1e-3):
+            fail(f"the reloaded {name} gives outputs that differ from the model in eval mode for a batch of {batch}.",
+                 "the model's mode when it was exported: in train mode, Dropout is part of the traced graph.",
+                 "put the model in eval mode before exporting.", code="differs_from_eval")
+
+
+@graded("export_program")
+def export_program_reloads(export_program, seed: int = 0, example_batch: int = 4, extra: tuple = (), *, notes):
+    """A .pt2 that a fresh Python process reloads and that matches eager (eval) at batch sizes 1, 7, 64"""
+    model = make_model("dropout", seed, "cpu").train()  # as it comes out of training
+    reference = copy.deepcopy(model).eval()
+    example, _ = blobs(example_batch, seed + 60, "cpu")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.pt2"
+        out = _returned_path(call(export_program, model, example, path), path,
+                             "export_program", ".pt2")
+        inputs = [blobs(b, seed + b, "cpu")[0] for b in _batch_sizes(example_batch, extra)]
+        outputs = _reload_in_fresh_process(out, inputs)
+    with torch.no_grad():
+        want = [reference(x) for x in inputs]
+    _compare(outputs, inputs, want, "program", example_batch)
+
+
+@graded("export_onnx")
+def export_onnx_runs(export_onnx, seed: int = 1, example_batch: int = 4, extra: tuple = (), *, notes):
+    """An ONNX file that onnxruntime runs at batch sizes 1, 7, 64, matching eager (eval)"""
+    import numpy as np
+    import onnxruntime as ort
+
+    model = make_model("dropout", seed, "cpu").train()
+    reference = copy.deepcopy(model).eval()
+    example, _ = blobs(example_batch, seed + 70, "cpu")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.onnx"
+        out = _returned_path(call(export_onnx, model, example, path), path, "export_onnx",
+                             ".onnx")
+        try:
+            session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+        except Exception as error:  # noqa: BLE001
+            fail(f"onnxruntime could not load {out.name} ({type(error).__name__}).", "the ONNX file.",
+                 "export with torch.onnx.export(..., dynamo=True) and save to the given path.", code="not_loadable")
+        name = session.get_inputs()[0].name
+        inputs = [blobs(b, seed + b, "cpu")[0] for b in _batch_sizes(example_batch, extra)]
+        outputs = []
+        for x in inputs:
+            try:
+                outputs.append(torch.from_numpy(np.asarray(session.run(None, {name: x.numpy()})[0])))
+            except Exception as error:  # noqa: BLE001 - onnxruntime's shape errors are the learner's to see
+                outputs.append(f"{type(error).__name__}: {str(error).splitlines()[0][:160]}")
+    with torch.no_grad():
+        want = [reference(x) for x in inputs]
+    _compare(outputs, inputs, want, "ONNX model", example_batch)

@@ -1,0 +1,144 @@
+"""``feedback``: one HTML page per student, built from the autograded notebook and the gradebook.
+
+Each graded function shows the student's own answer code, then each of its checks with
+the points and the diagnosis the check printed (``Seen: … Owner: … Do: …``).  The page
+is written from our records and the answer cells only: test-cell source, hidden tests
+and raw cell outputs (which a compromised kernel controls) never reach it.
+
+Pages go where nbgrader's ``generate_feedback`` puts them,
+``feedback/STUDENT/ASSIGNMENT/ASSIGNMENT.html``, next to a copy of the submission's
+``timestamp.txt`` (and ``submission_secret.txt``), so ``nbgrader release_feedback`` can
+hand them out through the exchange.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from .course import Course
+from .grade import RECORD
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
+h1{font-size:1.5rem} h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d0d7de}
+pre{background:#f6f8fa;padding:.75rem;overflow-x:auto;border-radius:6px;font-size:.85rem}
+table{border-collapse:collapse;width:100%} td,th{padding:.35rem .5rem;border-bottom:1px solid #eaeef2;
+vertical-align:top;text-align:left} .badge{color:#fff;border-radius:3px;padding:1px 6px;font-weight:600;
+white-space:nowrap} .correct{background:#1a7f37} .incorrect{background:#cf222e}
+.not-attempted{background:#9a6700} .errored{background:#57606a} .notice{padding:.75rem;border-radius:6px;
+background:#fff8c5;border:1px solid #d4a72c} .score{font-size:1.1rem} .msg div{margin:.1rem 0}
+"""
+
+
+def _badge(outcome: str) -> str:
+    return f'<span class="badge {outcome.replace(" ", "-")}">{html.escape(outcome)}</span>'
+
+
+def _message(text: str) -> str:
+    """The check's message as Seen / Owner / Do lines (escaped)."""
+    body = text.split(" — ", 1)[1] if " — " in text else text
+    parts = []
+    for label in ("Seen:", "Owner:", "Do:"):
+        if label in body:
+            parts.append(label)
+    if len(parts) == 3:
+        seen = body.split("Seen:", 1)[1].split("Owner:", 1)[0].strip()
+        owner = body.split("Owner:", 1)[1].split("Do:", 1)[0].strip()
+        todo = body.split("Do:", 1)[1].strip()
+        return (f"<div><b>Seen:</b> {html.escape(seen)}</div><div><b>Owner:</b> {html.escape(owner)}</div>"
+                f"<div><b>Do:</b> {html.escape(todo)}</div>")
+    return f"<div>{html.escape(body)}</div>"
+
+
+def _answers(path: Path) -> dict[str, str]:
+    """The student's answer cells (grade id -> source) from the autograded notebook."""
+    if not path.exists():
+        return {}
+    nb = nbformat.read(str(path), as_version=4)
+    found = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
+            found[meta["grade_id"]] = cell.source
+    return found
+
+
+def _gradebook_scores(course: Course, assignment: str, notebook: str, student: str) -> dict[str, tuple]:
+    from nbgrader.api import MissingEntry
+
+    try:
+        with course.gradebook() as gb:
+            sub = gb.find_submission_notebook(notebook, assignment, student)
+            return {g.name: (float(g.score), float(g.max_score)) for g in sub.grades}
+    except MissingEntry:
+        return {}
+
+
+def render(student: str, assignment: str, entry: dict, answers: dict[str, str], functions: list[str],
+           scores: dict[str, tuple]) -> str:
+    """The feedback page of one student."""
+    tests = entry.get("tests") or []
+    total = sum(s for s, _ in scores.values()) if scores else entry.get("score", 0.0)
+    maximum = sum(m for _, m in scores.values()) if scores else entry.get("max_score", 0.0)
+    out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(assignment)} — "
+           f"{html.escape(student)}</title><style>{_STYLE}</style></head><body>",
+           f"<h1>Feedback: {html.escape(assignment)}</h1>",
+           f"<p class='score'>Student <b>{html.escape(student)}</b> — score <b>{total:g} / {maximum:g}</b></p>"]
+    if entry.get("status") != "graded":
+        out.append(f"<p class='notice'>Your notebook could not be graded, so it scored 0: "
+                   f"{html.escape(entry.get('reason', ''))}. Fix this and submit again, or ask your instructor.</p>")
+    elif entry.get("compromised"):
+        out.append("<p class='notice'>Your notebook has been set aside for review by your instructor: while it "
+                   "was graded, its code changed how the checks ran. It scores 0 until the review.</p>")
+    notes = [n for n in entry.get("notes") or [] if "\n" not in n]
+    if notes:
+        out.append("<h2>Grading notes</h2><ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+    by_function: dict[str, list[dict]] = {}
+    for t in tests:
+        by_function.setdefault(t["function"], []).append(t)
+    for fn in functions or list(by_function):
+        out.append(f"<h2><code>{html.escape(fn)}</code></h2>")
+        if fn in answers:
+            out.append(f"<pre>{html.escape(answers[fn])}</pre>")
+        rows = []
+        for t in by_function.get(fn, []):
+            score, max_score = scores.get(t["test"], (t["score"], t["max_score"]))
+            part = t["test"].removeprefix(f"test_{fn}").strip("_") or t["test"]
+            message = _message(t["text"]) if t["text"] else "<div>passed</div>"
+            rows.append(f"<tr><td>{html.escape(part)}</td><td>{score:g} / {max_score:g}</td>"
+                        f"<td>{_badge(t['outcome'])}</td><td class='msg'>{message}</td></tr>")
+        if rows:
+            out.append("<table><tr><th>check</th><th>points</th><th>outcome</th><th>what the check saw</th></tr>"
+                       + "".join(rows) + "</table>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def generate(course: Course, assignment: str, students: list[str] | None = None) -> list[Path]:
+    """Write the feedback pages of the graded students (all of them by default)."""
+    record_path = course.reports(assignment) / RECORD
+    if not record_path.exists():
+        raise FileNotFoundError(f"no grading record {record_path}: run `grade {assignment}` first")
+    record = json.loads(record_path.read_text())
+    notebook = record["notebook"]
+    written = []
+    for student, entry in record["students"].items():
+        if students and student not in students:
+            continue
+        page = render(student, assignment, entry,
+                      _answers(course.autograded(student, assignment) / f"{notebook}.ipynb"),
+                      record["functions"], _gradebook_scores(course, assignment, notebook, student))
+        dest = course.feedback(student, assignment)
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / f"{notebook}.html").write_text(page)
+        for name in ("timestamp.txt", "submission_secret.txt"):
+            src = course.submitted(student, assignment) / name
+            if src.is_file():
+                shutil.copy(src, dest / name)
+        written.append(dest / f"{notebook}.html")
+    return written

@@ -1,0 +1,235 @@
+"""``report``: what the cohort got right and wrong, per graded function.
+
+From the run record written by ``grade``: for each graded function, the share of
+students whose checks were all correct, who got something incorrect, who had not
+attempted it, and whose notebook errored (a test cell raised something other than a
+check's verdict, the notebook could not be graded, or the canary caught it); the most
+frequent diagnoses (the failure modes the checks name); the flags for review; and the
+sandbox mode.  Writes ``reports/ASSIGNMENT/report.html`` with PNG plots next to it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .course import Course
+from .grade import RECORD
+from .outcomes import CORRECT, ERRORED, INCORRECT, NOT_ATTEMPTED, OUTCOMES, TestOutcome
+
+_COLOURS = {CORRECT: "#1a7f37", INCORRECT: "#cf222e", NOT_ATTEMPTED: "#d4a72c", ERRORED: "#57606a"}
+
+
+@dataclass
+class Diagnosis:
+    key: str
+    function: str
+    students: int
+    example: str  # one learner message with this diagnosis
+    tests: set[str] = field(default_factory=set)
+
+
+@dataclass
+class FunctionStats:
+    function: str
+    counts: Counter
+    diagnoses: list[Diagnosis]
+
+    def share(self, outcome: str) -> float:
+        total = sum(self.counts.values())
+        return self.counts[outcome] / total if total else 0.0
+
+
+def function_outcome(tests: list[TestOutcome]) -> str:
+    """One student's outcome on one function, from its checks."""
+    outcomes = {t.outcome for t in tests}
+    for outcome in (ERRORED, NOT_ATTEMPTED, INCORRECT):
+        if outcome in outcomes:
+            return outcome
+    return CORRECT if tests else ERRORED
+
+
+def analyse(record: dict) -> list[FunctionStats]:
+    """Per-function outcome counts and the most frequent diagnoses."""
+    functions = record["functions"]
+    stats = []
+    for fn in functions:
+        counts: Counter = Counter({o: 0 for o in OUTCOMES})
+        keyed: dict[str, Diagnosis] = {}
+        for entry in record["students"].values():
+            if entry["status"] != "graded" or entry.get("compromised"):
+                counts[ERRORED] += 1
+                continue
+            tests = [TestOutcome(**t) for t in entry["tests"] if t["function"] == fn]
+            counts[function_outcome(tests)] += 1
+            seen_here = set()
+            for t in tests:
+                if t.outcome != INCORRECT or t.key in seen_here:
+                    continue
+                seen_here.add(t.key)
+                d = keyed.setdefault(t.key, Diagnosis(t.key, fn, 0, t.text))
+                d.students += 1
+                d.tests.add(t.test)
+        diagnoses = sorted(keyed.values(), key=lambda d: (-d.students, d.key))
+        stats.append(FunctionStats(fn, counts, diagnoses))
+    return stats
+
+
+def _plot_outcomes(stats: list[FunctionStats], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 0.6 * len(stats) + 1.5))
+    names = [s.function for s in stats][::-1]
+    left = [0.0] * len(stats)
+    for outcome in OUTCOMES:
+        shares = [s.share(outcome) for s in stats][::-1]
+        ax.barh(names, shares, left=left, color=_COLOURS[outcome], label=outcome)
+        left = [a + b for a, b in zip(left, shares)]
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of students")
+    ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_diagnoses(stats: list[FunctionStats], path: Path, top: int = 4) -> bool:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [(f"{s.function}: {_short(d.key, 60)}", d.students) for s in stats for d in s.diagnoses[:top]]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 0.35 * len(rows) + 1.2))
+    ax.barh([r[0] for r in rows][::-1], [r[1] for r in rows][::-1], color=_COLOURS[INCORRECT])
+    ax.set_xlabel("students")
+    ax.tick_params(axis="y", labelsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _plot_scores(record: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scores = [e["score"] for e in record["students"].values()]
+    top = max((e["max_score"] for e in record["students"].values()), default=1) or 1
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.hist(scores, bins=min(20, int(top) + 1), range=(0, top), color="#0969da")
+    ax.set_xlabel("score")
+    ax.set_ylabel("students")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
+    e = html.escape
+    students = record["students"]
+    graded = sum(1 for s in students.values() if s["status"] == "graded" and not s.get("compromised"))
+    failed = {k: v for k, v in students.items() if v["status"] != "graded"}
+    flagged = {k: v for k, v in students.items() if v.get("flags")}
+    out = ["<!doctype html><html><head><meta charset='utf-8'>",
+           f"<title>Cohort report — {e(record['assignment'])}</title><style>",
+           "body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
+           "table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{padding:.3rem .6rem;border-bottom:1px solid "
+           "#ddd;text-align:left;vertical-align:top}.warn{background:#ffebe9;border:2px solid #cf222e;padding:1rem;"
+           "font-weight:600}.num{text-align:right}img{max-width:100%}",
+           "</style></head><body>",
+           f"<h1>Cohort report — {e(record['assignment'])}</h1>"]
+    if record["sandbox"]["mode"] != "bwrap":
+        out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record['sandbox']['warning'])}</p>")
+    cal = record.get("calibration")
+    if cal and not cal.get("full_marks"):
+        out.append("<p class='warn'>The assignment's own solution did not score full marks under this grading "
+                   f"set-up ({e(cal.get('reason') or 'see grading.json')}): check the limits before trusting grades.</p>")
+    out.append(f"<p>{len(students)} submissions, {graded} graded, {len(failed)} not gradable, {len(flagged)} flagged "
+               f"for review. Graded {e(record['graded_at'])} with {record['workers']} workers in {record['seconds']} s; "
+               f"sandbox: {e(record['sandbox']['mode'])}; limits: "
+               + ", ".join(f"{e(k)}={v}" for k, v in record["limits"].items()) + ".</p>")
+    out.append("<h2>Outcomes per graded function</h2><table><tr><th>function</th>"
+               + "".join(f"<th>{o}</th>" for o in OUTCOMES) + "</tr>")
+    for s in stats:
+        out.append(f"<tr><td><code>{e(s.function)}</code></td>"
+                   + "".join(f"<td class='num'>{s.share(o):.0%} ({s.counts[o]})</td>" for o in OUTCOMES) + "</tr>")
+    out.append("</table>")
+    for name in plots:
+        out.append(f"<p><img src='{e(name)}' alt='{e(name)}'></p>")
+    out.append("<h2>Most frequent diagnoses</h2>")
+    for s in stats:
+        if not s.diagnoses:
+            continue
+        out.append(f"<h3><code>{e(s.function)}</code></h3><table><tr><th>students</th><th>diagnosis</th>"
+                   "<th>checks</th><th>what a student saw</th></tr>")
+        for d in s.diagnoses[:8]:
+            out.append(f"<tr><td class='num'>{d.students}</td><td><code>{e(_short(d.key, 90))}</code></td>"
+                       f"<td>{e(', '.join(sorted(d.tests)))}</td><td>{e(d.example)}</td></tr>")
+        out.append("</table>")
+    out.append("<h2>Flagged for review</h2>")
+    if flagged:
+        out.append("<table><tr><th>student</th><th>flag</th><th>detail</th></tr>")
+        for student, entry in flagged.items():
+            for f in entry["flags"]:
+                out.append(f"<tr><td>{e(student)}</td><td>{e(f['kind'])}</td><td>{e(f['detail'])}</td></tr>")
+            for finding in entry.get("findings", [])[:6]:
+                out.append(f"<tr><td></td><td>scan: {e(finding['rule'])}</td><td>{e(finding['cell'])}, line "
+                           f"{finding['line']}: <code>{e(finding['text'])}</code></td></tr>")
+        out.append("</table>")
+    else:
+        out.append("<p>None.</p>")
+    notes = [(s, n) for s, v in students.items() for n in v.get("notes") or [] if "\n" not in n]
+    if notes:
+        out.append("<h2>Grading notes</h2><table><tr><th>student</th><th>note</th></tr>")
+        out += [f"<tr><td>{e(s)}</td><td>{e(n)}</td></tr>" for s, n in notes]
+        out.append("</table>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write(course: Course, assignment: str) -> Path:
+    """Write ``reports/ASSIGNMENT/report.html`` and its plots; returns the page's path."""
+    folder = course.reports(assignment)
+    record_path = folder / RECORD
+    if not record_path.exists():
+        raise FileNotFoundError(f"no grading record {record_path}: run `grade {assignment}` first")
+    record = json.loads(record_path.read_text())
+    stats = analyse(record)
+    plots = ["outcomes.png", "scores.png"]
+    _plot_outcomes(stats, folder / "outcomes.png")
+    _plot_scores(record, folder / "scores.png")
+    if _plot_diagnoses(stats, folder / "diagnoses.png"):
+        plots.insert(1, "diagnoses.png")
+    page = folder / "report.html"
+    page.write_text(_html(record, stats, plots))
+    return page
+
+
+def summary(course: Course, assignment: str) -> str:
+    """A few lines for the terminal."""
+    record = json.loads((course.reports(assignment) / RECORD).read_text())
+    lines = []
+    if record["sandbox"]["mode"] != "bwrap":
+        lines.append("WARNING: graded without the sandbox: " + record["sandbox"]["warning"])
+    for s in analyse(record):
+        shares = ", ".join(f"{o} {s.share(o):.0%}" for o in OUTCOMES)
+        top = f"; most frequent: {_short(s.diagnoses[0].key, 70)} ({s.diagnoses[0].students})" if s.diagnoses else ""
+        lines.append(f"{s.function}: {shares}{top}")
+    flagged = sum(1 for v in record["students"].values() if v.get("flags"))
+    lines.append(f"{flagged} submissions flagged for review")
+    return "\n".join(lines)
