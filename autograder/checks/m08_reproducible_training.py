@@ -1,0 +1,290 @@
+"""Checks for module 08-reproducible-training: same run, same numbers.
+
+The resume check trains with Dropout (torch's RNG), a shuffled loader (the
+DataLoader's generator), NumPy noise and a Python ``random`` jitter, so every
+piece of RNG state matters.  It trains N epochs straight, and N/2 + save + fresh
+objects + load + N/2; on CPU the two must agree bitwise.  When they do not, the
+check compares each owner's state right after loading with the straight run's
+state at the same moment and names the first one that differs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from ..core import call, describe, fail, graded
+from ..devices import each_device
+from ._training import blobs, make_loss, make_model, make_optimizer
+
+# --------------------------------------------------------------------------
+# seed_everything
+
+
+def _draws(device) -> dict:
+    out = {"python": random.random(), "numpy": float(np.random.rand()), "torch": torch.rand(3)}
+    if device == "cuda":
+        out["cuda"] = torch.rand(3, device="cuda").cpu()
+    return out
+
+
+def _same_draws(a: dict, b: dict) -> list[str]:
+    return [k for k in a if not (torch.equal(a[k], b[k]) if isinstance(a[k], torch.Tensor) else a[k] == b[k])]
+
+
+@graded("seed_everything")
+def seed_everything_rngs(seed_everything, seed: int = 0, *, notes):
+    """Seeds Python, NumPy and torch (and CUDA); returns a seeded torch.Generator"""
+    for device in each_device(notes):
+        g1 = call(seed_everything, seed)
+        first = _draws(device)
+        if not isinstance(g1, torch.Generator):
+            fail(f"seed_everything({seed}) returned {describe(g1)}.", "the generator for the DataLoaders.",
+                 "return a torch.Generator seeded from `seed`.", code="no_generator")
+        from_g1 = torch.randint(0, 10**9, (4,), generator=g1)
+        random.seed(seed + 99)
+        np.random.seed(seed + 99)
+        torch.manual_seed(seed + 99)
+        g2 = call(seed_everything, seed)
+        second = _draws(device)
+        names = {"python": "Python's random", "numpy": "NumPy's global RNG", "torch": "torch's CPU RNG",
+                 "cuda": "the CUDA RNG"}
+        differ = _same_draws(first, second)
+        if differ:
+            fail(f"after seed_everything({seed}) twice, {', '.join(names[k] for k in differ)} gave different "
+                 "numbers.", f"{names[differ[0]]} was not seeded, so whatever used it last decided its state.",
+                 "seed every RNG the pipeline draws from (random, numpy, torch; CUDA when present).",
+                 code=f"unseeded_{differ[0]}")
+        if not torch.equal(from_g1, torch.randint(0, 10**9, (4,), generator=g2)):
+            fail(f"two generators returned by seed_everything({seed}) produced different numbers.",
+                 "the returned generator was not seeded from `seed`.", "seed the generator you return.",
+                 code="generator_unseeded")
+        g3 = call(seed_everything, seed + 1)
+        other = _draws(device)
+        same = [k for k in ("python", "numpy", "torch") if k not in _same_draws(first, other)]
+        if same:
+            fail(f"seed_everything({seed}) and seed_everything({seed + 1}) give the same numbers from "
+                 f"{', '.join(names[k] for k in same)}.", "seed_everything ignores its argument for that RNG.",
+                 "seed each RNG with `seed`.", code="ignores_seed")
+        if isinstance(g3, torch.Generator) and torch.equal(
+                torch.randint(0, 10**9, (4,), generator=g3), from_g1):
+            fail(f"the generators returned by seed_everything({seed}) and seed_everything({seed + 1}) produce the "
+                 "same numbers.", "the returned generator was not seeded from `seed` (a new torch.Generator "
+                 "always starts from the same default seed).", "seed the generator you return with `seed`.",
+                 code="generator_unseeded")
+
+
+# --------------------------------------------------------------------------
+# The pipeline whose every RNG matters
+
+
+def _dataset(seed: int) -> TensorDataset:
+    x, y = blobs(40, seed + 80, "cpu")
+    return TensorDataset(x, y)
+
+
+def _reset_rngs(seed: int, device: str) -> torch.Generator:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    if device == "cuda":
+        torch.cuda.manual_seed_all(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+def _objects(seed: int, device: str, generator: torch.Generator, init_seed: int):
+    model = make_model("dropout", init_seed, device)
+    optimizer = make_optimizer("adam", model.parameters())
+    data = DataLoader(_dataset(seed), batch_size=8, shuffle=True, generator=generator)
+    return model, optimizer, data
+
+
+def _epoch(model, optimizer, data, device) -> list[float]:
+    loss_fn = make_loss("bce")
+    model.train()
+    losses = []
+    for xb, yb in data:
+        noise = torch.from_numpy(np.random.normal(0.0, 0.05, size=tuple(xb.shape)).astype("float32"))  # NumPy RNG
+        scale = 1.0 + random.uniform(-0.1, 0.1)  # Python RNG
+        xb, yb = (xb * scale + noise).to(device), yb.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(xb), yb)  # Dropout: torch RNG
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def _state(model, optimizer, generator, device) -> dict:
+    """Everything a resume needs, as owned at one moment."""
+    opt = optimizer.state_dict()
+    state = {
+        "model": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()},
+        "optimizer": {i: {k: (v.detach().cpu().clone() if isinstance(v, torch.Tensor) else v)
+                          for k, v in s.items()} for i, s in opt["state"].items()},
+        "python": random.getstate(),
+        "numpy": np.random.get_state(),
+        "torch": torch.get_rng_state().clone(),
+        "generator": generator.get_state().clone(),
+    }
+    if device == "cuda":
+        state["cuda"] = [s.clone() for s in torch.cuda.get_rng_state_all()]
+    return state
+
+
+_OWNERS = {
+    "model": ("the model's parameters", "save model.state_dict() and load it into the caller's model "
+                                          "(load_state_dict), not a new one.", "model_not_restored"),
+    "optimizer": ("the optimizer's state (Adam's moments and step counts)",
+                  "save optimizer.state_dict() and load it into the caller's optimizer.", "optimizer_not_restored"),
+    "python": ("Python's random state", "save random.getstate() and restore it with random.setstate().",
+               "python_rng_not_restored"),
+    "numpy": ("NumPy's global RNG state", "save np.random.get_state() and restore it with np.random.set_state().",
+              "numpy_rng_not_restored"),
+    "torch": ("torch's CPU RNG state (Dropout's masks)", "save torch.get_rng_state() and restore it with "
+              "torch.set_rng_state().", "torch_rng_not_restored"),
+    "cuda": ("the CUDA RNG state", "save torch.cuda.get_rng_state_all() and restore it.", "cuda_rng_not_restored"),
+    "generator": ("the DataLoader generator's state (the shuffle order)",
+                  "save generator.get_state() and restore it into the generator passed to load_checkpoint.",
+                  "generator_not_restored"),
+}
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.equal(a, b)
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and np.array_equal(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        return isinstance(b, (tuple, list)) and len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _first_difference(want: dict, got: dict) -> str | None:
+    for key in ("model", "optimizer", "generator", "torch", "numpy", "python", "cuda"):
+        if key in want and not _equal(want[key], got.get(key)):
+            return key
+    return None
+
+
+def _pickled_objects(path: Path) -> list[str]:
+    """Names of nn.Module / Optimizer objects pickled into the checkpoint file, if it is one file."""
+    if not path.is_file():
+        return []
+    try:
+        blob = torch.load(path, weights_only=False, map_location="cpu")
+    except Exception:  # noqa: BLE001 - an unreadable file is diagnosed by the resume itself
+        return []
+    found = []
+
+    def walk(obj, where):
+        if isinstance(obj, nn.Module):
+            found.append(f"{where} (an nn.Module)")
+        elif isinstance(obj, torch.optim.Optimizer):
+            found.append(f"{where} (an Optimizer)")
+        elif isinstance(obj, dict):
+            for k, v in obj.items():
+                walk(v, f"{where}[{k!r}]")
+        elif isinstance(obj, (list, tuple)):
+            for i, v in enumerate(obj):
+                walk(v, f"{where}[{i}]")
+
+    walk(blob, "the checkpoint")
+    return found
+
+
+@contextlib.contextmanager
+def _scratch():
+    with tempfile.TemporaryDirectory() as tmp:
+        yield Path(tmp)
+
+
+def _save_then_load(save_checkpoint, load_checkpoint, seed, device, half, tmp):
+    """Train `half` epochs, save, build fresh objects, disturb every RNG, load. Returns what is needed."""
+    g = _reset_rngs(seed, device)
+    model, optimizer, data = _objects(seed, device, g, init_seed=seed)
+    for _ in range(half):
+        _epoch(model, optimizer, data, device)
+    at_save = _state(model, optimizer, g, device)
+    path = tmp / "checkpoint.pt"
+    out = call(save_checkpoint, path, model, optimizer, half - 1, g)
+    if not isinstance(out, Path):
+        fail(f"save_checkpoint returned {describe(out)}.", "the value save_checkpoint returns.",
+             "return the pathlib.Path of what you saved.", code="not_a_path")
+    pickled = _pickled_objects(out)
+    _reset_rngs(seed + 1000, device)  # a fresh process would start from other RNG states
+    g2 = torch.Generator().manual_seed(seed + 1000)
+    model2, optimizer2, data2 = _objects(seed, device, g2, init_seed=seed + 1000)
+    next_epoch = call(load_checkpoint, out, model2, optimizer2, g2)
+    return at_save, pickled, next_epoch, (model2, optimizer2, data2, g2)
+
+
+@graded("save_checkpoint")
+def checkpoint_restores_everything(save_checkpoint, load_checkpoint, seed: int = 0, half: int = 2, *, notes):
+    """After loading into fresh objects, every owner holds what it held when the checkpoint was saved"""
+    for device in each_device(notes):
+        with _scratch() as tmp:
+            at_save, pickled, next_epoch, (model2, optimizer2, _, g2) = _save_then_load(
+                save_checkpoint, load_checkpoint, seed, device, half, tmp)
+            if pickled:
+                fail(f"the checkpoint file holds {pickled[0]}.",
+                     "a pickled object ties the file to your class definitions and, on load, builds a new object "
+                     "instead of restoring the caller's.",
+                     "save state dicts (model.state_dict(), optimizer.state_dict()) and plain values.",
+                     code="pickled_object")
+            now = _state(model2, optimizer2, g2, device)
+            key = _first_difference(at_save, now)
+            if key is not None:
+                owner, todo, code = _OWNERS[key]
+                fail(f"right after load_checkpoint into fresh objects, {owner} differed from what it was when "
+                     "save_checkpoint ran.", f"{owner}: the checkpoint did not carry it back.", todo, code=code)
+            if type(next_epoch) is not int:
+                fail(f"load_checkpoint returned {describe(next_epoch)}.", "the epoch load_checkpoint reports.",
+                     "return the index of the next epoch to run, as an int.", code="not_an_int")
+            if next_epoch != half:
+                saved = half - 1
+                fail(f"the checkpoint was saved after epoch {saved} finished (epoch={saved}) and load_checkpoint "
+                     f"returned {next_epoch}.",
+                     "the epoch counter: a resumed run would " + ("repeat" if next_epoch < half else "skip")
+                     + " an epoch.", "return the index of the next epoch to run: the saved epoch plus one.",
+                     code="epoch_off_by_one")
+
+
+@graded("load_checkpoint")
+def checkpoint_resume_matches(save_checkpoint, load_checkpoint, seed: int = 1, epochs: int = 4, *, notes):
+    """Interrupted and resumed training gives exactly the uninterrupted losses and parameters"""
+    for device in each_device(notes):
+        half = epochs // 2
+        g = _reset_rngs(seed, device)
+        model, optimizer, data = _objects(seed, device, g, init_seed=seed)
+        straight = [_epoch(model, optimizer, data, device) for _ in range(epochs)]
+        with _scratch() as tmp:
+            _, _, next_epoch, (model2, optimizer2, data2, _) = _save_then_load(
+                save_checkpoint, load_checkpoint, seed, device, half, tmp)
+            start = next_epoch if type(next_epoch) is int and 0 <= next_epoch <= epochs else half
+            resumed = [_epoch(model2, optimizer2, data2, device) for _ in range(start, epochs)]
+        exact = device == "cpu"
+        tol = 0.0 if exact else 1e-5
+        want = [v for e in straight[start:] for v in e]
+        got = [v for e in resumed for v in e]
+        diverged = len(got) != len(want) or any(abs(a - b) > tol * max(1.0, abs(b)) for a, b in zip(got, want))
+        params_differ = [k for k, v in model.state_dict().items()
+                         if not (torch.equal(v, model2.state_dict()[k]) if exact
+                                 else torch.allclose(v, model2.state_dict()[k], atol=1e-5))]
+        if diverged or params_differ or start != half:
+            where = "bitwise " if exact else ""
+            fail(f"resuming after epoch {half - 1} and training to epoch {epochs - 1} did not {where}reproduce the "
+                 "uninterrupted run "
+                 + (f"(losses from epoch {start} on differ)." if diverged else "(the final parameters differ)."),
+                 "one of the owners a resume needs (model, optimizer, RNGs, the loader's generator, the epoch "
+                 "counter) was not carried through the checkpoint.",
+                 "run the check above (checkpoint_restores_everything) to see which one.", code="resume_differs")

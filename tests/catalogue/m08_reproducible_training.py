@@ -1,0 +1,153 @@
+"""Module 08-reproducible-training: mutants and correct variants."""
+
+from . import Mutant
+
+MODULE = "08-reproducible-training"
+
+SE = "def seed_everything(seed):\n"
+SV = "def save_checkpoint(path, model, optimizer, epoch, generator=None):\n"
+LD = "def load_checkpoint(path, model, optimizer, generator=None):\n"
+
+_SAVE_ALL = SV + """
+    state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch,
+             "python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state(),
+             "generator": None if generator is None else generator.get_state()}
+    torch.save(state, path)
+    return Path(path)
+"""
+_LOAD_ALL = LD + """
+    state = torch.load(path, weights_only=False)
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if generator is not None:
+        generator.set_state(state["generator"])
+    return state["epoch"] + 1
+"""
+
+BOTH = ["test_save_checkpoint_restores_everything", "test_load_checkpoint_resume_matches"]
+
+MUTANTS = {
+    "seed_torch_only": Mutant({"seed_everything": SE + """
+    torch.manual_seed(seed)
+    g = torch.Generator()
+    g.manual_seed(seed)
+    return g
+"""}, ["test_seed_everything_rngs"], ["unseeded_python"]),
+    "seed_generator_unseeded": Mutant({"seed_everything": SE + """
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    return torch.Generator()
+"""}, ["test_seed_everything_rngs"], ["generator_unseeded"]),
+    "seed_fixed": Mutant({"seed_everything": SE + """
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+    return torch.Generator().manual_seed(0)
+"""}, ["test_seed_everything_rngs"], ["ignores_seed"]),
+    "seed_returns_none": Mutant({"seed_everything": SE + """
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+"""}, ["test_seed_everything_rngs"], ["no_generator"]),
+    "checkpoint_without_optimizer": Mutant({
+        "save_checkpoint": _SAVE_ALL.replace('"optimizer": optimizer.state_dict(), ', ""),
+        "load_checkpoint": _LOAD_ALL.replace('    optimizer.load_state_dict(state["optimizer"])\n', ""),
+    }, BOTH, ["optimizer_not_restored"]),
+    "checkpoint_without_rng_states": Mutant({
+        "save_checkpoint": SV + """
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, path)
+    return Path(path)
+""",
+        "load_checkpoint": LD + """
+    state = torch.load(path)
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    return state["epoch"] + 1
+""",
+    }, BOTH, ["generator_not_restored"]),
+    "checkpoint_without_generator": Mutant({
+        "save_checkpoint": _SAVE_ALL,
+        "load_checkpoint": _LOAD_ALL.replace("    if generator is not None:\n"
+                                             "        generator.set_state(state[\"generator\"])\n", ""),
+    }, BOTH, ["generator_not_restored"]),
+    "checkpoint_without_numpy_state": Mutant({
+        "save_checkpoint": _SAVE_ALL,
+        "load_checkpoint": _LOAD_ALL.replace('    np.random.set_state(state["numpy"])\n', ""),
+    }, BOTH, ["numpy_rng_not_restored"]),
+    "checkpoint_pickles_the_model": Mutant({
+        "save_checkpoint": _SAVE_ALL.replace('"model": model.state_dict()', '"model": model'),
+        "load_checkpoint": _LOAD_ALL.replace('    model.load_state_dict(state["model"])\n',
+                                             '    model = state["model"]\n'),
+    }, BOTH, ["pickled_object"]),
+    "load_builds_new_optimizer": Mutant({
+        "save_checkpoint": _SAVE_ALL,
+        "load_checkpoint": _LOAD_ALL.replace('    optimizer.load_state_dict(state["optimizer"])\n',
+                                             '    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)\n'
+                                             '    optimizer.load_state_dict(state["optimizer"])\n'),
+    }, BOTH, ["optimizer_not_restored"]),
+    "load_epoch_off_by_one": Mutant({
+        "save_checkpoint": _SAVE_ALL,
+        "load_checkpoint": _LOAD_ALL.replace('return state["epoch"] + 1', 'return state["epoch"]'),
+    }, BOTH, ["epoch_off_by_one"]),
+    "load_into_a_fresh_model": Mutant({
+        "save_checkpoint": _SAVE_ALL,
+        "load_checkpoint": _LOAD_ALL.replace('    model.load_state_dict(state["model"])\n',
+                                             '    import copy\n'
+                                             '    model = copy.deepcopy(model)\n'
+                                             '    model.load_state_dict(state["model"])\n'),
+    }, BOTH, ["model_not_restored"]),
+}
+
+VARIANTS = {
+    "checkpoint_several_files": {
+        "save_checkpoint": SV + """
+    folder = Path(path).with_suffix("")
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), folder / "model.pt")
+    torch.save(optimizer.state_dict(), folder / "optimizer.pt")
+    torch.save({"epoch": epoch, "torch": torch.get_rng_state(),
+                "generator": generator.get_state() if generator is not None else None,
+                "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []}, folder / "torch_rng.pt")
+    import pickle
+    with open(folder / "host_rng.pkl", "wb") as fh:
+        pickle.dump({"python": random.getstate(), "numpy": np.random.get_state()}, fh)
+    return folder
+""",
+        "load_checkpoint": LD + """
+    import pickle
+    folder = Path(path)
+    model.load_state_dict(torch.load(folder / "model.pt"))
+    optimizer.load_state_dict(torch.load(folder / "optimizer.pt"))
+    rng = torch.load(folder / "torch_rng.pt")
+    torch.set_rng_state(rng["torch"])
+    if rng["cuda"]:
+        torch.cuda.set_rng_state_all(rng["cuda"])
+    if generator is not None and rng["generator"] is not None:
+        generator.set_state(rng["generator"])
+    with open(folder / "host_rng.pkl", "rb") as fh:
+        host = pickle.load(fh)
+    random.setstate(host["python"])
+    np.random.set_state(host["numpy"])
+    return rng["epoch"] + 1
+""",
+    },
+    "checkpoint_completed_epochs": {
+        "save_checkpoint": _SAVE_ALL.replace('"epoch": epoch', '"completed": epoch + 1'),
+        "load_checkpoint": _LOAD_ALL.replace('return state["epoch"] + 1', 'return state["completed"]'),
+    },
+    "seed_via_generator_seed_method": {"seed_everything": SE + """
+    import os
+    os.environ["PYTHONHASHSEED"] = str(seed)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    torch.cuda.manual_seed_all(seed)
+    g = torch.Generator(device="cpu")
+    g.manual_seed(seed)
+    return g
+"""},
+}
