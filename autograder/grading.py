@@ -26,6 +26,7 @@ def _env(db: str | None = None) -> dict:
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     env.setdefault("MPLBACKEND", "Agg")
+    env["TORCH_LEDGER_PROGRESS"] = "off"  # grading records no learner progress
     # The gradebook is the course directory's own unless a URL is passed explicitly.
     env.pop("COURSE_DB_URL", None)
     if db:

@@ -152,3 +152,22 @@ def run_in_process(nb, answers: dict | None = None) -> dict:
             except Exception:  # noqa: BLE001 - a broken answer cell scores through its tests
                 pass
     return scores
+
+
+def ensure_colab_cell(nb, packages: tuple = (), locked: bool = False) -> nbformat.NotebookNode:
+    """Make the notebook's first code cell the Colab set-up cell (replacing an older one)."""
+    from .course import COLAB_MARKER, colab_setup_source
+
+    nb = copy.deepcopy(nb)
+    source = colab_setup_source(tuple(packages)).rstrip("\n")
+    cell = code(source, "colab_setup" if locked else None)
+    for i, existing in enumerate(nb.cells):
+        if existing.cell_type == "code" and existing.source.startswith(COLAB_MARKER):
+            cell.metadata = existing.metadata
+            cell.id = existing.get("id", cell.get("id"))
+            nb.cells[i] = cell
+            break
+    else:
+        first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
+        nb.cells.insert(first_code, cell)
+    return nb

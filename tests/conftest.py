@@ -9,6 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"  # screenshots, timings: kept after a run, ignored by git
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ["TORCH_LEDGER_PROGRESS"] = "off"  # tests never write into the learner's progress file
 
 # Every module with an nbgrader source notebook.
 MODULE_IDS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.ipynb").exists())

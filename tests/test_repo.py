@@ -110,3 +110,50 @@ def test_naming_rules(module_id):
 def test_ruff_passes():
     proc = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _module_of(path):
+    from autograder.course import module
+
+    return None if path.stem == "00-start" else module(path.stem)
+
+
+@pytest.mark.parametrize("path", _all_notebooks(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_first_code_cell_is_colab_setup(path):
+    from autograder.course import colab_setup_source
+
+    nb = nbtools.read(path)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    mod = _module_of(path)
+    want = colab_setup_source(mod.colab_packages if mod else ()).rstrip("\n")
+    assert first.source == want, f"{path}: run nbtools.ensure_colab_cell on it (and `make release`)"
+
+
+def test_colab_setup_does_nothing_outside_colab():
+    import subprocess
+
+    from autograder.course import colab_setup_source
+
+    proc = subprocess.run([sys.executable, "-c", colab_setup_source(("onnx",))], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+
+
+def test_start_page_links_every_module():
+    from autograder.course import MODULES
+
+    text = " ".join(c.source for c in nbtools.read(ROOT / "course" / "00-start.ipynb").cells)
+    for m in MODULES:
+        assert f"]({m.id}.ipynb)" in text and f"](../{m.exercise})" in text, m.id
+        assert (ROOT / m.lesson).exists(), m.lesson
+    assert "mybinder.org" in text and "colab.research.google.com" in text
+    assert "progress()" in text
+
+
+def test_course_table_matches_solutions():
+    from autograder.course import MODULES
+
+    assert [m.id for m in MODULES] == MODULE_IDS
+    for m in MODULES:
+        nb = nbtools.read(ROOT / "solutions" / m.id / f"{m.id}.ipynb")
+        assert tuple(nbtools.answer_cells(nb)) == m.functions, m.id

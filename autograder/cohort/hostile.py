@@ -34,6 +34,7 @@ class Context:
     assignment: str
     mutant: dict  # answers of one honest wrong submission (from the bug catalogue)
     mutant_test: str  # a test cell that mutant fails
+    cell_timeout: int = 180  # the grading run's per-cell limit (the slow case sleeps just under it)
 
 
 @dataclass
@@ -88,8 +89,17 @@ def _infinite_loop(ctx):
 
 
 def _uninterruptible(ctx):
-    code = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
+    code = ("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            "while True:\n    print('still busy', flush=True)\n    time.sleep(1)")
     return Submission(_answers(ctx, _first_function(ctx), code))
+
+
+def _slow_notebook(ctx):
+    nb = copy.deepcopy(ctx.solution)
+    pause = max(1, int(ctx.cell_timeout * 0.9))
+    for cell in nbtools.answer_cells(nb).values():
+        cell.source += f"\nimport time\ntime.sleep({pause})  # under the per-cell limit, every time"
+    return Submission(nb)
 
 
 def _os_exit(ctx):
@@ -261,8 +271,10 @@ except OSError as error:
 CASES: list[HostileCase] = [
     HostileCase("infinite-loop", "an answer cell that never ends", "graded", _infinite_loop, same_as="solution",
                 reason="per-cell time limit", slow=True),
-    HostileCase("uninterruptible-loop", "an endless loop that ignores interrupts", "failed", _uninterruptible,
-                reason="wall-clock limit", flagged_by_scan=True, slow=True),
+    HostileCase("uninterruptible-loop", "an endless, chatty loop that ignores interrupts", "failed", _uninterruptible,
+                reason="did not stop when interrupted", flagged_by_scan=True, slow=True),
+    HostileCase("slow-notebook", "every answer cell sleeps just under the per-cell limit", "failed",
+                _slow_notebook, reason="wall-clock limit", slow=True),
     HostileCase("os-exit", "os._exit(0) in an answer cell", "failed", _os_exit, reason="os._exit",
                 flagged_by_scan=True),
     HostileCase("segfault", "a segmentation fault through ctypes", "failed", _segfault, reason="SIGSEGV",

@@ -344,15 +344,16 @@ def _notes_from_cells(nb) -> list[str]:
     for index, cell in enumerate(nb.cells):
         if cell.get("cell_type") != "code" or cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
             continue
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "error":
-                name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
-                evalue = str(out.get("evalue", "")).strip().splitlines()
-                first = evalue[0][:200] if evalue else ""
-                what = ("ran past the per-cell time limit and was interrupted"
-                        if out.get("ename") == "CellTimeoutError" else f"raised {out.get('ename')}: {first}".rstrip(": "))
-                notes.append(f"{name} {what}")
-                break
+        errors = [out for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+        if not errors:
+            continue
+        name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
+        if any(out.get("ename") == "CellTimeoutError" for out in errors):
+            notes.append(f"{name} ran past the per-cell time limit and was interrupted")
+            continue
+        evalue = str(errors[0].get("evalue", "")).strip().splitlines()
+        first = evalue[0][:200] if evalue else ""
+        notes.append(f"{name} raised {errors[0].get('ename')}: {first}".rstrip(": "))
     return notes
 
 
@@ -367,6 +368,8 @@ def _explain_failure(capture: _Capture, limits: dict) -> str:
         exits = [sandbox.describe_exit(e) for e in sandbox.KERNEL_EVENTS]
         cause = next((e for e in exits if e), "the kernel died")
         return f"{cause}{where}"
+    if "CellTimeoutError" in log or "Timeout waiting for IOPub" in log:
+        return f"a cell ran past the per-cell time limit and did not stop when interrupted{where}"
     if "failed to validate" in log or "ValidationError" in log:
         return "nbgrader could not validate the notebook's cell metadata"
     if "Kernel didn't respond" in log or "RuntimeError: Kernel died before replying" in log:

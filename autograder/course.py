@@ -1,0 +1,95 @@
+"""The course's table of contents: modules in order, their titles and graded functions.
+
+One place that the start page, the progress tracker and the tests read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Where the course is published; the Colab set-up cells and the badges use it.
+REPOSITORY = "torch-ledger/torch-ledger-course"
+BRANCH = "main"
+
+
+@dataclass(frozen=True)
+class Module:
+    id: str
+    title: str
+    functions: tuple[str, ...]
+    colab_packages: tuple[str, ...] = ()  # what Colab lacks for this module (beyond the course package)
+
+    @property
+    def lesson(self) -> str:
+        return f"course/{self.id}.ipynb"
+
+    @property
+    def exercise(self) -> str:
+        return f"exercises/{self.id}/{self.id}.ipynb"
+
+    @property
+    def checks(self) -> str:
+        number, name = self.id.split("-", 1)
+        return f"m{number}_{name.replace('-', '_')}"
+
+
+MODULES: tuple[Module, ...] = (
+    Module("01-tensors", "Shapes are a contract",
+           ("make_blobs", "standardize", "pairwise_sq_dists", "align_targets")),
+    Module("02-autograd-ledger", "What is recorded, and when to stop recording",
+           ("grad_of", "numerical_grad", "grad_report", "leaves_of")),
+    Module("03-nn-module", "Who owns the parameters",
+           ("TinyNet", "MLP", "count_parameters", "freeze", "untrained_parameters")),
+    Module("04-five-line-step", "The order is not arbitrary",
+           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch")),
+    Module("05-train-vs-eval", "Two switches, two jobs",
+           ("evaluate", "accuracy", "predict_proba", "fit")),
+    Module("06-failure-modes", "Failures that do not raise",
+           ("make_loaders", "lr_sweep", "pick_lr", "health_check")),
+    Module("07-eager-compile-export", "Three modes, three purposes",
+           ("time_it", "compile_model", "export_program", "export_onnx"),
+           colab_packages=("onnx", "onnxscript", "onnxruntime")),
+    Module("08-reproducible-training", "Same run, same numbers (capstone)",
+           ("seed_everything", "save_checkpoint", "load_checkpoint")),
+)
+
+
+def module(module_id: str) -> Module:
+    for m in MODULES:
+        if m.id == module_id:
+            return m
+    raise KeyError(f"no module {module_id!r}; the course has {[m.id for m in MODULES]}")
+
+
+def module_of_checks(checks_module: str) -> Module | None:
+    """The module whose checks live in ``autograder.checks.<checks_module>``."""
+    short = checks_module.rsplit(".", 1)[-1]
+    return next((m for m in MODULES if m.checks == short), None)
+
+
+def colab_url(path: str) -> str:
+    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{path}"
+
+
+def binder_url(path: str = "course/00-start.ipynb") -> str:
+    return f"https://mybinder.org/v2/gh/{REPOSITORY}/{BRANCH}?urlpath=lab/tree/{path}"
+
+
+COLAB_MARKER = "# Colab set-up"
+
+
+def colab_setup_source(packages: tuple[str, ...] = ()) -> str:
+    """The first code cell of every notebook: does nothing outside Colab."""
+    extra = "".join(f', "{p}"' for p in packages)
+    return (
+        f"{COLAB_MARKER}: on Google Colab, install the course package (Colab's torch is kept).\n"
+        "# Everywhere else this cell does nothing.\n"
+        "import subprocess\n"
+        "import sys\n"
+        "\n"
+        'if "google.colab" in sys.modules:\n'
+        "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"-q\", \"--no-deps\",\n"
+        f"                    \"git+https://github.com/{REPOSITORY}@{BRANCH}\"], check=True)\n"
+        + (f"    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"-q\"{extra}], check=True)\n"
+           if packages else "")
+    )

@@ -1,0 +1,61 @@
+"""Learner progress: recorded per check, summarised per module and function, never inside the package."""
+
+import json
+
+import pytest
+
+import autograder
+from autograder import progress
+from autograder.checks import m01_tensors as check
+from autograder.core import CheckFailed
+
+
+@pytest.fixture
+def progress_file(tmp_path, monkeypatch):
+    path = tmp_path / "home" / "progress.json"
+    monkeypatch.setenv("TORCH_LEDGER_PROGRESS", str(path))
+    return path
+
+
+def test_checks_record_outcomes(progress_file):
+    import torch
+
+    check.pairwise_sq_dists_shape(lambda a, b: ((a[:, None] - b[None]) ** 2).sum(-1))
+    with pytest.raises(CheckFailed):
+        check.standardize_values(lambda x: x)
+    with pytest.raises(CheckFailed):
+        check.align_targets_reshapes(lambda logits, y: (_ for _ in ()).throw(NotImplementedError()))
+    data = json.loads(progress_file.read_text())
+    assert data["01-tensors"]["pairwise_sq_dists"]["pairwise_sq_dists_shape"]["outcome"] == "correct"
+    assert data["01-tensors"]["standardize"]["standardize_values"]["outcome"] == "incorrect"
+    table = progress.status()
+    assert table["01-tensors"] == {"make_blobs": "not attempted", "standardize": "failed",
+                                   "pairwise_sq_dists": "passed", "align_targets": "not attempted"}
+    assert set(table) == {m.id for m in autograder.course.MODULES}
+    assert torch  # the checks ran on real tensors
+
+
+def test_latest_outcome_wins_and_file_is_outside_the_package(progress_file):
+    with pytest.raises(CheckFailed):
+        check.standardize_values(lambda x: x)
+    check.standardize_values(lambda x: (x - x.mean(0)) / x.std(0))
+    assert progress.status()["01-tensors"]["standardize"] == "passed"
+    assert autograder.__path__[0] not in str(progress_file)
+
+
+def test_off_and_unwritable_never_break_a_check(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_LEDGER_PROGRESS", "off")
+    check.pairwise_sq_dists_shape(lambda a, b: ((a[:, None] - b[None]) ** 2).sum(-1))
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("TORCH_LEDGER_PROGRESS", str(blocker / "progress.json"))  # a path under a file
+    check.pairwise_sq_dists_shape(lambda a, b: ((a[:, None] - b[None]) ** 2).sum(-1))
+
+
+def test_rendering(progress_file):
+    check.pairwise_sq_dists_shape(lambda a, b: ((a[:, None] - b[None]) ** 2).sum(-1))
+    shown = progress.progress(show_chart=False)
+    assert "pairwise_sq_dists: passed" in str(shown)
+    assert shown._repr_html_().count("<tr>") == len(autograder.course.MODULES)
+    fig = shown.figure()
+    assert len(fig.axes[0].patches) == 3 * len(autograder.course.MODULES)
