@@ -48,8 +48,8 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed  ## create .venv (torch first, pinned) and install the course package
 
-lab: venv  ## open JupyterLab on the course (http://localhost:$(PORT))
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --port=$(PORT) course/
+lab: venv  ## open JupyterLab on the course's start page (http://localhost:$(PORT))
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --port=$(PORT) course/00-start.ipynb
 
 test: venv  ## run the whole test suite (SLOW=false / BROWSER=false to narrow it)
 	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(MARK_ARGS) $(PYTEST_ARGS)

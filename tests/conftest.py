@@ -44,7 +44,7 @@ def pytest_terminal_summary(terminalreporter):
 
     times = ARTIFACTS / "notebook-times.jsonl"
     if times.exists():
-        terminalreporter.section("Run-All times (CPU)")
+        terminalreporter.section("Run-All times and peak kernel memory (CPU)")
         for line in sorted(times.read_text().splitlines()):
             row = json.loads(line)
-            terminalreporter.write_line(f"{row['seconds']:7.1f} s  {row['notebook']}")
+            terminalreporter.write_line(f"{row['seconds']:7.1f} s  {row.get('peak_mb', 0):6d} MB  {row['notebook']}")

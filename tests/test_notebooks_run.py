@@ -17,10 +17,20 @@ NOT_RUN: dict[str, str] = {}
 NOTEBOOKS = sorted(ROOT.glob("course/*.ipynb")) + sorted(ROOT.glob("solutions/*/*.ipynb"))
 
 
-def _record(path, seconds):
+# Binder gives 2 GB; a notebook's kernel must stay well under it.
+PEAK_LIMIT_MB = 1536
+
+PEAK_CELL = """
+import resource, sys
+print("PEAK_RSS_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _record(path, seconds, peak_mb):
     ARTIFACTS.mkdir(exist_ok=True)
     with open(ARTIFACTS / "notebook-times.jsonl", "a") as fh:
-        fh.write(json.dumps({"notebook": str(path.relative_to(ROOT)), "seconds": round(seconds, 1)}) + "\n")
+        fh.write(json.dumps({"notebook": str(path.relative_to(ROOT)), "seconds": round(seconds, 1),
+                             "peak_mb": round(peak_mb)}) + "\n")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -29,13 +39,17 @@ def test_notebook_runs_top_to_bottom(path, tmp_path):
     if rel in NOT_RUN:
         pytest.skip(NOT_RUN[rel])
     nb = nbtools.read(path)
+    nb.cells.append(nbtools.code(PEAK_CELL))
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     start = time.perf_counter()
     client.execute()  # raises CellExecutionError naming the failing cell
     seconds = time.perf_counter() - start
-    _record(path, seconds)
-    ran = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    printed = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+    peak_mb = int(printed.split("PEAK_RSS_KB")[1].split()[0]) / 1024
+    _record(path, seconds, peak_mb)
+    assert peak_mb < PEAK_LIMIT_MB, f"the kernel peaked at {peak_mb:.0f} MB; Binder gives 2 GB"
+    ran = [c for c in nb.cells[:-1] if c.cell_type == "code" and c.source.strip()]
     assert ran and all(c.execution_count for c in ran), "some cells did not run"
     if path.parent.parent.name == "solutions":
         shown = " ".join(str(o.get("data", {}).get("text/html", "")) for c in ran for o in c.outputs)

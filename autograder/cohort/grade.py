@@ -99,7 +99,7 @@ def _assignment_facts(db_url: str, assignment: str, notebook: str) -> dict:
         nb = gb.find_assignment(assignment).notebooks[0]
         sources = {c.name: c for c in nb.source_cells}
         grade_cells = {c.name: float(c.max_score) for c in nb.grade_cells}
-        answers = sorted(c.name for c in nb.solution_cells if c.name not in grade_cells)
+        answers = _in_order([c.name for c in nb.solution_cells if c.name not in grade_cells], notebook)
         return {
             "tests": [(name, sources[name].source) for name in _in_order(grade_cells, notebook)],
             "max_scores": grade_cells,
