@@ -368,7 +368,10 @@ def export_onnx_runs(export_onnx, seed: int = 1, example_batch: int = 4, extra: 
         out = _returned_path(call(export_onnx, model, example, path), path, "export_onnx",
                              ".onnx")
         try:
-            session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+            options = ort.SessionOptions()
+            # Without this, onnxruntime's graph optimisations drop Dropout nodes and hide a train-mode export.
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            session = ort.InferenceSession(str(out), options, providers=["CPUExecutionProvider"])
         except Exception as error:  # noqa: BLE001
             fail(f"onnxruntime could not load {out.name} ({type(error).__name__}).", "the ONNX file.",
                  "export with torch.onnx.export(..., dynamo=True) and save to the given path.", code="not_loadable")

@@ -1,9 +1,4 @@
-"""Module 07-eager-compile-export: mutants and correct variants.
-
-Not a mutant: exporting to ONNX from a model in train mode.  The dynamo exporter
-writes Dropout as an ONNX Dropout node, which onnxruntime runs as the identity, so
-the artefact matches eval-mode outputs (the .pt2 path does not forgive it).
-"""
+"""Module 07-eager-compile-export: mutants and correct variants."""
 
 from . import Mutant
 
@@ -125,6 +120,11 @@ MUTANTS = {
     torch.onnx.export(model, (example,), str(path), dynamo=True)
     return Path(path)
 """}, ["test_export_onnx_runs"], ["static_batch"]),
+    "onnx_in_training_mode": Mutant({"export_onnx": EO + """
+    torch.onnx.export(model, (example,), str(path), dynamo=True,
+                      dynamic_shapes=({0: torch.export.Dim("batch")},))
+    return Path(path)
+"""}, ["test_export_onnx_runs"], ["differs_from_eval"]),
 }
 
 VARIANTS = {

@@ -1,0 +1,479 @@
+"""The cohort tools: collect, grade (sandboxed, parallel, hostile input), feedback, export, report.
+
+The slow tests share ONE cohort run of module 01: honest students and the whole hostile
+corpus graded together with ``--workers 2`` in the sandbox; the honest students are also
+graded by plain nbgrader in a separate course as the baseline they must match exactly.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import grading, nbtools
+from autograder.cohort import canary, collect, feedback, hostile, outcomes, report, scan
+from autograder.cohort.cohort import load_catalogue, pick_mutant
+from autograder.cohort.course import Course
+from autograder.cohort.grade import GradeOptions, GradingError, grade, resolve_sandbox
+from autograder.cohort.sandbox import BWRAP_ENV, Limits, bwrap_argv, prepare_box, probe
+
+MODULE = "01-tensors"
+LIMITS = Limits(notebook_seconds=30, memory_mb=2048, file_mb=64, disk_mb=128)
+CELL_TIMEOUT = 10
+HONEST_MUTANTS = ["standardize_dim1", "pairwise_keeps_feature_dim", "align_broadcasts"]
+HONEST_VARIANTS = ["pairwise_cdist", "standardize_std_mean"]
+
+
+@pytest.fixture(scope="module")
+def solution(root):
+    return nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
+
+
+@pytest.fixture(scope="module")
+def release(root):
+    return nbtools.read(root / "exercises" / MODULE / f"{MODULE}.ipynb")
+
+
+def _empty_course(path: Path, root: Path) -> Course:
+    grading.make_course(path, [MODULE], root)
+    return Course.open(path)
+
+
+# ------------------------------------------------------------------------------------------
+# collect
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_student_ids_from_lms_names():
+    of = collect.student_of
+    assert of("alice/01-tensors.ipynb", MODULE) == "alice"
+    assert of("Bob Smith/work/notebook.ipynb", MODULE) == "bob-smith"
+    assert of("doejane_12345_67890_01-tensors.ipynb", MODULE) == "doejane"
+    assert of("doejane_LATE_12345_01-tensors.ipynb", MODULE) == "doejane"
+    assert of("Jane Doe_4242_assignsubmission_file_/01-tensors.ipynb", MODULE) == "jane-doe"
+    assert of("01-tensors_jdoe_attempt_2024-05-01-10-11-12_01-tensors.ipynb", MODULE) == "jdoe"
+    assert of("01-tensors.ipynb", MODULE) is None
+    assert of("x/ab.ipynb", MODULE, re.compile(r"^(?P<student>\w+)/")) == "x"
+
+
+def test_collect_from_zip(tmp_path, root, solution):
+    course = _empty_course(tmp_path / "course", root)
+    good = nbformat.writes(solution).encode()
+    download = tmp_path / "download.zip"
+    download.write_bytes(_zip({
+        "alice/01-tensors.ipynb": good,
+        "bob_111_222_01-tensors.ipynb": good,
+        "Carol King_77_assignsubmission_file_/01-tensors.ipynb": good,
+        "dave/my work.ipynb": good,  # wrong name: stored under the assignment's
+        "erin/01-tensors.ipynb": good[: len(good) // 2],  # corrupt
+        "frank/01-tensors.ipynb": b"",  # empty
+        "gina/old.ipynb": b"{}",
+        "gina/01-tensors.ipynb": good,  # two notebooks: the right name wins
+        "__MACOSX/alice/._01-tensors.ipynb": b"junk",
+        "notes.txt": b"not a notebook",
+        "orphan.ipynb": good,  # no student in the name
+    }))
+    result = collect.collect(course, MODULE, download)
+    placed = {s for s, _, _ in result.placed}
+    assert placed == {"alice", "bob", "carol-king", "dave", "erin", "frank", "gina"}
+    for student in placed:
+        assert (course.submitted(student, MODULE) / f"{MODULE}.ipynb").exists()
+    assert (course.submitted("gina", MODULE) / f"{MODULE}.ipynb").read_bytes() == good
+    problems = dict(result.problems)
+    assert "not a readable notebook" in problems["erin/01-tensors.ipynb"]
+    assert problems["frank/01-tensors.ipynb"] == "empty file"
+    assert "stored as 01-tensors.ipynb" in problems["dave/my work.ipynb"]
+    ignored = dict(result.ignored)
+    assert "orphan.ipynb" in ignored and "gina/old.ipynb" in ignored and "notes.txt" in ignored
+    again = collect.collect(course, MODULE, download)
+    assert {status for _, _, status in again.placed} == {"unchanged"}
+
+
+def test_collect_from_folder(tmp_path, root, solution):
+    course = _empty_course(tmp_path / "course", root)
+    folder = tmp_path / "downloads"
+    for student in ("amy", "ben"):
+        (folder / student).mkdir(parents=True)
+        nbformat.write(solution, str(folder / student / f"{MODULE}.ipynb"))
+    result = collect.collect(course, MODULE, folder)
+    assert sorted(s for s, _, _ in result.placed) == ["amy", "ben"]
+    assert not result.problems
+
+
+# ------------------------------------------------------------------------------------------
+# static scan
+
+
+def test_scan_flags_reaches_into_the_grader():
+    source = """
+import sys, builtins, importlib, ctypes
+from autograder.checks import m01_tensors
+sys.modules["autograder"] = None
+get_ipython().input_transformers_cleanup.append(str)
+import os; os._exit(0)
+check.standardize_values = print
+open("../../gradebook.db")
+!ls
+"""
+    rules = {f.rule for f in scan.scan_source(source, "standardize")}
+    assert {"sys-modules", "builtins", "import-machinery", "ctypes", "autograder", "ipython-shell", "hard-exit",
+            "gradebook", "shell-escape"} <= rules
+
+
+def test_scan_leaves_honest_work_alone(solution, release):
+    catalogue = load_catalogue(MODULE)
+    locked = {nbtools.grade_id(c): c.source for c in solution.cells
+              if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
+    notebooks = [solution, release] + [nbtools.substitute(solution, a) for a in catalogue.VARIANTS.values()] + [
+        nbtools.substitute(solution, m.answers) for n, m in catalogue.MUTANTS.items() if n != "always_equal_object"]
+    for nb in notebooks:
+        assert scan.scan_notebook(nb, locked) == []
+        assert scan.edited_locked(nb, locked) == []
+
+
+# ------------------------------------------------------------------------------------------
+# canary
+
+
+def _run_cells(cells, namespace):
+    """Execute cells in-process, recording outputs the way a kernel would (error or nothing)."""
+    from autograder.core import CheckFailed
+
+    for cell in cells:
+        cell.outputs, cell.execution_count = [], 1
+        try:
+            exec(compile(cell.source, "cell", "exec"), namespace)
+        except CheckFailed as error:
+            cell.outputs.append(nbformat.v4.new_output("error", ename="CheckFailed", evalue=str(error), traceback=[]))
+        except Exception as error:  # noqa: BLE001 - recorded like a kernel would
+            cell.outputs.append(nbformat.v4.new_output("error", ename=type(error).__name__, evalue=str(error),
+                                                       traceback=[]))
+
+
+def test_canary_fails_with_its_nonce_against_the_real_checks(solution):
+    tests = [(t, c.source) for t, c in nbtools.test_cells(solution).items()]
+    functions = list(nbtools.answer_cells(solution))
+    nonce = canary.new_nonce()
+    nb = canary.append(nbformat.v4.new_notebook(), tests, functions, nonce)
+    namespace: dict = {}
+    exec("from autograder.checks import m01_tensors as check", namespace)
+    _run_cells(nb.cells, namespace)
+    seen = canary.observe(nb, nonce)
+    assert seen["setup"] == "ok" and all(v == "nonce" for k, v in seen.items() if k != "setup"), seen
+    assert canary.verdict(seen).status == "ok"
+    # the copies are the test cells, verbatim
+    assert [c.source for c in nb.cells[1:]] == [s for _, s in tests]
+    assert canary.strip(nb).cells == []
+
+
+def test_canary_catches_a_patched_check(solution):
+    tests = [(t, c.source) for t, c in nbtools.test_cells(solution).items()]
+    nonce = canary.new_nonce()
+    nb = canary.append(nbformat.v4.new_notebook(), tests, list(nbtools.answer_cells(solution)), nonce)
+    namespace: dict = {}
+    exec("from autograder.checks import m01_tensors as real\n"
+         "import types\ncheck = types.SimpleNamespace(**{k: getattr(real, k) for k in dir(real)})\n"
+         "check.standardize_values = lambda *a, **k: None", namespace)
+    _run_cells(nb.cells, namespace)
+    verdict = canary.verdict(canary.observe(nb, nonce))
+    assert verdict.compromised and "test_standardize_values passed" in verdict.detail
+
+
+def test_canary_verdict_rules():
+    assert canary.verdict({}).status == "not run"
+    assert canary.verdict({"setup": "ok", "t1": "nonce"}).status == "ok"
+    assert canary.verdict({"setup": "ok", "t1": "passed"}).compromised
+    assert canary.verdict({"setup": "ok", "t1": "error:NameError"}).compromised
+    expected = canary.expectations({"setup": "ok", "t1": "checkfailed", "t2": "passed", "t3": "nonce"})
+    assert expected == {"t1": "checkfailed", "t3": "nonce"}
+    assert canary.verdict({"setup": "ok", "t1": "nonce", "t2": "passed", "t3": "nonce"}, expected).status == "ok"
+    assert canary.verdict({"setup": "ok", "t1": "checkfailed", "t3": "checkfailed"}, expected).compromised
+
+
+# ------------------------------------------------------------------------------------------
+# reading outcomes, the report's analysis
+
+
+def test_outcomes_from_cell_outputs():
+    def cell(*outs):
+        return nbformat.v4.new_code_cell("x", outputs=list(outs))
+
+    err = nbformat.v4.new_output
+    text = "[incorrect] standardize — Seen: the rows have mean 0. Owner: the dim. Do: use dim 0."
+    assert outcomes.read_cell(cell(err("error", ename="CheckFailed", evalue=text, traceback=[])), "standardize")[:2] \
+        == ("incorrect", text)
+    assert outcomes.read_cell(cell(err("error", ename="CheckFailed", evalue="[not attempted] f — stub",
+                                       traceback=[])), "f")[0] == "not attempted"
+    assert outcomes.read_cell(cell(err("error", ename="NameError", evalue="name 'f' is not defined",
+                                       traceback=["secret test code"])), "f")[1] == "NameError: name 'f' is not defined"
+    assert outcomes.read_cell(cell(), "f")[0] == "correct"
+    html = '<div class="autograder-result" data-code="wrong_dim">x</div>'
+    assert outcomes.read_cell(cell(err("display_data", data={"text/html": html}),
+                                   err("error", ename="CheckFailed", evalue=text, traceback=[])), "standardize")[2] \
+        == "wrong_dim"
+    assert outcomes.function_of("test_pairwise_sq_dists_shape", ["pairwise_sq_dists", "pairwise"]) == \
+        "pairwise_sq_dists"
+    a = outcomes.TestOutcome("t", "f", "incorrect", "[incorrect] f — Seen: got 3 rows of 17. Owner: x. Do: y.")
+    b = outcomes.TestOutcome("t", "f", "incorrect", "[incorrect] f — Seen: got 5 rows of 9. Owner: x. Do: y.")
+    assert a.key == b.key
+
+
+def test_report_analysis_counts_each_student_once_per_function():
+    def t(test, fn, outcome, text=""):
+        return outcomes.TestOutcome(test, fn, outcome, text).as_dict()
+
+    wrong = "[incorrect] f — Seen: the wrong thing. Owner: o. Do: d."
+    record = {"functions": ["f", "g"], "students": {
+        "a": {"status": "graded", "tests": [t("test_f_1", "f", "correct"), t("test_g_1", "g", "correct")]},
+        "b": {"status": "graded", "tests": [t("test_f_1", "f", "incorrect", wrong), t("test_f_2", "f", "incorrect",
+                                                                                      wrong),
+                                            t("test_g_1", "g", "not attempted", "[not attempted] g — stub")]},
+        "c": {"status": "failed", "tests": []},
+    }}
+    stats = {s.function: s for s in report.analyse(record)}
+    assert stats["f"].counts == {"correct": 1, "incorrect": 1, "not attempted": 0, "errored": 1}
+    assert stats["g"].counts["not attempted"] == 1
+    assert [(d.key, d.students) for d in stats["f"].diagnoses] == [("the wrong thing.", 1)]
+
+
+# ------------------------------------------------------------------------------------------
+# the sandbox's configuration
+
+
+def test_sandbox_auto_falls_back_loudly_and_bwrap_refuses(monkeypatch):
+    monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
+    sandboxed, warning = resolve_sandbox("auto")
+    assert not sandboxed and "SANDBOX UNAVAILABLE" in warning and "bubblewrap" in warning
+    with pytest.raises(GradingError, match="--sandbox bwrap: cannot start the sandbox"):
+        resolve_sandbox("bwrap")
+
+
+def test_cli_grade_with_required_sandbox_fails_clearly(tmp_path, root, monkeypatch, capsys):
+    from autograder.__main__ import main
+
+    course = _empty_course(tmp_path / "course", root)
+    monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
+    assert main(["grade", MODULE, "--course", str(course.root), "--sandbox", "bwrap"]) == 2
+    assert "cannot start the sandbox" in capsys.readouterr().err
+
+
+def test_cli_lists_the_commands(capsys):
+    from autograder.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for command in ("collect", "grade", "feedback", "export", "report", "demo-cohort", "bench-grade"):
+        assert command in out
+
+
+def test_sandbox_binds_nothing_of_the_course(tmp_path, root):
+    if probe() is not None:
+        pytest.skip("bubblewrap cannot run here")
+    box = prepare_box(tmp_path / "box", 61999)
+    argv = bwrap_argv(box, 61999, Limits())
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
+    assert str(root / "autograder") in binds
+    assert not any(b in (str(root), str(root / "solutions"), str(root / "gradebook.db")) for b in binds)
+    assert "--unshare-net" in argv and "--clearenv" in argv
+
+
+# ------------------------------------------------------------------------------------------
+# one cohort run: honest students and the whole hostile corpus, --workers 2, sandbox on
+
+
+def _digest(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def cohort(tmp_path_factory, root, solution, release):
+    problem = probe()
+    if problem is not None:
+        pytest.skip(f"the sandbox cannot run here: {problem}")
+    catalogue = load_catalogue(MODULE)
+    honest = {"solution": solution, "blank": release}
+    honest.update({f"mutant-{n}": nbtools.substitute(solution, catalogue.MUTANTS[n].answers) for n in HONEST_MUTANTS})
+    honest.update({f"variant-{n}": nbtools.substitute(solution, catalogue.VARIANTS[n]) for n in HONEST_VARIANTS})
+
+    base = tmp_path_factory.mktemp("cohort")
+    alone = grading.make_course(base / "alone", [MODULE], root)  # baseline: plain nbgrader, honest students only
+    grading.release(alone, MODULE)
+    for student, nb in honest.items():
+        grading.submit(alone, MODULE, student, nb)
+    grading.autograde(alone, MODULE)
+    baseline = grading.scores(alone, MODULE)
+
+    course_dir = grading.make_course(base / "course", [MODULE], root)
+    grading.release(course_dir, MODULE)
+    for student, nb in honest.items():
+        grading.submit(course_dir, MODULE, student, nb)
+    answers, breaks = pick_mutant(catalogue)
+    ctx = hostile.Context(solution, release, course_dir.resolve(), MODULE, answers, breaks, cell_timeout=CELL_TIMEOUT)
+    mutant_student = f"mutant-{next(n for n in HONEST_MUTANTS if catalogue.MUTANTS[n].answers == answers)}"
+    for case in hostile.CASES:
+        hostile.place(hostile.build(case, ctx), course_dir / "submitted" / f"hostile-{case.name}" / MODULE, MODULE)
+    before = _digest(course_dir / "submitted")
+    course = Course.open(course_dir)
+    record = grade(course, MODULE, GradeOptions(workers=2, sandbox="bwrap", limits=LIMITS, cell_timeout=CELL_TIMEOUT,
+                                                progress=False))
+    return {"course": course, "record": record, "baseline": baseline, "honest": list(honest), "before": before,
+            "mutant": mutant_student}
+
+
+def _scores(course: Course) -> dict:
+    return grading.scores(course.root, MODULE)
+
+
+@pytest.mark.slow
+def test_honest_grades_match_plain_nbgrader_alone(cohort):
+    scores = _scores(cohort["course"])
+    for student in cohort["honest"]:
+        assert scores[student] == cohort["baseline"][student], student
+        entry = cohort["record"]["students"][student]
+        assert not entry["flags"], (student, entry["flags"])
+        assert entry["canary_verdict"]["status"] == "ok"
+
+
+@pytest.mark.slow
+def test_calibration_ran_with_full_marks(cohort):
+    calibration = cohort["record"]["calibration"]
+    assert calibration["full_marks"] and calibration["canary"]["setup"] == "ok"
+    assert cohort["record"]["sandbox"]["mode"] == "bwrap"
+
+
+def _autograded_text(course: Course, student: str) -> str:
+    path = course.autograded(student, MODULE) / f"{MODULE}.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    assert not any(canary.is_canary(c) for c in nb.cells), "canary cells left in the autograded notebook"
+    return json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", hostile.CASES, ids=lambda c: c.name)
+def test_hostile_case(cohort, case):
+    course, record = cohort["course"], cohort["record"]
+    student = f"hostile-{case.name}"
+    entry = record["students"][student]
+    scores = _scores(course)[student]
+    with course.gradebook() as gb:
+        flagged = gb.find_submission_notebook(MODULE, MODULE, student).flagged
+    if case.expect == "failed":
+        assert entry["status"] == "failed", entry
+        assert case.reason in entry["reason"], entry["reason"]
+        assert all(s == 0 for s, _ in scores.values())
+        assert not course.autograded(student, MODULE).exists()
+    elif case.expect == "compromised":
+        assert entry["status"] == "graded" and entry["compromised"], entry
+        assert entry["canary_verdict"]["status"] == "compromised"
+        assert all(s == 0 for s, _ in scores.values()), scores
+        assert flagged
+    else:
+        assert entry["status"] == "graded" and not entry["compromised"], entry
+        if case.same_as:
+            honest = {"solution": "solution", "blank": "blank", "mutant": cohort["mutant"]}[case.same_as]
+            assert scores == cohort["baseline"][honest], (scores, cohort["baseline"][honest])
+        if case.reason:
+            assert case.reason in _autograded_text(course, student) + " ".join(entry["notes"]), entry["notes"]
+    if case.flagged_by_scan:
+        assert any(f["kind"] == "scan" for f in entry["flags"]), entry["flags"]
+        assert flagged
+    assert entry["reason"] or entry["status"] == "graded"
+
+
+@pytest.mark.slow
+def test_always_equal_object_loses_the_points(cohort):
+    scores = _scores(cohort["course"])["hostile-always-equal"]
+    assert scores["test_pairwise_sq_dists_values"][0] == 0 and scores["test_pairwise_sq_dists_shape"][0] == 0
+
+
+@pytest.mark.slow
+def test_submissions_are_never_modified(cohort):
+    assert _digest(cohort["course"].root / "submitted") == cohort["before"]
+
+
+@pytest.mark.slow
+def test_rerun_of_some_students_gives_the_same_grades(cohort):
+    course = cohort["course"]
+    students = ["solution", cohort["mutant"], "hostile-input-transformer"]
+    before = {s: _scores(course)[s] for s in students}
+    grade(course, MODULE, GradeOptions(workers=1, students=students, sandbox="bwrap", limits=LIMITS,
+                                       cell_timeout=CELL_TIMEOUT, progress=False))
+    after = _scores(course)
+    assert {s: after[s] for s in students} == before
+    record = json.loads((course.reports(MODULE) / "grading.json").read_text())
+    assert set(record["students"]) == set(cohort["record"]["students"]), "a partial run must keep the others"
+    assert _digest(course.root / "submitted") == cohort["before"]
+
+
+@pytest.mark.slow
+def test_feedback_shows_diagnoses_never_test_code(cohort, solution):
+    course = cohort["course"]
+    pages = feedback.generate(course, MODULE)
+    assert len(pages) == len(cohort["record"]["students"])
+    test_lines = {line.strip() for cell in nbtools.test_cells(solution).values()
+                  for line in cell.source.splitlines() if line.strip()}
+    for page in pages:
+        text = page.read_text()
+        leaked = [line for line in test_lines if line in text]
+        assert not leaked, (page, leaked)
+        assert "Traceback" not in text
+    mutant = (course.feedback(cohort["mutant"], MODULE) / f"{MODULE}.html").read_text()
+    assert "Seen:" in mutant and "Owner:" in mutant and "Do:" in mutant
+    broken = (course.feedback("hostile-corrupt-json", MODULE) / f"{MODULE}.html").read_text()
+    assert "could not be graded" in broken and "not valid JSON" in broken
+
+
+@pytest.mark.slow
+def test_export_writes_every_student(cohort):
+    from autograder.cohort.export import export
+
+    path = export(cohort["course"])
+    rows = list(csv.DictReader(path.open()))
+    assert {r["student_id"] for r in rows} == set(cohort["record"]["students"])
+    solution = next(r for r in rows if r["student_id"] == "solution")
+    assert float(solution["score"]) == float(solution["max_score"]) > 0
+
+
+@pytest.mark.slow
+def test_report_names_the_cohort_misconceptions_and_flags(cohort):
+    course = cohort["course"]
+    page = report.write(course, MODULE)
+    text = page.read_text()
+    folder = course.reports(MODULE)
+    for png in ("outcomes.png", "scores.png", "diagnoses.png"):
+        assert (folder / png).stat().st_size > 1000
+    assert "standardize" in text and "hostile-input-transformer" in text and "compromised" in text
+    stats = {s.function: s for s in report.analyse(cohort["record"])}
+    assert stats["standardize"].diagnoses, "the standardize mutant's diagnosis is missing"
+    assert "without the sandbox" not in text.lower()
+
+
+@pytest.mark.slow
+def test_grading_without_a_sandbox_warns_in_output_and_report(tmp_path, root, solution, monkeypatch, capsys):
+    course_dir = grading.make_course(tmp_path / "course", [MODULE], root)
+    grading.release(course_dir, MODULE)
+    grading.submit(course_dir, MODULE, "solution", solution)
+    monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
+    course = Course.open(course_dir)
+    record = grade(course, MODULE, GradeOptions(workers=1, sandbox="auto", limits=LIMITS, progress=False))
+    assert "SANDBOX UNAVAILABLE" in capsys.readouterr().err
+    assert record["sandbox"]["mode"] == "off"
+    assert record["students"]["solution"]["score"] == record["students"]["solution"]["max_score"]
+    assert "without the sandbox" in report.write(course, MODULE).read_text().lower()
