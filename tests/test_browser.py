@@ -35,6 +35,7 @@ SHOTS = ARTIFACTS / "screenshots"
 JUPYTER = Path(sys.executable).with_name("jupyter")
 
 LESSON = "course/01-tensors.ipynb"  # its broadcasting calculator: two Dropdowns and an HTML readout
+STEP_LESSON = "course/04-five-line-step.ipynb"  # ToggleButtons and an IntSlider driving an HTML readout
 FILLED = "exercise-01-filled.ipynb"  # module 01's solution notebook, as a learner who finished it has it
 EXERCISE = "exercises/01-tensors/01-tensors.ipynb"  # the blank release
 START = "course/00-start.ipynb"
@@ -108,7 +109,11 @@ def lab(tmp_path_factory):
     env = dict(os.environ)
     env.pop("MPLBACKEND", None)  # the kernels use matplotlib's inline backend, as a learner's do
     env["TORCH_LEDGER_PROGRESS"] = str(progress)
+    # Only the environment's own Jupyter set-up: a kernel spec or server config in the home
+    # folder must not change what is tested.
     env["JUPYTER_RUNTIME_DIR"] = str(state / "runtime")
+    env["JUPYTER_CONFIG_DIR"] = str(state / "config")
+    env["JUPYTER_DATA_DIR"] = str(state / "data")
     env["PATH"] = f"{JUPYTER.parent}{os.pathsep}{env.get('PATH', '')}"
 
     port = _free_port()
@@ -159,13 +164,20 @@ def browser():
 
 
 @pytest.fixture
-def page(browser, lab):
+def page(browser, lab, request):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(30_000)
     page = context.new_page()
+    failed_before = request.session.testsfailed
     try:
         yield page
     finally:
+        if request.session.testsfailed > failed_before:  # keep what the page showed when it failed
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            try:
+                page.screenshot(path=str(SHOTS / f"FAILED-{request.node.name}.png"))
+            except Exception:
+                pass
         context.close()
         lab.shut_down_kernels()  # a kernel holds torch in memory; free it before the next test
 
@@ -268,6 +280,41 @@ def test_lesson_widget_and_figure(page, lab):
     assert "Loading widget..." not in text
 
 
+def test_lesson_slider_keyboard_and_buttons(page, lab):
+    notebook = open_notebook(page, lab, STEP_LESSON, "steps")
+    run_all(page, lab, STEP_LESSON)
+    _no_error_outputs(notebook, STEP_LESSON)
+
+    widget = notebook.locator(".widget-vbox").filter(has=page.locator(".widget-slider")).first
+    widget.wait_for(state="visible", timeout=30_000)
+    slider = widget.locator(".widget-slider").first
+    readout = widget.locator(".widget-html-content").first
+    value = slider.locator(".widget-readout")
+    assert value.inner_text().strip() == "0"
+    before = readout.inner_text()
+    assert "ledger event 0" in before, before[:500]
+
+    # Keyboard: click the slider's handle, then the right arrow moves it one event on.
+    slider.locator(".noUi-handle").click()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("([el, old]) => el.innerText !== old", arg=[readout.element_handle(), before],
+                           timeout=30_000)
+    assert value.inner_text().strip() == "1"
+    after_key = readout.inner_text()
+    assert "ledger event 1" in after_key, after_key[:500]
+    shot(page, "04-steps-slider-after-keyboard", widget)
+
+    # Mouse: the toggle buttons switch to the trace of a later step.
+    later = widget.locator(".widget-toggle-button", has_text="a later step")
+    later.click()
+    page.wait_for_function("([el, old]) => el.innerText !== old", arg=[readout.element_handle(), after_key],
+                           timeout=30_000)
+    assert "mod-active" in (later.get_attribute("class") or "")
+    assert "ledger event 1" in readout.inner_text()
+    shot(page, "05-steps-toggle-after-click", widget)
+    assert "Error displaying widget" not in notebook.inner_text()
+
+
 def test_filled_exercise_checks_then_start_page_progress(page, lab):
     lab.progress.unlink(missing_ok=True)
     solution = nbformat.read(lab.root / FILLED, as_version=4)
@@ -280,8 +327,8 @@ def test_filled_exercise_checks_then_start_page_progress(page, lab):
     assert notebook.locator(".autograder-incorrect").count() == 0
     assert notebook.locator(".autograder-not-attempted").count() == 0
     assert "incorrect" not in " ".join(correct.all_inner_texts()).lower()
-    shot(page, "04-exercise-filled-correct", correct.first)
-    shot(page, "05-exercise-filled-correct-last", correct.last)
+    shot(page, "06-exercise-filled-correct", correct.first)
+    shot(page, "07-exercise-filled-correct-last", correct.last)
 
     recorded = json.loads(lab.progress.read_text())
     assert set(recorded.get("01-tensors", {})) == {"make_blobs", "standardize", "pairwise_sq_dists",
@@ -303,8 +350,8 @@ def test_filled_exercise_checks_then_start_page_progress(page, lab):
     chart = notebook.locator(".jp-RenderedImage img")
     assert chart.count() >= 1
     assert chart.first.evaluate("img => img.naturalWidth") > 100
-    shot(page, "06-start-page-progress", table)
-    shot(page, "07-start-page-chart", chart.first)
+    shot(page, "08-start-page-progress", table)
+    shot(page, "09-start-page-chart", chart.first)
 
 
 def test_nbgrader_validate_on_blank_exercise(page, lab):
@@ -317,7 +364,7 @@ def test_nbgrader_validate_on_blank_exercise(page, lab):
     button = notebook.locator(".jp-Toolbar .validate-button")
     button.wait_for(state="visible", timeout=30_000)
     assert "Validate" in button.inner_text()
-    shot(page, "08-exercise-validate-button", button)
+    shot(page, "10-exercise-validate-button", button)
 
     button.click()
     dialog = page.locator(".jp-Dialog", has_text="Validation Results")
@@ -325,5 +372,5 @@ def test_nbgrader_validate_on_blank_exercise(page, lab):
     message = dialog.locator("#validation-message")
     assert "validation-failed" in (message.get_attribute("class") or ""), message.inner_text()[:2000]
     assert "The following cell failed" in message.inner_text()
-    shot(page, "09-exercise-validate-failures")
+    shot(page, "11-exercise-validate-failures")
     dialog.locator("button", has_text="Ok").first.click()
