@@ -157,3 +157,12 @@ def test_course_table_matches_solutions():
     for m in MODULES:
         nb = nbtools.read(ROOT / "solutions" / m.id / f"{m.id}.ipynb")
         assert tuple(nbtools.answer_cells(nb)) == m.functions, m.id
+
+
+def test_readme_has_binder_and_a_colab_badge_per_notebook():
+    from autograder.course import MODULES, binder_url, colab_url
+
+    readme = (ROOT / "README.md").read_text()
+    assert binder_url() in readme
+    for m in MODULES:
+        assert colab_url(m.lesson) in readme and colab_url(m.exercise) in readme, m.id
