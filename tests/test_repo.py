@@ -37,9 +37,12 @@ def _name(requirement: str) -> str:
 
 
 def _spec(requirement: str) -> str:
+    """The version range of a pip requirement or a conda match spec (``name[version='...',build=...]``)."""
+    bracket = re.search(r"version='([^']*)'", requirement)
+    if bracket:
+        return bracket.group(1).replace(" ", "")
     name = _name(requirement)
-    rest = requirement.strip()[len(name):].split("=cpu")[0]
-    return rest.replace(" ", "")
+    return requirement.strip()[len(name):].replace(" ", "")
 
 
 CONDA_TO_PIP = {"pytorch": "torch"}
@@ -59,7 +62,7 @@ def test_environment_matches_pyproject():
             conda[CONDA_TO_PIP.get(_name(dep), _name(dep))] = _spec(dep)
     assert conda == pip_deps
     torch_line = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("pytorch"))
-    assert "cpu" in torch_line, "Binder must get the CPU-only PyTorch build"
+    assert "build='cpu*'" in torch_line, "Binder must get the CPU-only PyTorch build"
 
 
 def _all_notebooks():

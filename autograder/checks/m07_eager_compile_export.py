@@ -57,6 +57,13 @@ def _seconds(out, what):
     return float(out)
 
 
+def _not_too_fast(got: float) -> None:
+    if got < 0.008:
+        fail(f"time_it reported {got:.4f} s per call for calls that take at least 0.010 s.",
+             "the clock readings around each call.", "read the clock right before and right after each call.",
+             code="too_fast")
+
+
 @graded("time_it")
 def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
     """Runs the warm-up calls untimed, then exactly `iters` timed calls"""
@@ -71,10 +78,7 @@ def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
              f"{warmup} warm-up calls took 0.12 s.",
              "the warm-up calls were counted in the timing (first calls pay for compilation, caches and lazy "
              "initialisation).", "time only the calls after the warm-up.", code="counted_warmup")
-    if got < 0.008:
-        fail(f"time_it reported {got:.4f} s per call for calls that take at least 0.010 s.",
-             "the clock readings around each call.", "read the clock right before and right after each call.",
-             code="too_fast")
+    _not_too_fast(got)
 
 
 @graded("time_it")
@@ -88,10 +92,7 @@ def time_it_median(time_it, warmup: int = 3, iters: int = 20, *, notes):
              f"took 0.8 s (their mean is about {mean:.3f} s).",
              "the statistic time_it reports: a mean is dragged by one interruption (a garbage collection, "
              "another process).", "report the median of the per-call times.", code="mean_not_median")
-    if got < 0.008:
-        fail(f"time_it reported {got:.4f} s per call for calls that take at least 0.010 s.",
-             "the clock readings around each call.", "read the clock right before and right after each call.",
-             code="too_fast")
+    _not_too_fast(got)
 
 
 class _FakeCudaTensor(torch.Tensor):
