@@ -21,7 +21,6 @@ PYTEST_ARGS ?=
 PORT ?= 8888
 
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND := Agg
 
 MARKERS :=
 ifeq ($(SLOW),false)
@@ -51,6 +50,7 @@ venv: $(VENV)/.installed  ## create .venv (torch first, pinned) and install the 
 lab: venv  ## open JupyterLab on the course's start page (http://localhost:$(PORT))
 	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --port=$(PORT) course/00-start.ipynb
 
+test: export MPLBACKEND := Agg
 test: venv  ## run the whole test suite (SLOW=false / BROWSER=false to narrow it)
 	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup $(MARK_ARGS) $(PYTEST_ARGS)
 
@@ -69,3 +69,40 @@ release: venv  ## regenerate exercises/ from solutions/ with nbgrader (MODULE=01
 clean:  ## remove caches and nbgrader's working folders (keeps .venv)
 	rm -rf .pytest_cache .ruff_cache submitted autograded feedback gradebook.db
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+
+# --- cohort
+# The instructors' cohort commands (python -m autograder ...), run on this course directory.
+#   make collect ASSIGNMENT=01-tensors FROM=~/Downloads/submissions.zip
+#   make grade ASSIGNMENT=01-tensors [WORKERS=8] [SANDBOX=auto|bwrap|off]
+#   make feedback ASSIGNMENT=01-tensors ; make export ; make report ASSIGNMENT=01-tensors
+ASSIGNMENT ?= 01-tensors
+FROM ?=
+SANDBOX ?= auto
+COHORT_DIR ?= cohort
+# WORKERS is honoured when given on the command line or in the environment; otherwise grade uses every core.
+GRADE_WORKERS = $(if $(filter command line environment,$(origin WORKERS)),--workers $(WORKERS))
+AUTOGRADER := $(BIN)/python -m autograder
+
+.PHONY: collect grade feedback export report demo-cohort bench-grade
+
+collect: venv  ## LMS download (zip or folder) -> submitted/ (ASSIGNMENT=, FROM=)
+	@test -n "$(FROM)" || { echo "usage: make collect ASSIGNMENT=01-tensors FROM=path/to/download.zip"; exit 2; }
+	$(AUTOGRADER) collect $(ASSIGNMENT) --from "$(FROM)"
+
+grade: venv  ## autograde every submission, sandboxed and parallel (ASSIGNMENT=, WORKERS=, SANDBOX=)
+	$(AUTOGRADER) grade $(ASSIGNMENT) $(GRADE_WORKERS) --sandbox $(SANDBOX)
+
+feedback: venv  ## per-student HTML feedback without test code (ASSIGNMENT=)
+	$(AUTOGRADER) feedback $(ASSIGNMENT)
+
+export: venv  ## grades.csv from the gradebook (nbgrader export)
+	$(AUTOGRADER) export
+
+report: venv  ## cohort analytics: outcomes, frequent diagnoses, flags (ASSIGNMENT=)
+	$(AUTOGRADER) report $(ASSIGNMENT)
+
+demo-cohort: venv  ## a synthetic cohort in ./cohort taken through collect, grade, feedback, export, report
+	$(AUTOGRADER) demo-cohort --dir $(COHORT_DIR) --module $(ASSIGNMENT) $(GRADE_WORKERS) --sandbox $(SANDBOX)
+
+bench-grade: venv  ## plain serial nbgrader vs grade --workers 2 (sandbox on) on 24 students, and the floor
+	$(AUTOGRADER) bench-grade --module $(ASSIGNMENT) --students 24 --workers $(if $(filter command line environment,$(origin WORKERS)),$(WORKERS),2) --sandbox $(if $(filter command line environment,$(origin SANDBOX)),$(SANDBOX),bwrap)

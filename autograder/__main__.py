@@ -42,7 +42,14 @@ def cmd_collect(args) -> int:
 def cmd_grade(args) -> int:
     from .cohort.grade import GradeOptions, grade
 
-    options = GradeOptions(workers=args.workers, students=args.student or None, sandbox=args.sandbox,
+    shard = None
+    if args.shard:
+        try:
+            k, n = (int(x) for x in args.shard.split("/"))
+        except ValueError:
+            raise ValueError(f"--shard wants K/N, for example 2/4, not {args.shard!r}") from None
+        shard = (k, n)
+    options = GradeOptions(workers=args.workers, students=args.student or None, shard=shard, sandbox=args.sandbox,
                            limits=_limits(args), cell_timeout=args.cell_timeout, progress=not args.no_progress)
     record = grade(_course(args), args.assignment, options)
     return 0 if record else 1
@@ -109,6 +116,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("assignment")
     p.add_argument("--workers", type=int, help="worker processes (default: every core)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (split a cohort across machines)")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="auto",
                    help="auto: bubblewrap when it can run, else none with a loud warning; bwrap: required; off")
     _limit_options(p)

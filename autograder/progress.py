@@ -119,8 +119,8 @@ class Progress:
         for module_id, row in self.table.items():
             cells = "".join(
                 f"<span style='display:inline-block;margin:1px 3px;padding:1px 6px;border-radius:3px;"
-                f"background:{_COLOURS[s]};color:{'white' if s != NOT_ATTEMPTED else '#24292f'}' "
-                f"title='{html.escape(s)}'><code>{html.escape(f)}</code></span>"
+                f"background:{_COLOURS[s]};color:{'white' if s != NOT_ATTEMPTED else '#24292f'};"
+                f"font-family:monospace' title='{html.escape(s)}'>{html.escape(f)}</span>"
                 for f, s in row.items())
             rows.append(f"<tr><td style='text-align:left'><b>{html.escape(module_id)}</b></td>"
                         f"<td style='text-align:left'>{cells}</td></tr>")

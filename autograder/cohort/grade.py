@@ -20,6 +20,8 @@ recorded as failed with the reason.  Submissions are only ever read.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import multiprocessing as mp
 import os
@@ -28,6 +30,7 @@ import sys
 import tempfile
 import time
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from multiprocessing.connection import wait
@@ -52,6 +55,7 @@ class GradingError(RuntimeError):
 class GradeOptions:
     workers: int | None = None  # default: every core this process may use
     students: list[str] | None = None  # default: every submission
+    shard: tuple[int, int] | None = None  # (k, n): only the students of shard k of n (1-based), for several machines
     sandbox: str = "auto"  # auto | bwrap | off
     limits: Limits = field(default_factory=Limits)
     cell_timeout: int | None = None  # default: the course's c.Execute.timeout
@@ -64,6 +68,13 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def in_shard(student: str, k: int, n: int) -> bool:
+    """Whether ``student`` belongs to shard ``k`` of ``n`` (stable: a hash of the id, not its position)."""
+    if not 1 <= k <= n:
+        raise GradingError(f"--shard {k}/{n}: K must be between 1 and N")
+    return zlib.crc32(student.encode()) % n == k - 1
 
 
 def resolve_sandbox(mode: str) -> tuple[bool, str]:
@@ -165,6 +176,20 @@ class _Slot:
             self.process.join(timeout=5)
 
 
+def _context():
+    """Fork workers where the platform allows (no re-import per worker), after importing what they use."""
+    if "fork" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    import jupyter_client.manager  # noqa: F401 - imported once here, shared by the forked workers
+    import nbclient  # noqa: F401
+    import nbgrader.converters  # noqa: F401
+    import nbgrader.preprocessors  # noqa: F401
+
+    from . import restore  # noqa: F401
+
+    return mp.get_context("fork")
+
+
 def _failed(student: str, reason: str) -> dict:
     return {"student": student, "status": "failed", "reason": reason, "grades": {}, "comments": {},
             "late_penalty": None, "tests": [], "canary": {}, "findings": [], "notes": [], "autograded": "",
@@ -253,6 +278,8 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     if missing:
         raise GradingError(f"no submission of {assignment} for {', '.join(missing)} "
                            f"(expected {course.folder('submitted')}/STUDENT/{assignment}/)")
+    if options.shard:
+        students = [s for s in students if in_shard(s, *options.shard)]
     if not students:
         raise GradingError(f"no submissions in {course.folder('submitted')}/*/{assignment}/: run `collect` first")
 
@@ -274,7 +301,7 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         jobs.append({"seq": i, "student": student, "folder": str(course.submitted(student, assignment)),
                      "reference": False})
 
-    ctx = mp.get_context("spawn")
+    ctx = _context()
     specs = [WorkerSpec(index=i, uid=uid_base + i, scratch=str(scratch / f"w{i}"), course_root=str(course.root),
                         template_db=str(template), assignment=assignment, notebook=notebook, sandboxed=sandboxed,
                         limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
@@ -292,12 +319,12 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
 
     from tqdm import tqdm
 
+    tqdm.monitor_interval = 0  # no monitor thread: workers are forked from this process
+    slots = [_Slot(ctx, spec) for spec in specs]  # before the gradebook connection and the bar exist
     bar = tqdm(total=len(students), unit="nb", desc=f"grading {assignment}", disable=not options.progress,
                file=sys.stderr, dynamic_ncols=True)
-    slots: list[_Slot] = []
     gb = course.gradebook()
     try:
-        slots = [_Slot(ctx, spec) for spec in specs]
         queue = list(jobs)
 
         def finish(result: dict) -> None:
@@ -385,8 +412,28 @@ def _record(course: Course, assignment: str, notebook: str, facts: dict, results
             sandboxed: bool, sandbox_warning: str, options: GradeOptions, cell_timeout: int, workers: int,
             seconds: float) -> dict:
     path = course.reports(assignment) / RECORD
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path.with_suffix(".lock")):
+        return _merge_record(path, course, assignment, notebook, facts, results, calibration, sandboxed,
+                             sandbox_warning, options, cell_timeout, workers, seconds)
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """An exclusive lock on ``path`` (coordinators on several machines may share the course folder)."""
+    with open(path, "a") as fh:
+        fcntl.lockf(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.lockf(fh, fcntl.LOCK_UN)
+
+
+def _merge_record(path: Path, course: Course, assignment: str, notebook: str, facts: dict, results: dict,
+                  calibration: dict | None, sandboxed: bool, sandbox_warning: str, options: GradeOptions,
+                  cell_timeout: int, workers: int, seconds: float) -> dict:
     previous = {}
-    if options.students and path.exists():
+    if (options.students or options.shard) and path.exists():
         try:
             previous = json.loads(path.read_text()).get("students", {})
         except (OSError, ValueError):
@@ -396,7 +443,7 @@ def _record(course: Course, assignment: str, notebook: str, facts: dict, results
     for student, r in results.items():
         max_score = r["max_score"] or max_total
         students[student] = {k: r.get(k) for k in ("status", "reason", "score", "tests", "findings", "notes",
-                                                    "flags", "compromised", "canary_verdict", "seconds")}
+                                                    "flags", "compromised", "canary_verdict", "seconds", "timings")}
         students[student]["max_score"] = max_score
     reference = None
     if calibration is not None:
@@ -420,10 +467,13 @@ def _record(course: Course, assignment: str, notebook: str, facts: dict, results
         "functions": facts["functions"],
         "tests": [{"test": t, "max_score": facts["max_scores"][t]} for t, _ in facts["tests"]],
         "calibration": reference,
+        "kernel_cpu_seconds": round(sum((r.get("timings") or {}).get("kernel_cpu", 0.0)
+                                        for r in [*results.values(), calibration or {}]), 2),
         "students": dict(sorted(students.items())),
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=1))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1))
+    tmp.replace(path)
     return record
 
 

@@ -258,6 +258,64 @@ def lock_ipc(box: Path) -> None:
         os.chmod(ipc, 0o755)
 
 
+def processes_of(uid: int) -> list[int]:
+    """Pids of the processes running as ``uid`` (from /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            for line in (entry / "status").read_text().splitlines():
+                if line.startswith("Uid:"):
+                    if int(line.split()[1]) == uid:
+                        pids.append(int(entry.name))
+                    break
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def drain(uid: int, patience: float = 10.0) -> int:
+    """Wait for the last sandbox of ``uid`` to be torn down (its processes count against the next
+    kernel's process limit); kill what is left after ``patience`` seconds.  Returns how many were killed."""
+    if not _is_root() or uid < BASE_UID:
+        return 0
+    deadline = time.monotonic() + patience
+    while processes_of(uid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = processes_of(uid)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return len(left)
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by ``pid`` and its live descendants (from /proc; 0 where unreadable).
+
+    A sandboxed kernel's CPU time does not reach the grader's ``getrusage`` (bubblewrap's
+    reaper does not pass it on), so it is sampled here just before the kernel is shut down.
+    """
+    ticks = os.sysconf("SC_CLK_TCK")
+    total, stack, seen = 0, [pid], set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        proc = Path(f"/proc/{current}")
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])
+            for task in (proc / "task").iterdir():
+                stack += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / ticks
+
+
 # What happened to the kernels this process launched: the worker reads it after each notebook.
 KERNEL_EVENTS: list[dict] = []
 
@@ -349,6 +407,14 @@ class SandboxedKernelManager(AsyncKernelManager):
             os.killpg(os.getpgid(process.pid), signal.SIGKILL)
         except OSError:
             process.kill()
+
+    async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+        process = self.provisioner.process if self.provisioner else None
+        if process is not None and process.poll() is None:
+            self._event["cpu_seconds"] = tree_cpu_seconds(process.pid)
+        await super()._async_shutdown_kernel(now=now, restart=restart)
+
+    shutdown_kernel = _async_shutdown_kernel
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         if self._wall_timer is not None:

@@ -24,6 +24,7 @@ import os
 import shutil
 import time
 import traceback
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -83,6 +84,7 @@ class Outcome:
     notes: list = field(default_factory=list)  # what nbgrader restored, cells that errored, timeouts
     autograded: str = ""  # folder with the autograded notebook (and nbgrader's bookkeeping files)
     seconds: float = 0.0
+    timings: dict = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, finish
     reference: bool = False
 
 
@@ -151,8 +153,9 @@ def _copy_plain_files(src: Path, dst: Path, skip=lambda p: False) -> None:
             shutil.copy(path, dst / rel / name)
 
 
-#: The cell nbclient started last in this process (to say where a kernel died).
-CURRENT_CELL: dict[str, str] = {"cell": ""}
+#: The cell nbclient started last in this process (to say where a kernel died), and when the
+#: first and the last cell started (to time the kernel's start and the cells).
+CURRENT_CELL: dict = {"cell": "", "first": 0.0, "last": 0.0}
 
 
 class _CellTracker:
@@ -161,6 +164,9 @@ class _CellTracker:
     def __call__(self, cell=None, cell_index=None, **_) -> None:
         if cell is None:
             return
+        now = time.monotonic()
+        CURRENT_CELL["first"] = CURRENT_CELL["first"] or now
+        CURRENT_CELL["last"] = now
         if canary.is_canary(cell):
             CURRENT_CELL["cell"] = "the canary cells appended at grading time"
             return
@@ -212,6 +218,7 @@ class Worker:
         cfg.Execute.timeout = spec.cell_timeout
         cfg.Execute.interrupt_on_timeout = True
         cfg.Execute.on_cell_start = tracker
+        cfg.Execute.shutdown_kernel = "immediate"  # its state is discarded anyway
         cfg.SandboxedKernelManager.box = str(box)
         cfg.SandboxedKernelManager.uid = spec.uid
         cfg.SandboxedKernelManager.limits = dict(spec.limits)
@@ -232,6 +239,7 @@ class Worker:
         return result
 
     def _grade(self, job: Job, result: Outcome) -> None:
+        job_started = time.monotonic()
         spec = self.spec
         folder = Path(job.folder)
         nb, problem = read_submission(folder, spec.notebook)
@@ -256,23 +264,36 @@ class Worker:
         shutil.copy(spec.template_db, course / "gradebook.db")
 
         box = self.scratch / "box"
+        sandbox.drain(spec.uid)
         sandbox.prepare_box(box, spec.uid)
         _copy_plain_files(folder, box / "home",
                           skip=lambda rel: rel.suffix == ".ipynb" or rel.name in PRIVATE_FILES)
         _copy_plain_files(source, box / "home")
 
         tracker = _CellTracker()
-        CURRENT_CELL["cell"] = ""
+        CURRENT_CELL.update(cell="", first=0.0, last=0.0)
+        started = time.monotonic()
+        result.timings["prepare"] = round(started - job_started, 3)
         capture = _Capture()
         self.log.handlers = [capture]
         sandbox.KERNEL_EVENTS.clear()
         ok = self._run_nbgrader(course, job.student, box, tracker)
+        ended = time.monotonic()
+        cpu = sum(e.get("cpu_seconds", 0.0) for e in sandbox.KERNEL_EVENTS)
+        if cpu:
+            result.timings["kernel_cpu"] = round(cpu, 3)
+        if CURRENT_CELL["first"]:
+            result.timings["kernel_start"] = round(CURRENT_CELL["first"] - started, 3)
+            result.timings["cells"] = round(ended - CURRENT_CELL["first"], 3)
         autograded_dir = course / "autograded" / job.student / spec.assignment
         autograded_nb = autograded_dir / f"{spec.notebook}.ipynb"
         result.notes += _notes_from_log(capture.text())
         if not ok or not autograded_nb.exists():
             result.status = "failed"
             result.reason = _explain_failure(capture, self.spec.limits)
+            log = box / "kernel.log"
+            if "did not start" in result.reason and log.exists():
+                result.notes.append("kernel log: " + log.read_text(errors="replace")[-1500:])
             return
 
         graded = nbformat.read(str(autograded_nb), as_version=4)
@@ -289,6 +310,7 @@ class Worker:
         _copy_plain_files(autograded_dir, out, skip=lambda rel: rel.name == autograded_nb.name)
         nbformat.write(graded, str(out / autograded_nb.name))
         result.autograded = str(out)
+        result.timings["finish"] = round(time.monotonic() - ended, 3)
 
     def _run_nbgrader(self, course: Path, student: str, box: Path, tracker: _CellTracker) -> bool:
         from nbgrader.converters import Autograde
@@ -364,6 +386,8 @@ def _explain_failure(capture: _Capture, limits: dict) -> str:
         if event.get("wall_killed"):
             seconds = limits.get("notebook_seconds")
             return f"the notebook ran past its wall-clock limit ({seconds} s){where}; its kernel was stopped"
+    if "before replying to kernel_info" in log or "Kernel didn't respond" in log:
+        return "the kernel did not start (see the kernel log in the grading notes)"
     if "DeadKernelError" in log or "Kernel died" in log or "UnresponsiveKernelError" in log:
         exits = [sandbox.describe_exit(e) for e in sandbox.KERNEL_EVENTS]
         cause = next((e for e in exits if e), "the kernel died")
@@ -372,8 +396,6 @@ def _explain_failure(capture: _Capture, limits: dict) -> str:
         return f"a cell ran past the per-cell time limit and did not stop when interrupted{where}"
     if "failed to validate" in log or "ValidationError" in log:
         return "nbgrader could not validate the notebook's cell metadata"
-    if "Kernel didn't respond" in log or "RuntimeError: Kernel died before replying" in log:
-        return "the kernel did not start (sandbox or environment problem)"
     lines = [line for line in log.splitlines() if line.strip()]
     tail = next((line for line in reversed(lines) if "Error" in line or "Exception" in line), lines[-1] if lines else "")
     return f"nbgrader could not grade the notebook{where}: {tail.strip()[:300]}"
@@ -382,6 +404,8 @@ def _explain_failure(capture: _Capture, limits: dict) -> str:
 def serve(spec: WorkerSpec, conn) -> None:
     """The worker process: grade each job received on ``conn`` and send back the outcome as a dict."""
     os.environ.pop("JPY_PARENT_PID", None)
+    warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy notes from nbgrader's API
+    warnings.filterwarnings("ignore", message=".*missing an id field.*")  # cells nbgrader puts back
     worker = Worker(spec)
     while True:
         try:
