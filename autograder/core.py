@@ -16,10 +16,14 @@ scores the test cell as failed; the grader's own traceback is never shown.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
+import io
+import logging
 import reprlib
 import sys
+import warnings
 from dataclasses import dataclass, field
 
 import torch
@@ -245,11 +249,34 @@ def graded(function: str):
     return wrap
 
 
+@contextlib.contextmanager
+def _quiet(notes: list[str]):
+    """Keep warnings, log records and stray stderr writes out of the test cell's output.
+
+    nbgrader scores a test cell that wrote anything to stderr as failed, so a library's
+    warning (an exporter's progress log, a deprecation) must not cost a correct answer
+    its points.  The first warning is passed on to the learner as a note instead.
+    """
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("always")
+            yield
+    finally:
+        logging.disable(previous)
+        own = [w for w in caught if "site-packages" not in (w.filename or "")]
+        if own:
+            first = own[0]
+            notes.append(f"your code warned: {first.category.__name__}: {_first_line(first.message)}")
+
+
 def evaluate(check, function: str, part: str, args, kwargs) -> Result:
     """Run one check and classify what happened.  Never raises for learner behaviour."""
     notes: list[str] = []
     try:
-        skipped = check(*args, notes=notes, **kwargs)
+        with _quiet(notes):
+            skipped = check(*args, notes=notes, **kwargs)
     except NotAttempted:
         return Result(
             function,

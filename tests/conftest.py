@@ -15,21 +15,8 @@ os.environ["TORCH_LEDGER_PROGRESS"] = "off"  # tests never write into the learne
 MODULE_IDS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.ipynb").exists())
 
 
-# Files whose tests share one expensive module-scoped fixture: keep each on one xdist worker.
-GROUPED_FILES = {"test_cohort.py", "test_browser.py", "test_widgets_colab.py"}
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (make test uses --dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     import torch
-
-    for item in items:
-        if item.get_closest_marker("xdist_group"):
-            continue
-        if item.path.name == "test_nbgrader.py" and hasattr(item, "callspec"):
-            item.add_marker(pytest.mark.xdist_group(f"nbgrader-{item.callspec.params.get('graded_course')}"))
-        elif item.path.name in GROUPED_FILES:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
 
     skip_gpu = pytest.mark.skip(reason="needs a CUDA device; none on this machine")
     no_browser = None

@@ -26,8 +26,8 @@ from autograder.cohort.grade import GradeOptions, GradingError, grade, resolve_s
 from autograder.cohort.sandbox import BWRAP_ENV, Limits, bwrap_argv, prepare_box, probe
 
 MODULE = "01-tensors"
-LIMITS = Limits(notebook_seconds=30, memory_mb=2048, file_mb=64, disk_mb=128)
-CELL_TIMEOUT = 10
+LIMITS = Limits(notebook_seconds=45, memory_mb=2048, file_mb=64, disk_mb=128)
+CELL_TIMEOUT = 15
 HONEST_MUTANTS = ["standardize_dim1", "pairwise_keeps_feature_dim"]
 HONEST_VARIANTS = ["pairwise_cdist"]
 

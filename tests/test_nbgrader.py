@@ -15,10 +15,10 @@ CATALOGUES = {importlib.import_module(f"catalogue.{n}").MODULE: importlib.import
               for n in MODULES}
 
 
-@pytest.fixture(scope="module", params=MODULE_IDS)
+@pytest.fixture(scope="class")
 def graded_course(request, tmp_path_factory, root):
     """One course per module: solution, blank release and every catalogue entry, autograded once."""
-    module_id = request.param
+    module_id = request.cls.MODULE_ID
     course = grading.make_course(tmp_path_factory.mktemp(module_id), [module_id], root)
     released = grading.release(course, module_id)
     solution = nbtools.read(root / "solutions" / module_id / f"{module_id}.ipynb")
@@ -39,54 +39,61 @@ def graded_course(request, tmp_path_factory, root):
     return module_id, course, released, grading.scores(course, module_id), students
 
 
-def test_released_copy_is_committed(graded_course, root):
-    module_id, _, released, _, _ = graded_course
-    committed = root / "exercises" / module_id / f"{module_id}.ipynb"
-    assert committed.exists(), f"{committed} missing: run `make release`"
-    assert committed.read_text() == released.read_text(), (
-        f"{committed} is stale: solutions/ changed after the last `make release`")
+class _NbgraderModule:
+    """Every module's tests, one class per module so that `--dist loadscope` runs modules in parallel."""
+
+    MODULE_ID = ""
 
 
-def test_solution_scores_full_marks(graded_course):
-    _, _, _, scores, _ = graded_course
-    grades = scores["solution"]
-    assert grades and all(s == m for s, m in grades.values()), grades
+    def test_released_copy_is_committed(self, graded_course, root):
+        module_id, _, released, _, _ = graded_course
+        committed = root / "exercises" / module_id / f"{module_id}.ipynb"
+        assert committed.exists(), f"{committed} missing: run `make release`"
+        assert committed.read_text() == released.read_text(), (
+            f"{committed} is stale: solutions/ changed after the last `make release`")
+
+    def test_solution_scores_full_marks(self, graded_course):
+        _, _, _, scores, _ = graded_course
+        grades = scores["solution"]
+        assert grades and all(s == m for s, m in grades.values()), grades
+
+    def test_blank_release_scores_zero_not_attempted(self, graded_course, root):
+        module_id, course, _, scores, _ = graded_course
+        grades = scores["blank"]
+        assert grades and all(s == 0 for s, _ in grades.values()), grades
+        nb = nbtools.read(grading.autograded_notebook(course, module_id, "blank"))
+        for test_id, cell in nbtools.test_cells(nb).items():
+            text = " ".join(str(o.get("evalue", "")) + " ".join(o.get("traceback", [])) for o in cell.outputs)
+            assert "[not attempted]" in text, f"{test_id}: {text[:300]}"
+
+    def test_catalogue_through_nbgrader(self, graded_course):
+        _, _, _, scores, students = graded_course
+        problems = []
+        for student, (kind, entry) in students.items():
+            grades = scores[student]
+            if kind == "mutant" and entry.needs_cuda and not torch.cuda.is_available():
+                continue
+            if kind == "mutant":
+                kept = [t for t in entry.breaks if grades[t][0] >= grades[t][1]]
+                if kept:
+                    problems.append(f"{student} kept points in {kept}")
+            else:
+                lost = [t for t, (s, m) in grades.items() if s < m]
+                if lost:
+                    problems.append(f"{student} lost points in {lost}")
+        assert not problems, problems
+
+    def test_autograded_output_is_a_diagnosis(self, graded_course):
+        module_id, course, _, _, _ = graded_course
+        mutant = next((s for s in graded_course[4] if s.startswith("mutant-")), None)
+        if mutant is None:
+            pytest.skip("this module has no catalogue yet")
+        nb = nbtools.read(grading.autograded_notebook(course, module_id, mutant))
+        text = "".join(str(o) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+        assert "Seen:" in text and "Owner:" in text
+        assert "File " not in text or "site-packages/autograder" not in text, "grader traceback leaked"
 
 
-def test_blank_release_scores_zero_not_attempted(graded_course, root):
-    module_id, course, _, scores, _ = graded_course
-    grades = scores["blank"]
-    assert grades and all(s == 0 for s, _ in grades.values()), grades
-    nb = nbtools.read(grading.autograded_notebook(course, module_id, "blank"))
-    for test_id, cell in nbtools.test_cells(nb).items():
-        text = " ".join(str(o.get("evalue", "")) + " ".join(o.get("traceback", [])) for o in cell.outputs)
-        assert "[not attempted]" in text, f"{test_id}: {text[:300]}"
-
-
-def test_catalogue_through_nbgrader(graded_course):
-    _, _, _, scores, students = graded_course
-    problems = []
-    for student, (kind, entry) in students.items():
-        grades = scores[student]
-        if kind == "mutant" and entry.needs_cuda and not torch.cuda.is_available():
-            continue
-        if kind == "mutant":
-            kept = [t for t in entry.breaks if grades[t][0] >= grades[t][1]]
-            if kept:
-                problems.append(f"{student} kept points in {kept}")
-        else:
-            lost = [t for t, (s, m) in grades.items() if s < m]
-            if lost:
-                problems.append(f"{student} lost points in {lost}")
-    assert not problems, problems
-
-
-def test_autograded_output_is_a_diagnosis(graded_course):
-    module_id, course, _, _, _ = graded_course
-    mutant = next((s for s in graded_course[4] if s.startswith("mutant-")), None)
-    if mutant is None:
-        pytest.skip("this module has no catalogue yet")
-    nb = nbtools.read(grading.autograded_notebook(course, module_id, mutant))
-    text = "".join(str(o) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
-    assert "Seen:" in text and "Owner:" in text
-    assert "File " not in text or "site-packages/autograder" not in text, "grader traceback leaked"
+for _module_id in MODULE_IDS:
+    _name = f"TestNbgrader{_module_id.split('-')[0]}"
+    globals()[_name] = type(_name, (_NbgraderModule,), {"MODULE_ID": _module_id})

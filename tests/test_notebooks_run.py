@@ -14,7 +14,8 @@ pytestmark = pytest.mark.slow
 # A notebook that cannot run here is listed with its reason; nothing is skipped silently.
 NOT_RUN: dict[str, str] = {}
 
-NOTEBOOKS = sorted(ROOT.glob("course/*.ipynb")) + sorted(ROOT.glob("solutions/*/*.ipynb"))
+LESSONS = sorted(ROOT.glob("course/*.ipynb"))
+SOLUTIONS = sorted(ROOT.glob("solutions/*/*.ipynb"))
 
 
 # Binder gives 2 GB; a notebook's kernel must stay well under it.
@@ -33,8 +34,7 @@ def _record(path, seconds, peak_mb):
                              "peak_mb": round(peak_mb)}) + "\n")
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_notebook_runs_top_to_bottom(path, tmp_path):
+def _run(path, tmp_path):
     rel = str(path.relative_to(ROOT))
     if rel in NOT_RUN:
         pytest.skip(NOT_RUN[rel])
@@ -54,3 +54,15 @@ def test_notebook_runs_top_to_bottom(path, tmp_path):
     if path.parent.parent.name == "solutions":
         shown = " ".join(str(o.get("data", {}).get("text/html", "")) for c in ran for o in c.outputs)
         assert "autograder-correct" in shown, "the solution's checks did not show a correct line"
+
+
+class TestLessons:  # one class per kind: `--dist loadscope` runs the two kinds side by side
+    @pytest.mark.parametrize("path", LESSONS, ids=lambda p: str(p.relative_to(ROOT)))
+    def test_lesson_runs_top_to_bottom(self, path, tmp_path):
+        _run(path, tmp_path)
+
+
+class TestSolutions:
+    @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: str(p.relative_to(ROOT)))
+    def test_solution_runs_top_to_bottom(self, path, tmp_path):
+        _run(path, tmp_path)

@@ -30,7 +30,8 @@ pre{background:#f6f8fa;padding:.75rem;overflow-x:auto;border-radius:6px;font-siz
 table{border-collapse:collapse;width:100%} td,th{padding:.35rem .5rem;border-bottom:1px solid #eaeef2;
 vertical-align:top;text-align:left} .badge{color:#fff;border-radius:3px;padding:1px 6px;font-weight:600;
 white-space:nowrap} .correct{background:#1a7f37} .incorrect{background:#cf222e}
-.not-attempted{background:#9a6700} .errored{background:#57606a} .notice{padding:.75rem;border-radius:6px;
+table{table-layout:fixed} td:nth-child(1),th:nth-child(1){width:9rem} td:nth-child(2),th:nth-child(2){width:5rem}
+td:nth-child(3),th:nth-child(3){width:7.5rem} .not-attempted{background:#9a6700} .errored{background:#57606a} .notice{padding:.75rem;border-radius:6px;
 background:#fff8c5;border:1px solid #d4a72c} .score{font-size:1.1rem} .msg div{margin:.1rem 0}
 """
 

@@ -176,18 +176,30 @@ class _Slot:
             self.process.join(timeout=5)
 
 
+_PRELOAD = ["jupyter_client.manager", "nbclient", "nbgrader.converters", "nbgrader.preprocessors",
+            "autograder.cohort.restore", "autograder.cohort.worker"]
+
+
 def _context():
-    """Fork workers where the platform allows (no re-import per worker), after importing what they use."""
-    if "fork" not in mp.get_all_start_methods():
-        return mp.get_context("spawn")
-    import jupyter_client.manager  # noqa: F401 - imported once here, shared by the forked workers
-    import nbclient  # noqa: F401
-    import nbgrader.converters  # noqa: F401
-    import nbgrader.preprocessors  # noqa: F401
+    """How to start workers without importing nbgrader again in each of them.
 
-    from . import restore  # noqa: F401
+    Fork from this process once it has imported what workers use; where other threads run
+    here (a forked child could inherit a lock one of them holds), or fork is unavailable,
+    a fork server with those modules preloaded; spawn as the last resort.
+    """
+    import importlib
+    import threading
 
-    return mp.get_context("fork")
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        for name in _PRELOAD:
+            importlib.import_module(name)
+        return mp.get_context("fork")
+    if "forkserver" in methods:
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(_PRELOAD)
+        return ctx
+    return mp.get_context("spawn")
 
 
 def _failed(student: str, reason: str) -> dict:
@@ -320,11 +332,13 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0  # no monitor thread: workers are forked from this process
-    slots = [_Slot(ctx, spec) for spec in specs]  # before the gradebook connection and the bar exist
-    bar = tqdm(total=len(students), unit="nb", desc=f"grading {assignment}", disable=not options.progress,
-               file=sys.stderr, dynamic_ncols=True)
-    gb = course.gradebook()
+    slots: list[_Slot] = []
+    bar = gb = None
     try:
+        slots += [_Slot(ctx, spec) for spec in specs]  # before the gradebook connection and the bar exist
+        bar = tqdm(total=len(students), unit="nb", desc=f"grading {assignment}", disable=not options.progress,
+                   file=sys.stderr, dynamic_ncols=True)
+        gb = course.gradebook()
         queue = list(jobs)
 
         def finish(result: dict) -> None:
@@ -352,7 +366,12 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         while queue or any(s.job for s in slots):
             for slot in slots:
                 if slot.job is None and queue:
-                    slot.send(queue.pop(0))
+                    job = queue.pop(0)
+                    try:
+                        slot.send(job)
+                    except OSError:  # the idle worker died: start another and hand it the job
+                        slot.replace()
+                        slot.send(job)
             busy = [s for s in slots if s.job is not None]
             ready = wait([s.conn for s in busy] + [s.process.sentinel for s in busy], timeout=1.0)
             for slot in busy:
@@ -381,10 +400,12 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
             for held in pending:
                 finish(held)
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         for slot in slots:
             slot.stop()
-        gb.close()
+        if gb is not None:
+            gb.close()
         if options.scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -491,7 +512,8 @@ def _summarise(record: dict, graded: list[str], course: Course) -> None:
     failed = {s: r for s, r in students.items() if r["status"] != "graded"}
     flagged = {s: r for s, r in students.items() if r["flags"] and r["status"] == "graded"}
     lines = [f"graded {len(students) - len(failed)} of {len(students)} submissions of {record['assignment']} "
-             f"in {record['seconds']} s ({record['workers']} workers, sandbox: {record['sandbox']['mode']})"]
+             f"in {record['seconds']} s ({record['workers']} worker{'s' if record['workers'] != 1 else ''}, "
+             f"sandbox: {record['sandbox']['mode']})"]
     if failed:
         lines.append("not graded (scored 0):")
         lines += [f"  {s}: {r['reason']}" for s, r in failed.items()]

@@ -171,13 +171,31 @@ def _drop_privileges(uid: int) -> list[str]:
     return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
 
 
+def _tasks_of(uid: int) -> int:
+    """Processes and threads running as ``uid`` (what RLIMIT_NPROC counts)."""
+    count = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+            if int(status["Uid"].split()[0]) == uid:
+                count += int(status["Threads"])
+        except (OSError, ValueError, KeyError):
+            continue
+    return count
+
+
 def _limit_args(limits: Limits) -> list[str]:
     prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
     mb = 1024 * 1024
+    # As root the kernel gets a uid of its own; otherwise it shares the grader's uid, whose
+    # processes already count against RLIMIT_NPROC: the limit is what it may add.
+    nproc = limits.processes if _is_root() else _tasks_of(os.getuid()) + limits.processes
     return [
         prlimit,
         f"--as={limits.memory_mb * mb}",
-        f"--nproc={limits.processes}",
+        f"--nproc={nproc}",
         f"--cpu={limits.cpu_seconds}",
         f"--fsize={limits.file_mb * mb}",
         f"--nofile={limits.open_files}",
@@ -252,9 +270,11 @@ def lock_ipc(box: Path) -> None:
     """Take the socket directory back from the kernel's uid once its sockets exist."""
     ipc = Path(box) / "ipc"
     if _is_root() and ipc.is_dir():
-        for path in [ipc, *ipc.iterdir()]:
-            if not path.is_socket():
+        for path in ipc.iterdir():
+            if not path.is_socket():  # the connection file: the kernel may still be reading it
+                os.chmod(path, 0o444)
                 os.chown(path, 0, 0)
+        os.chown(ipc, 0, 0)
         os.chmod(ipc, 0o755)
 
 
