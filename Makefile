@@ -67,7 +67,7 @@ release: venv  ## regenerate exercises/ from solutions/ with nbgrader (MODULE=01
 	done; rm -rf $$tmp
 
 clean:  ## remove caches and nbgrader's working folders (keeps .venv)
-	rm -rf .pytest_cache .ruff_cache submitted autograded feedback gradebook.db
+	rm -rf .pytest_cache .ruff_cache submitted autograded feedback gradebook.db reports grades.csv
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 # --- cohort

@@ -100,6 +100,7 @@ class Result:
         body = html.escape(self.message())
         return (
             f'<div class="autograder-result autograder-{self.outcome.replace(" ", "-")}" '
+            f'data-code="{html.escape(self.code)}" '
             f'style="font-family: sans-serif; padding: 2px 0">'
             f'<span style="background:{colour};color:white;border-radius:3px;'
             f'padding:1px 6px;font-weight:bold">{label}</span> '

@@ -168,6 +168,7 @@ def copy_assignment(src_url: str, dst_url: str, assignment: str, course_id: str 
     """
     from nbgrader.api import Gradebook
 
+    _create_like(src_url, dst_url)
     with Gradebook(src_url, course_id) as src, Gradebook(dst_url, course_id) as dst:
         a = src.find_assignment(assignment)
         dst.update_or_create_assignment(assignment, duedate=a.duedate)
@@ -184,6 +185,34 @@ def copy_assignment(src_url: str, dst_url: str, assignment: str, course_id: str 
             for c in nb.source_cells:
                 dst.update_or_create_source_cell(c.name, nb.name, assignment, cell_type=c.cell_type,
                                                  locked=c.locked, source=c.source, checksum=c.checksum)
+
+
+def _create_like(src_url: str, dst_url: str) -> None:
+    """Create an empty gradebook at ``dst_url`` stamped with ``src_url``'s schema version.
+
+    nbgrader asks the ``alembic`` command for the version when it creates a gradebook (a
+    second or two); a copy of the course's version does the same job.  Does nothing when
+    the source has no version table (nbgrader then creates the gradebook itself).
+    """
+    from nbgrader.api import Base
+    from sqlalchemy import create_engine, text
+
+    source = create_engine(src_url)
+    try:
+        with source.connect() as conn:
+            version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except Exception:  # noqa: BLE001 - any database without the table: leave it to nbgrader
+        return
+    finally:
+        source.dispose()
+    target = create_engine(dst_url)
+    try:
+        Base.metadata.create_all(bind=target)
+        with target.begin() as conn:
+            conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+            conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": version})
+    finally:
+        target.dispose()
 
 
 def reset_dir(path: Path) -> Path:

@@ -277,7 +277,7 @@ def _flags(result: dict) -> list[dict]:
 def grade(course: Course, assignment: str, options: GradeOptions | None = None) -> dict:
     """Grade the cohort's submissions of ``assignment``; returns the run record (also written to disk)."""
     options = options or GradeOptions()
-    warnings.filterwarnings("ignore", module="nbgrader")  # SQLAlchemy session notes from nbgrader's API
+    warnings.filterwarnings("ignore", module="nbgrader")  # SQLAlchemy notes raised inside nbgrader
     warnings.filterwarnings("ignore", message=".*not in session.*")
     sandboxed, sandbox_warning = resolve_sandbox(options.sandbox)
     if sandbox_warning:
