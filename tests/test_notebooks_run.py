@@ -21,9 +21,10 @@ SOLUTIONS = sorted(ROOT.glob("solutions/*/*.ipynb"))
 # Binder gives 2 GB; a notebook's kernel must stay well under it.
 PEAK_LIMIT_MB = 1536
 
+# VmHWM is the kernel's own high-water mark (getrusage's ru_maxrss would include the parent's memory at fork).
 PEAK_CELL = """
-import resource, sys
-print("PEAK_RSS_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+with open("/proc/self/status") as _status:
+    print("PEAK_RSS_KB", next(line.split()[1] for line in _status if line.startswith("VmHWM")))
 """
 
 
