@@ -239,9 +239,12 @@ def bwrap_argv(box: Path, uid: int, limits: Limits) -> list[str]:
     box = Path(box)
     ipc = box / "ipc"
     size = str(limits.disk_mb * 1024 * 1024)
-    argv = [bwrap, *_namespace_args(), *_system_binds(),
+    # /tmp first: the system binds that follow may live under /tmp (a checkout or a venv there)
+    # and must be mounted on top of the private tmpfs, not hidden by it.
+    argv = [bwrap, *_namespace_args(),
             "--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
+            *_system_binds(),
             *_parents(HOME), "--perms", "1777", "--size", size, "--tmpfs", HOME]
     for item in sorted((box / "home").iterdir()):
         argv += ["--ro-bind", str(item), f"{HOME}/{item.name}"]
