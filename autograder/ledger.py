@@ -364,9 +364,4 @@ class Ledger:
         return "\n".join(lines)
 
 
-def describe_events(events: list[Event]) -> str:
-    """Join event summaries into one sentence for learner messages."""
-    return "; ".join(f"{e.kind} ({e.summary()})" for e in events)
-
-
-__all__ = ["Ledger", "Event", "grad_state", "tensor_info", "describe", "describe_events", "NONE", "ZERO", "NONZERO"]
+__all__ = ["Ledger", "Event", "grad_state", "tensor_info", "describe", "NONE", "ZERO", "NONZERO"]

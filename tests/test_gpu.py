@@ -41,18 +41,9 @@ def test_time_it_without_sync_is_caught_on_real_cuda():
     from autograder.checks import m07_eager_compile_export as check
     from autograder.core import Incorrect
 
-    def time_it(fn, *args, warmup=3, iters=20):
-        import statistics
-        import time
-
-        for _ in range(warmup):
-            fn(*args)
-        times = []
-        for _ in range(iters):
-            start = time.perf_counter()
-            fn(*args)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
+    namespace = {"statistics": __import__("statistics"), "time": __import__("time"), "torch": torch}
+    exec(CATALOGUES["m07_eager_compile_export"].MUTANTS["time_it_never_synchronizes"].answers["time_it"], namespace)
+    time_it = namespace["time_it"]
 
     assert torch.cuda.is_available()
     with pytest.raises(Incorrect) as info:

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from ..core import describe, fail
+from ..core import LearnerRaised, call, describe, fail
 from ..ledger import NONZERO, Ledger
 
 # --------------------------------------------------------------------------
@@ -241,3 +241,17 @@ def diagnose_modes(ledger: Ledger, function: str, *, training: bool | None, grad
 def device_mismatch(error: BaseException) -> bool:
     text = str(error)
     return "same device" in text or "Expected all tensors" in text or "device type" in text
+
+
+def call_with_batches(fn, name: str, device: str, *args):
+    """Call learner code that iterates a CPU loader for a model on ``device``; name a batch left behind."""
+    try:
+        return call(fn, *args)
+    except LearnerRaised as raised:
+        if device_mismatch(raised.error):
+            fail(f"calling {name} with device={device!r} raised {type(raised.error).__name__}: "
+                 f"{str(raised.error).splitlines()[0]}.",
+                 f"the batches stayed where the loader made them (cpu) while the model lives on {device}.",
+                 "move each batch to `device` (x.to(device), y.to(device)) before the forward pass.",
+                 code="batch_not_moved")
+        raise

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import torch
 
-from ..core import LearnerRaised, call, describe, fail, graded
+from ..core import call, describe, fail, graded
 from ..devices import each_device
 from ..ledger import Ledger
 from ._training import (
     blobs,
+    call_with_batches,
     clone_setup,
-    device_mismatch,
     diagnose_modes,
     diagnose_update,
     differing,
@@ -91,19 +91,6 @@ def train_step_returns_loss(train_step, seed: int = 1, n: int = 24, loss: str = 
 # train_epoch
 
 
-def _epoch_call(train_epoch, model, data, opt, loss_fn, device):
-    try:
-        return call(train_epoch, model, data, opt, loss_fn, device)
-    except LearnerRaised as raised:
-        if device_mismatch(raised.error):
-            fail(f"calling train_epoch with device={device!r} raised {type(raised.error).__name__}: "
-                 f"{str(raised.error).splitlines()[0]}.",
-                 f"the batches stayed where the loader made them (cpu) while the model lives on {device}.",
-                 "move each batch to `device` (x.to(device), y.to(device)) before the forward pass.",
-                 code="batch_not_moved")
-        raise
-
-
 @graded("train_epoch")
 def train_epoch_mode(train_epoch, seed: int = 0, n: int = 40, batch_size: int = 8, *, notes):
     """Trains in training mode even when an evaluation left the model in eval mode"""
@@ -113,7 +100,7 @@ def train_epoch_mode(train_epoch, seed: int = 0, n: int = 40, batch_size: int = 
         x, y = blobs(n, seed + 3, device)
         data = loader(x, y, batch_size)
         with Ledger(model, opt, loss_fn=loss_fn, submodules=True) as ledger:  # sees model.forward(x) too
-            _epoch_call(train_epoch, model, data, opt, loss_fn, device)
+            call_with_batches(train_epoch, "train_epoch", device, model, data, opt, loss_fn, device)
         if not ledger.of("forward"):
             fail("train_epoch never called the model.", "the loop over the loader.",
                  "run a forward pass for every batch the loader yields.", code="no_forward")
@@ -132,7 +119,7 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
         x, y = blobs(n, seed + 11, device)
         data = loader(x, y, batch_size)
         torch.manual_seed(seed + 100)  # the same dropout masks for the learner's epoch and the reference
-        out = _epoch_call(train_epoch, model, data, opt, loss_fn, device)
+        out = call_with_batches(train_epoch, "train_epoch", device, model, data, opt, loss_fn, device)
         torch.manual_seed(seed + 100)
         ref_model.train()
         losses, sizes = [], []

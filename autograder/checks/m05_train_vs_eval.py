@@ -12,12 +12,12 @@ import copy
 
 import torch
 
-from ..core import LearnerRaised, call, describe, fail, graded
+from ..core import call, describe, fail, graded
 from ..devices import each_device, expect_tensor, plain
 from ..ledger import Ledger
 from ._training import (
     blobs,
-    device_mismatch,
+    call_with_batches,
     diagnose_modes,
     differing,
     expect_float,
@@ -25,22 +25,11 @@ from ._training import (
     make_loss,
     make_model,
     make_optimizer,
+    ref_epoch,
     ref_evaluate,
     ref_step,
     snapshot,
 )
-
-
-def _call(fn, name, device, *args):
-    try:
-        return call(fn, *args)
-    except LearnerRaised as raised:
-        if device_mismatch(raised.error):
-            fail(f"calling {name} with device={device!r} raised {type(raised.error).__name__}: "
-                 f"{str(raised.error).splitlines()[0]}.",
-                 f"the batches stayed where the loader made them (cpu) while the model lives on {device}.",
-                 "move each batch to `device` before the forward pass.", code="batch_not_moved")
-        raise
 
 
 def _trained(seed, device, kind="batchnorm", steps=15):
@@ -70,7 +59,7 @@ def evaluate_modes(evaluate, seed: int = 0, n: int = 40, batch_size: int = 16, *
             model.train(start_training)
             x, y = blobs(n, seed + 1, device)
             with Ledger(model, loss_fn=make_loss("bce"), submodules=True) as ledger:
-                _call(evaluate, "evaluate", device, model, loader(x, y, batch_size), make_loss("bce"), device)
+                call_with_batches(evaluate, "evaluate", device, model, loader(x, y, batch_size), make_loss("bce"), device)
             if not ledger.of("forward"):
                 fail("evaluate never called the model.", "the loop over the loader.",
                      "run a forward pass for every batch.", code="no_forward")
@@ -94,7 +83,7 @@ def evaluate_leaves_state(evaluate, seed: int = 1, n: int = 40, batch_size: int 
         model.train()
         before = snapshot(model)
         x, y = blobs(n, seed + 2, device)
-        _call(evaluate, "evaluate", device, model, loader(x, y, batch_size), make_loss("bce"), device)
+        call_with_batches(evaluate, "evaluate", device, model, loader(x, y, batch_size), make_loss("bce"), device)
         changed = differing(before, snapshot(model), atol=0, rtol=0)
         buffers = [c for c in changed if "running" in c or "num_batches" in c]
         if buffers:
@@ -121,7 +110,7 @@ def evaluate_value(evaluate, seed: int = 2, n: int = 50, batch_size: int = 16, *
         twin = copy.deepcopy(model)
         x, y = blobs(n, seed + 3, device)
         data, loss_fn = loader(x, y, batch_size), make_loss("bce")
-        out = _call(evaluate, "evaluate", device, model, data, loss_fn, device)
+        out = call_with_batches(evaluate, "evaluate", device, model, data, loss_fn, device)
         got = expect_float(out, "the value evaluate returned", "evaluate")
         want = ref_evaluate(twin, data, loss_fn, device)
         tol = 1e-4 * max(1.0, abs(want))
@@ -152,7 +141,7 @@ def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *
         model.train()
         twin = copy.deepcopy(model).eval()
         x, y = blobs(n, seed + 4, device)
-        out = _call(accuracy, "accuracy", device, model, loader(x, y, batch_size), device)
+        out = call_with_batches(accuracy, "accuracy", device, model, loader(x, y, batch_size), device)
         got = expect_float(out, "the value accuracy returned", "accuracy")
         with torch.no_grad():
             logits = twin(x)  # (n, 1)
@@ -237,7 +226,7 @@ def fit_modes(fit, seed: int = 5, epochs: int = 3, *, notes):
         loss_fn = make_loss("bce")
         train_data = loader(x, y, bs, shuffle=True, seed=seed)
         with Ledger(model, opt, loss_fn=loss_fn, submodules=True) as ledger:
-            _call(fit, "fit", device, model, train_data, loader(xv, yv, vbs), opt, loss_fn, epochs, device)
+            call_with_batches(fit, "fit", device, model, train_data, loader(xv, yv, vbs), opt, loss_fn, epochs, device)
         forwards = ledger.of("forward")
         training = [e for e in forwards if e.data["grad_enabled"]]
         validating = [e for e in forwards if not e.data["grad_enabled"]]
@@ -273,7 +262,7 @@ def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
         twin_opt = type(opt)(twin.parameters(), **opt.defaults)
         loss_fn = make_loss("bce")
         torch.manual_seed(seed + 200)
-        out = _call(fit, "fit", device, model, loader(x, y, bs, shuffle=True, seed=seed), loader(xv, yv, vbs),
+        out = call_with_batches(fit, "fit", device, model, loader(x, y, bs, shuffle=True, seed=seed), loader(xv, yv, vbs),
                     opt, loss_fn, epochs, device)
         if not isinstance(out, dict) or not {"train_loss", "val_loss"} <= set(out):
             fail(f"fit returned {describe(out)}.", "the history fit builds.",
@@ -289,13 +278,7 @@ def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
         train_data, val_data = loader(x, y, bs, shuffle=True, seed=seed), loader(xv, yv, vbs)
         want_train, want_val = [], []
         for _ in range(epochs):
-            twin.train()
-            total, count = 0.0, 0
-            for xb, yb in train_data:
-                xb, yb = xb.to(device), yb.to(device)
-                total += ref_step(twin, xb, yb, twin_opt, loss_fn) * len(xb)
-                count += len(xb)
-            want_train.append(total / count)
+            want_train.append(ref_epoch(twin, train_data, twin_opt, loss_fn, device))
             want_val.append(ref_evaluate(twin, val_data, loss_fn, device))
         for key, want in (("train_loss", want_train), ("val_loss", want_val)):
             got = out[key]

@@ -209,6 +209,14 @@ def _is_compiled(module) -> bool:
     return isinstance(module, OptimizedModule) or getattr(module, "_compiled_call_impl", None) is not None
 
 
+def _compiled_module(compile_model, model) -> nn.Module:
+    compiled = call(compile_model, model)
+    if not isinstance(compiled, nn.Module):
+        fail(f"compile_model returned {describe(compiled)}.", "the object compile_model returned.",
+             "return the module torch.compile gives you (an nn.Module).", code="not_a_module")
+    return compiled
+
+
 @graded("compile_model")
 def compile_model_parity(compile_model, seed: int = 0, n: int = 16, *, notes):
     """Returns a compiled module whose outputs match eager at several batch sizes"""
@@ -217,10 +225,7 @@ def compile_model_parity(compile_model, seed: int = 0, n: int = 16, *, notes):
         eager = copy.deepcopy(model)
         torch._dynamo.reset()
         with _cheap_compile():
-            compiled = call(compile_model, model)
-            if not isinstance(compiled, nn.Module):
-                fail(f"compile_model returned {describe(compiled)}.", "the object compile_model returned.",
-                     "return the module torch.compile gives you (an nn.Module).", code="not_a_module")
+            compiled = _compiled_module(compile_model, model)
             if not _is_compiled(compiled):
                 fail("compile_model returned a module that is not compiled (a plain eager module).",
                      "the returned module runs eager code; nothing went through torch.compile.",
@@ -249,10 +254,7 @@ def compile_model_trains_original(compile_model, seed: int = 1, n: int = 24, *, 
         loss_fn = make_loss("bce")
         torch._dynamo.reset()
         with _cheap_compile():
-            compiled = call(compile_model, model)
-            if not isinstance(compiled, nn.Module):
-                fail(f"compile_model returned {describe(compiled)}.", "the object compile_model returned.",
-                     "return the module torch.compile gives you (an nn.Module).", code="not_a_module")
+            compiled = _compiled_module(compile_model, model)
             for i in range(3):
                 x, y = blobs(n, seed * 3 + i, device)
                 opt.zero_grad()
