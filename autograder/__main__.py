@@ -50,7 +50,8 @@ def cmd_grade(args) -> int:
             raise ValueError(f"--shard wants K/N, for example 2/4, not {args.shard!r}") from None
         shard = (k, n)
     options = GradeOptions(workers=args.workers, students=args.student or None, shard=shard, sandbox=args.sandbox,
-                           limits=_limits(args), cell_timeout=args.cell_timeout, progress=not args.no_progress)
+                           limits=_limits(args), cell_timeout=args.cell_timeout, progress=not args.no_progress,
+                           force=args.force)
     record = grade(_course(args), args.assignment, options)
     return 0 if record else 1
 
@@ -121,6 +122,8 @@ def parser() -> argparse.ArgumentParser:
                    help="auto: bubblewrap when it can run, else none with a loud warning; bwrap: required; off")
     _limit_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true",
+                   help="grade even when the solution does not score full marks (calibration); the run is marked forced")
     p.set_defaults(run=cmd_grade)
 
     p = sub.add_parser("feedback", parents=[common], help="per-student HTML feedback (no test code)")
@@ -181,7 +184,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return args.run(args)
-    except (CourseError, GradingError, FileNotFoundError, FileExistsError, ValueError) as error:
+    except GradingError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_code
+    except (CourseError, FileNotFoundError, FileExistsError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 

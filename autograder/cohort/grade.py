@@ -6,12 +6,16 @@ The coordinator
    a template gradebook (SQLite, private to this run) that every worker copies per notebook;
 2. starts N long-lived workers (``worker.py``), each with its own scratch course and its
    own unprivileged uid for the sandbox, and hands them one submission at a time;
-3. first grades the assignment's own solution as a calibration run (it must score full
-   marks under the same sandbox, and it teaches the canary what an honest kernel shows);
-4. for every outcome, applies the canary verdict (a compromised kernel scores zero and is
+3. checks that a kernel started in the sandbox imports exactly the ``autograder`` package
+   this coordinator runs (and stops when it would import another one, or none);
+4. first grades the assignment's own solution as a calibration run, a gate: it must score
+   full marks under the same sandbox before any grade is written (when it does not, the
+   run stops, writes nothing and says why; ``--force`` grades anyway and marks the run as
+   forced), and it teaches the canary what an honest kernel shows;
+5. for every outcome, applies the canary verdict (a compromised kernel scores zero and is
    flagged), writes the scores into the course's gradebook through nbgrader's
    ``Gradebook`` API, and puts the autograded notebook in ``autograded/STUDENT/ASSIGNMENT/``;
-5. writes the run record ``reports/ASSIGNMENT/grading.json`` that ``feedback`` and
+6. writes the run record ``reports/ASSIGNMENT/grading.json`` that ``feedback`` and
    ``report`` read.
 
 A worker that exceeds a notebook's hard limit or dies is replaced; its submission is
@@ -38,7 +42,7 @@ from pathlib import Path
 
 from . import canary
 from .course import Course, copy_assignment
-from .sandbox import BASE_UID, Limits, probe
+from .sandbox import BASE_UID, Limits, kernel_package, probe
 from .worker import WorkerSpec, serve
 
 REFERENCE = "__reference__"
@@ -49,6 +53,14 @@ GRACE_SECONDS = 120
 
 class GradingError(RuntimeError):
     """The run cannot start (no such assignment, no sandbox when one was required, ...)."""
+
+    exit_code = 2
+
+
+class CalibrationFailed(GradingError):
+    """The assignment's own solution did not score full marks under the run's set-up: nothing was written."""
+
+    exit_code = 3
 
 
 @dataclass
@@ -61,6 +73,7 @@ class GradeOptions:
     cell_timeout: int | None = None  # default: the course's c.Execute.timeout
     progress: bool = True
     scratch: Path | None = None  # default: a fresh temporary directory
+    force: bool = False  # grade even when calibration fails (the run is marked as forced)
 
 
 def default_workers() -> int:
@@ -165,7 +178,10 @@ class _Slot:
         self.job = None
         self.start()
 
-    def stop(self) -> None:
+    def stop(self, now: bool = False) -> None:
+        """Ask the worker to finish (``now``: kill it, and the sandbox of any notebook it is grading)."""
+        if now and self.process.is_alive():
+            self.process.kill()
         try:
             self.conn.send(None)
         except (OSError, BrokenPipeError):
@@ -275,7 +291,11 @@ def _flags(result: dict) -> list[dict]:
 
 
 def grade(course: Course, assignment: str, options: GradeOptions | None = None) -> dict:
-    """Grade the cohort's submissions of ``assignment``; returns the run record (also written to disk)."""
+    """Grade the cohort's submissions of ``assignment``; returns the run record (also written to disk).
+
+    Raises :class:`CalibrationFailed`, having written nothing, when the assignment's own solution
+    does not score full marks under this run's set-up (unless ``options.force``).
+    """
     options = options or GradeOptions()
     warnings.filterwarnings("ignore", module="nbgrader")  # SQLAlchemy notes raised inside nbgrader
     warnings.filterwarnings("ignore", message=".*not in session.*")
@@ -294,20 +314,52 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         students = [s for s in students if in_shard(s, *options.shard)]
     if not students:
         raise GradingError(f"no submissions in {course.folder('submitted')}/*/{assignment}/: run `collect` first")
+    reference_dir = course.source(assignment)
+    reference_nb = reference_dir / f"{notebook}.ipynb"
+    forced = ""
+    if not reference_nb.is_file():
+        cause = (f"there is no solution notebook at {reference_nb} to calibrate the grading set-up with, "
+                 "so nothing proves that a correct submission scores full marks here")
+        if not options.force:
+            raise CalibrationFailed(f"Calibration impossible: {cause}. No grade was written. Put the assignment's "
+                                    "source notebook back, or pass --force to grade without calibration.")
+        forced = cause
 
     cell_timeout = options.cell_timeout or course.cell_timeout
     workers = max(1, min(options.workers or default_workers(), len(students) + 1))
     scratch = Path(options.scratch or tempfile.mkdtemp(prefix="ag-"))
     scratch.mkdir(parents=True, exist_ok=True)
-    template = scratch / "template.db"
-    copy_assignment(course.db_url, "sqlite:///" + str(template), assignment, course.course_id or "default_course")
-    facts = _assignment_facts("sqlite:///" + str(template), assignment,
-                              course.source(assignment) / f"{notebook}.ipynb")
     uid_base = BASE_UID + (os.getpid() % 4096) * 256
+    try:
+        package = kernel_package(scratch / "preflight", uid_base, options.limits, sandboxed,
+                                 _kernel_name(reference_nb))
+        if package.problem:
+            raise GradingError(f"{package.problem}. Nothing was graded. Grade with the interpreter whose "
+                               f"environment holds the course package ({package.coordinator}), for example "
+                               "`python -m autograder grade ...` from a virtual environment where it is installed.")
+        template = scratch / "template.db"
+        copy_assignment(course.db_url, "sqlite:///" + str(template), assignment, course.course_id or "default_course")
+        facts = _assignment_facts("sqlite:///" + str(template), assignment, reference_nb)
+        return _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package,
+                    facts, template, scratch, workers, cell_timeout, uid_base, reference_dir)
+    finally:
+        if options.scratch is None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
+
+def _kernel_name(notebook: Path) -> str:
+    try:
+        import nbformat
+
+        return nbformat.read(str(notebook), 4).metadata.get("kernelspec", {}).get("name") or "python3"
+    except Exception:  # noqa: BLE001 - no readable source: the usual kernel
+        return "python3"
+
+
+def _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package, facts,
+         template, scratch, workers, cell_timeout, uid_base, reference_dir) -> dict:
     jobs: list[dict] = []
-    reference_dir = course.source(assignment)
-    if (reference_dir / f"{notebook}.ipynb").is_file():
+    if not forced:
         jobs.append({"seq": 0, "student": REFERENCE, "folder": str(reference_dir), "reference": True})
     for i, student in enumerate(students, 1):
         jobs.append({"seq": i, "student": student, "folder": str(course.submitted(student, assignment)),
@@ -327,6 +379,7 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     expected: dict | None = None
     waiting_for_calibration = bool(jobs) and jobs[0]["reference"]
     pending: list[dict] = []
+    refused: str = ""  # the calibration failure that stops the run before anything is written
     hard_limit = options.limits.notebook_seconds + GRACE_SECONDS
 
     from tqdm import tqdm
@@ -338,15 +391,21 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         slots += [_Slot(ctx, spec) for spec in specs]  # before the gradebook connection and the bar exist
         bar = tqdm(total=len(students), unit="nb", desc=f"grading {assignment}", disable=not options.progress,
                    file=sys.stderr, dynamic_ncols=True)
-        gb = course.gradebook()
         queue = list(jobs)
 
         def finish(result: dict) -> None:
-            nonlocal calibration, expected, waiting_for_calibration
+            nonlocal calibration, expected, waiting_for_calibration, refused, forced, gb
             if result.get("reference"):
                 calibration = result
                 expected = canary.expectations(result.get("canary", {})) if result["status"] == "graded" else None
                 waiting_for_calibration = False
+                if not _full_marks(result):
+                    explanation = explain_calibration(result, course, assignment, sandboxed)
+                    if not options.force:
+                        refused = explanation
+                        return
+                    forced = explanation
+                    warn("--force: grading although calibration failed. " + explanation)
                 for held in pending:
                     finish(held)
                 pending.clear()
@@ -355,6 +414,8 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
                 pending.append(result)
                 return
             _judge(result, expected)
+            if gb is None:  # opened only once calibration has passed (or was forced)
+                gb = course.gradebook()
             folder = course.submitted(result["student"], assignment)
             _write_gradebook(gb, assignment, notebook, result, _timestamp(folder))
             _place_autograded(course, assignment, result)
@@ -363,7 +424,7 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
             flagged = sum(1 for r in results.values() if r["flags"])
             bar.set_postfix(flagged=flagged, refresh=False)
 
-        while queue or any(s.job for s in slots):
+        while (queue or any(s.job for s in slots)) and not refused:
             for slot in slots:
                 if slot.job is None and queue:
                     job = queue.pop(0)
@@ -375,6 +436,8 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
             busy = [s for s in slots if s.job is not None]
             ready = wait([s.conn for s in busy] + [s.process.sentinel for s in busy], timeout=1.0)
             for slot in busy:
+                if refused:
+                    break
                 if slot.conn in ready:
                     try:
                         result = slot.conn.recv()
@@ -395,24 +458,77 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
                     slot.replace()
                     finish(_failed(student, f"grading this notebook took over {hard_limit} s; the grading process "
                                             "was stopped"))
-        if waiting_for_calibration:  # the calibration job never came back
-            waiting_for_calibration = False
-            for held in pending:
-                finish(held)
     finally:
         if bar is not None:
             bar.close()
         for slot in slots:
-            slot.stop()
+            slot.stop(now=bool(refused))
         if gb is not None:
             gb.close()
-        if options.scratch is None:
-            shutil.rmtree(scratch, ignore_errors=True)
+    if refused:
+        raise CalibrationFailed(refused)
 
     record = _record(course, assignment, notebook, facts, results, calibration, sandboxed, sandbox_warning,
-                     options, cell_timeout, workers, time.monotonic() - started)
+                     options, cell_timeout, workers, time.monotonic() - started, forced, package)
     _summarise(record, list(results), course)
     return record
+
+
+def _full_marks(result: dict) -> bool:
+    return result["status"] == "graded" and bool(result["grades"]) and all(
+        (g["auto_score"] or 0) >= g["max_score"] for g in result["grades"].values())
+
+
+def explain_calibration(result: dict, course: Course, assignment: str, sandboxed: bool) -> str:
+    """One paragraph for the instructor: what the solution scored, its first failing cell, what to do."""
+    source = course.source(assignment) / f"{assignment}.ipynb"
+    try:
+        source = source.relative_to(course.root)
+    except ValueError:
+        pass
+    score = sum(float(g["auto_score"] or 0) for g in result["grades"].values())
+    total = sum(float(g["max_score"]) for g in result["grades"].values())
+    where = f"sandbox: {'bwrap' if sandboxed else 'off'}"
+    if result["status"] != "graded":
+        seen = f"could not be graded ({result['reason']})"
+        cause = result["reason"]
+        first = result.get("first_error") or {}
+    else:
+        seen = f"scored {score:g} of {total:g}"
+        first = result.get("first_error") or {}
+        cause = f"{first.get('ename', '')}: {first.get('evalue', '')}"
+    lines = [f"Calibration failed: the assignment's own solution ({source}) {seen} under this grading set-up "
+             f"({where}), so no grade was written: the gradebook, grading.json and autograded/ are unchanged."]
+    if first:
+        lines.append(f"First failing cell: {first['cell']!r} raised {first['ename']}: {first['evalue']}.")
+    log = next((n for n in result.get("notes", []) if n.startswith("kernel log: ")), "")
+    if log:
+        lines.append("Kernel log (last line): " + (log.strip().splitlines() or [""])[-1][:300] + ".")
+    lines.append("What to do: " + _calibration_advice(first.get("ename", ""), cause, sandboxed) +
+                 " Then grade again; --force grades anyway and marks the run as forced.")
+    return " ".join(lines)
+
+
+def _calibration_advice(ename: str, cause: str, sandboxed: bool) -> str:
+    if ename in ("ModuleNotFoundError", "ImportError"):
+        return (f"the grading kernel cannot import a module the solution needs; install it into the environment "
+                f"that grades ({sys.prefix}), or check that the course package is installed there "
+                "(`python -c 'import autograder'` with that interpreter).")
+    if "wall-clock" in cause:
+        return "the notebook needs more time than --notebook-timeout allows here; raise it."
+    if "per-cell time limit" in cause or ename == "CellTimeoutError":
+        return "a cell needs more time than --cell-timeout allows here; raise it."
+    if ename == "MemoryError" or "SIGKILL" in cause or "memory" in cause.lower():
+        return "the notebook needs more memory than --memory-mb allows here; raise it."
+    if "did not start" in cause:
+        return ("the kernel did not start in the sandbox; run `python -m autograder grade ... --sandbox off` on the "
+                "solution alone to tell the sandbox from the environment, and read the kernel log above.")
+    if ename == "CheckFailed" or ename == "AssertionError":
+        return ("the solution fails its own checks on this machine; run the solution notebook here (Restart and Run "
+                "All) and fix the solution or the checks before grading students with them.")
+    return ("run the solution notebook with this interpreter (Restart and Run All) and fix what it reports"
+            + (", or try --sandbox off on the solution alone to see whether the sandbox is the cause." if sandboxed
+               else "."))
 
 
 def _judge(result: dict, expected: dict | None) -> None:
@@ -431,12 +547,12 @@ def _judge(result: dict, expected: dict | None) -> None:
 
 def _record(course: Course, assignment: str, notebook: str, facts: dict, results: dict, calibration: dict | None,
             sandboxed: bool, sandbox_warning: str, options: GradeOptions, cell_timeout: int, workers: int,
-            seconds: float) -> dict:
+            seconds: float, forced: str = "", package=None) -> dict:
     path = course.reports(assignment) / RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path.with_suffix(".lock")):
         return _merge_record(path, course, assignment, notebook, facts, results, calibration, sandboxed,
-                             sandbox_warning, options, cell_timeout, workers, seconds)
+                             sandbox_warning, options, cell_timeout, workers, seconds, forced, package)
 
 
 @contextlib.contextmanager
@@ -452,7 +568,7 @@ def _locked(path: Path):
 
 def _merge_record(path: Path, course: Course, assignment: str, notebook: str, facts: dict, results: dict,
                   calibration: dict | None, sandboxed: bool, sandbox_warning: str, options: GradeOptions,
-                  cell_timeout: int, workers: int, seconds: float) -> dict:
+                  cell_timeout: int, workers: int, seconds: float, forced: str = "", package=None) -> dict:
     previous = {}
     if (options.students or options.shard) and path.exists():
         try:
@@ -466,16 +582,12 @@ def _merge_record(path: Path, course: Course, assignment: str, notebook: str, fa
         students[student] = {k: r.get(k) for k in ("status", "reason", "score", "tests", "findings", "notes",
                                                     "flags", "compromised", "canary_verdict", "seconds", "timings")}
         students[student]["max_score"] = max_score
+        students[student]["forced"] = bool(forced)  # graded by a run whose calibration failed or was skipped
     reference = None
     if calibration is not None:
-        full = calibration["status"] == "graded" and all(
-            (g["auto_score"] or 0) >= g["max_score"] for g in calibration["grades"].values())
-        reference = {"status": calibration["status"], "reason": calibration["reason"], "full_marks": full,
+        reference = {"status": calibration["status"], "reason": calibration["reason"],
+                     "full_marks": _full_marks(calibration), "first_error": calibration.get("first_error") or {},
                      "canary": calibration.get("canary", {})}
-        if not full:
-            warn(f"the assignment's own solution did not score full marks under this grading set-up "
-                 f"({calibration['reason'] or 'see ' + str(path)}); check the sandbox limits before trusting "
-                 "the grades")
     record = {
         "assignment": assignment,
         "notebook": notebook,
@@ -488,6 +600,8 @@ def _merge_record(path: Path, course: Course, assignment: str, notebook: str, fa
         "functions": facts["functions"],
         "tests": [{"test": t, "max_score": facts["max_scores"][t]} for t, _ in facts["tests"]],
         "calibration": reference,
+        "forced": {"forced": bool(forced), "reason": forced},
+        "package": {"coordinator": package.coordinator, "kernel": package.kernel} if package else {},
         "kernel_cpu_seconds": round(sum((r.get("timings") or {}).get("kernel_cpu", 0.0)
                                         for r in [*results.values(), calibration or {}]), 2),
         "students": dict(sorted(students.items())),
@@ -526,4 +640,6 @@ def _summarise(record: dict, graded: list[str], course: Course) -> None:
     lines.append(f"run record: {course.reports(record['assignment']) / RECORD}")
     if record["sandbox"]["warning"]:
         lines.append("WARNING: " + record["sandbox"]["warning"])
+    if record["forced"]["forced"]:
+        lines.append("WARNING: FORCED RUN (--force): " + record["forced"]["reason"])
     print("\n".join(lines), flush=True)

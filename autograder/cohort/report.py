@@ -155,8 +155,16 @@ def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
            f"<h1>Cohort report — {e(record['assignment'])}</h1>"]
     if record["sandbox"]["mode"] != "bwrap":
         out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record['sandbox']['warning'])}</p>")
+    forced = record.get("forced") or {}
+    if forced.get("forced"):
+        out.append(f"<p class='warn'>FORCED RUN (--force): graded although calibration failed. "
+                   f"{e(forced.get('reason', ''))}</p>")
+    forced_students = sorted(k for k, v in students.items() if v.get("forced"))
+    if forced_students and not forced.get("forced"):
+        out.append(f"<p class='warn'>{len(forced_students)} student(s) were last graded by a forced run "
+                   f"(--force, calibration failed): {e(', '.join(forced_students))}.</p>")
     cal = record.get("calibration")
-    if cal and not cal.get("full_marks"):
+    if cal and not cal.get("full_marks") and not forced.get("forced"):
         out.append("<p class='warn'>The assignment's own solution did not score full marks under this grading "
                    f"set-up ({e(cal.get('reason') or 'see grading.json')}): check the limits before trusting grades.</p>")
     out.append(f"<p>{len(students)} submissions, {graded} graded, {len(failed)} not gradable, {len(flagged)} flagged "

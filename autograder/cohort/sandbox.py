@@ -7,7 +7,10 @@ runs inside ``bwrap`` with
 * no network (a fresh network namespace; the kernel talks to its client over IPC
   sockets in a directory bound into the sandbox);
 * a read-only system: only ``/usr``, ``/lib*``, ``/bin``, ``/etc``, the Python
-  installation, the virtual environment and the ``autograder`` package are visible;
+  installation, the virtual environment (and any site-packages folder its ``.pth`` files
+  add) are visible, plus the coordinator's own ``autograder`` package, bound at
+  :data:`PACKAGE_ROOT` and first on the kernel's ``PYTHONPATH``: the kernel imports exactly
+  the package that grades it, however the package is installed;
 * a private, writable home (its working directory) holding nothing but the
   assignment's data files: the course root, ``solutions/``, the gradebook, the
   notebook being graded and other students' work are not in the sandbox at all;
@@ -23,6 +26,8 @@ runs inside ``bwrap`` with
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import os
 import shutil
 import signal
@@ -42,6 +47,8 @@ BWRAP_ENV = "AUTOGRADER_BWRAP"
 HOME = "/home/student"
 #: First uid handed to grading workers (worker i runs its kernels as BASE_UID + i).
 BASE_UID = 61000
+#: Where a sandboxed kernel sees the coordinator's ``autograder`` package (first on its PYTHONPATH).
+PACKAGE_ROOT = "/opt/torch-ledger"
 
 
 class SandboxUnavailable(RuntimeError):
@@ -105,11 +112,12 @@ def _namespace_args() -> list[str]:
 
 
 def _system_binds() -> list[str]:
-    """Read-only binds of the system and of this Python, its environment and the course package."""
+    """Read-only binds of the system, of this Python and its environment, and of the course package."""
     args: list[str] = []
+    made: set[str] = set()
     for path in ("/usr", "/etc", "/opt/conda"):
         if os.path.isdir(path):
-            args += ["--ro-bind", path, path]
+            args += [*_parents(path, made), "--ro-bind", path, path]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         path = "/" + name
         if os.path.islink(path):
@@ -117,13 +125,20 @@ def _system_binds() -> list[str]:
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
     seen = {"/usr", "/etc"}
-    made: set[str] = set()
     for path in _python_dirs():
         if path in seen or any(path.startswith(s + "/") for s in seen):
             continue
         seen.add(path)
         args += [*_parents(path, made), "--ro-bind", path, path]
-    return args
+    inside = f"{PACKAGE_ROOT}/autograder"
+    return [*args, *_parents(inside, made), "--ro-bind", package_dir(), inside]
+
+
+def package_dir() -> str:
+    """The ``autograder`` package this process runs (the one every kernel it starts must import)."""
+    import autograder
+
+    return str(Path(autograder.__file__).resolve().parent)
 
 
 def _parents(path: str, made: set[str] | None = None) -> list[str]:
@@ -144,15 +159,14 @@ def _parents(path: str, made: set[str] | None = None) -> list[str]:
 
 
 def _python_dirs() -> list[str]:
-    """Directories this interpreter, its virtual environment and ``autograder`` live in."""
-    import autograder
-
+    """Directories this interpreter and its virtual environment live in, with the site-packages
+    folders its ``.pth`` files add (never the course package's checkout: that is bound on its own)."""
     dirs = {
         os.path.realpath(sys.base_prefix),
         os.path.realpath(sys.prefix),
-        str(Path(autograder.__file__).resolve().parent),
         os.path.realpath(sysconfig.get_paths()["purelib"]),
         os.path.dirname(os.path.realpath(sys.executable)),
+        *site_dirs(sys.executable),
     }
     # A system Python under /usr is covered by the /usr bind; keep the outermost of nested paths.
     ordered = sorted(d for d in dirs if os.path.isdir(d))
@@ -161,6 +175,26 @@ def _python_dirs() -> list[str]:
         if not any(d == k or d.startswith(k + "/") for k in kept):
             kept.append(d)
     return kept
+
+
+@functools.cache
+def site_dirs(executable: str) -> tuple[str, ...]:
+    """The site-packages folders on ``executable``'s ``sys.path`` as a kernel would start it.
+
+    Only folders named ``site-packages`` or ``dist-packages``: a ``.pth`` line that puts a
+    checkout on the path (an editable install in compat mode) is not bound, since a checkout
+    holds the course's solutions; the course package itself is bound at :data:`PACKAGE_ROOT`.
+    """
+    code = "import json, sys; print(json.dumps(sys.path))"
+    try:
+        proc = subprocess.run([executable, "-c", code], env={**kernel_env(), "PYTHONPATH": ""}, cwd="/",
+                              capture_output=True, text=True, timeout=60)
+        paths = json.loads(proc.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(sorted({os.path.realpath(p) for p in paths
+                         if isinstance(p, str) and os.path.basename(p) in ("site-packages", "dist-packages")
+                         and os.path.isdir(p)}))
 
 
 def _drop_privileges(uid: int) -> list[str]:
@@ -216,6 +250,7 @@ def kernel_env() -> dict[str, str]:
         "MPLBACKEND": "Agg",
         "MPLCONFIGDIR": "/tmp/matplotlib",
         "IPYTHONDIR": "/tmp/ipython",
+        "PYTHONPATH": PACKAGE_ROOT,  # the coordinator's autograder before any installed one
         "PYTHONNOUSERSITE": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         "OMP_NUM_THREADS": "1",
@@ -263,6 +298,8 @@ def prepare_box(box: Path, uid: int) -> Path:
         shutil.rmtree(box)
     (box / "home").mkdir(parents=True)
     (box / "ipc").mkdir()
+    (box / "lib").mkdir()  # without the sandbox, the kernel's PYTHONPATH: the coordinator's package
+    (box / "lib" / "autograder").symlink_to(package_dir(), target_is_directory=True)
     if _is_root():
         os.chown(box / "ipc", uid, uid)
         os.chmod(box / "ipc", 0o700)
@@ -279,6 +316,87 @@ def lock_ipc(box: Path) -> None:
                 os.chown(path, 0, 0)
         os.chown(ipc, 0, 0)
         os.chmod(ipc, 0o755)
+
+
+def kernel_interpreter(kernel_name: str = "python3") -> list[str]:
+    """The interpreter a kernel named ``kernel_name`` runs and its options (what precedes ``-m``),
+    as jupyter_client will start it; ``[]`` when there is no such kernel."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        argv = list(KernelSpecManager().get_kernel_spec(kernel_name).argv)
+    except NoSuchKernel:
+        return []
+    if not argv:
+        return []
+    major, minor = sys.version_info[:2]
+    if argv[0] in ("python", f"python{major}", f"python{major}.{minor}"):  # jupyter_client's own substitution
+        argv[0] = sys.executable
+    return argv[: argv.index("-m")] if "-m" in argv else argv[:1]
+
+
+_WHERE = """import importlib.util, json, sys
+spec = importlib.util.find_spec("autograder")
+print(json.dumps({"origin": spec.origin if spec else None, "executable": sys.executable}))
+"""
+
+
+@dataclass(frozen=True)
+class KernelPackage:
+    """Where a grading kernel imports ``autograder`` from, against the coordinator's package."""
+
+    coordinator: str  # the package directory the coordinator runs (a real path on this machine)
+    kernel: str  # ``autograder/__init__.py`` as the kernel sees it ("" when it finds none)
+    expected: str  # what the kernel must see: the coordinator's package, as bound for it
+    problem: str  # "" when the two are the same package
+
+
+def kernel_package(box: Path, uid: int, limits: Limits, sandboxed: bool, kernel_name: str = "python3") -> KernelPackage:
+    """Start the grading kernel's interpreter exactly as a kernel is started (sandbox, environment,
+    working directory) and ask where it imports ``autograder`` from.
+
+    The coordinator's package must be what it finds; ``problem`` says why not otherwise.
+    """
+    coordinator = package_dir()
+    interpreter = kernel_interpreter(kernel_name)
+    executable = interpreter[0] if interpreter else ""
+    if not executable:
+        return KernelPackage(coordinator, "", "", f"no Jupyter kernel named {kernel_name!r} is installed for "
+                                                  f"{sys.executable} (the notebook's kernelspec)")
+    if os.path.realpath(executable) != os.path.realpath(sys.executable):
+        return KernelPackage(coordinator, "", "", (
+            f"the notebook's kernel {kernel_name!r} runs {executable}, not the interpreter that grades "
+            f"({sys.executable}); the sandbox is built for the grading interpreter. Run `{executable} -m autograder "
+            "grade ...`, or install that kernel for the grading interpreter (`python -m ipykernel install "
+            "--sys-prefix`)"))
+    box = prepare_box(box, uid)
+    if sandboxed:
+        argv = [*bwrap_argv(box, uid, limits), *interpreter, "-c", _WHERE]
+        env, cwd = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, str(box)
+        expected = f"{PACKAGE_ROOT}/autograder/__init__.py"
+    else:
+        argv = [*interpreter, "-c", _WHERE]
+        env = {**kernel_env(), "HOME": str(box / "home"), "PYTHONPATH": str(box / "lib")}
+        cwd = str(box / "home")
+        expected = str(box / "lib" / "autograder" / "__init__.py")
+    try:
+        proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+        found = json.loads(proc.stdout.strip().splitlines()[-1]).get("origin") or ""
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as error:
+        detail = (getattr(error, "stderr", None) or "").strip() or str(error)
+        return KernelPackage(coordinator, "", expected, f"the grading kernel's interpreter did not start: {detail[-500:]}")
+    finally:
+        shutil.rmtree(box, ignore_errors=True)
+    if not found:
+        problem = (f"the grading kernel cannot import autograder (it looked on its path for the coordinator's "
+                   f"package {coordinator}, bound at {PACKAGE_ROOT})")
+    elif found != expected:
+        problem = (f"the grading kernel would import autograder from {found}, not the package that grades "
+                   f"({coordinator}); grades would come from other checks than the ones you run")
+    else:
+        problem = ""
+    return KernelPackage(coordinator, found, expected, problem)
 
 
 def processes_of(uid: int) -> list[int]:
@@ -382,7 +500,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         else:
             home = Path(self.box) / "home"
             kw["cwd"] = str(home)
-            kw["env"] = {**kernel_env(), "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+            kw["env"] = {**kernel_env(), "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                         "PYTHONPATH": str(Path(self.box) / "lib")}
         # The kernel's own stdout/stderr (not the notebook's outputs) go to a log file in the box;
         # RLIMIT_FSIZE caps what the kernel can write there.
         log = open(Path(self.box) / "kernel.log", "ab")  # noqa: SIM115 - closed right after the launch

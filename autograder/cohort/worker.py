@@ -85,6 +85,7 @@ class Outcome:
     autograded: str = ""  # folder with the autograded notebook (and nbgrader's bookkeeping files)
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, finish
+    first_error: dict = field(default_factory=dict)  # the first cell whose output is an error: cell, ename, evalue
     reference: bool = False
 
 
@@ -302,6 +303,7 @@ class Worker:
         scores = self._read_gradebook(course, job.student, result)
         result.tests = [t.as_dict() for t in outcomes.read_notebook(graded, spec.functions, scores)]
         result.notes += _notes_from_cells(graded)
+        result.first_error = first_error(graded)
         for event in sandbox.KERNEL_EVENTS:
             if event.get("wall_killed"):
                 result.notes.append("the notebook's wall-clock limit stopped its kernel")
@@ -377,6 +379,22 @@ def _notes_from_cells(nb) -> list[str]:
         first = evalue[0][:200] if evalue else ""
         notes.append(f"{name} raised {errors[0].get('ename')}: {first}".rstrip(": "))
     return notes
+
+
+def first_error(nb) -> dict:
+    """``{cell, ename, evalue}`` of the first code cell, in notebook order, whose output is an error
+    (``{}`` when none is); ``evalue`` keeps the error's last non-empty line when it has several."""
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code":
+            continue
+        error = next((out for out in cell.get("outputs", []) if out.get("output_type") == "error"), None)
+        if error is None:
+            continue
+        name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
+        lines = [line.strip() for line in str(error.get("evalue", "")).splitlines() if line.strip()]
+        evalue = " … ".join(dict.fromkeys(lines[:1] + lines[-1:]))
+        return {"cell": name, "ename": str(error.get("ename", "")), "evalue": evalue[:400]}
+    return {}
 
 
 def _explain_failure(capture: _Capture, limits: dict) -> str:
