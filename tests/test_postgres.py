@@ -49,7 +49,6 @@ def _as_postgres(argv: list[str], **kw) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def postgres():
     """``postgresql://grader@/DB?host=SOCKET`` factory on a private server; the server is removed afterwards."""
-    pytest.importorskip("psycopg", reason="the PostgreSQL driver: pip install '.[postgres]'")
     bindir = _pg_bin()
     if bindir is None:
         pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
@@ -134,6 +133,16 @@ def runs(tmp_path_factory, root, postgres):
         found[kind] = {"course": course, "record": record, "scores": scores, "after": after, "regraded": regraded,
                        "pages": pages, "csv": list(csv.DictReader(csv_path.open())), "report": page}
     return found
+
+
+@pytest.mark.slow
+def test_the_driver_sqlalchemy_picks_for_postgresql_urls_is_installed():
+    """``postgresql://`` means psycopg 3 to SQLAlchemy 2; the ``postgres`` extra (in ``dev`` too) installs it."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine("postgresql://grader@/torch_ledger?host=/nonexistent")
+    assert engine.dialect.driver == "psycopg"
+    import psycopg  # noqa: F401 - what the dialect imports on connect
 
 
 @pytest.mark.slow
