@@ -47,8 +47,13 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed  ## create .venv (torch first, pinned) and install the course package
 
+# JupyterLab refuses to run as root without --allow-root; many learners run the course in a
+# container as root.  LAB_ARGS passes more options (for example LAB_ARGS=--no-browser).
+LAB_ARGS ?=
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: venv  ## open JupyterLab on the course's start page (http://localhost:$(PORT))
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --port=$(PORT) course/00-start.ipynb
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --port=$(PORT) $(ALLOW_ROOT) $(LAB_ARGS) course/00-start.ipynb
 
 test: export MPLBACKEND := Agg
 test: venv  ## run the whole test suite (SLOW=false / BROWSER=false to narrow it)
@@ -89,8 +94,8 @@ collect: venv  ## LMS download (zip or folder) -> submitted/ (ASSIGNMENT=, FROM=
 	@test -n "$(FROM)" || { echo "usage: make collect ASSIGNMENT=01-tensors FROM=path/to/download.zip"; exit 2; }
 	$(AUTOGRADER) collect $(ASSIGNMENT) --from "$(FROM)"
 
-grade: venv  ## autograde every submission, sandboxed and parallel (ASSIGNMENT=, WORKERS=, SANDBOX=)
-	$(AUTOGRADER) grade $(ASSIGNMENT) $(GRADE_WORKERS) --sandbox $(SANDBOX)
+grade: venv  ## autograde every submission, sandboxed and parallel (ASSIGNMENT=, WORKERS=, SANDBOX=, FORCE=1)
+	$(AUTOGRADER) grade $(ASSIGNMENT) $(GRADE_WORKERS) --sandbox $(SANDBOX) $(if $(FORCE),--force)
 
 feedback: venv  ## per-student HTML feedback without test code (ASSIGNMENT=)
 	$(AUTOGRADER) feedback $(ASSIGNMENT)

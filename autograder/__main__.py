@@ -187,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     except GradingError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.exit_code
+    except KeyboardInterrupt:
+        return 130
     except (CourseError, FileNotFoundError, FileExistsError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -169,3 +169,39 @@ def test_readme_has_binder_and_a_colab_badge_per_notebook():
     assert binder_url() in readme
     for m in MODULES:
         assert colab_url(m.lesson) in readme and colab_url(m.exercise) in readme, m.id
+
+
+def test_make_lab_starts_jupyterlab_for_whoever_runs_it(tmp_path):
+    """`make lab` serves the course as the user CI runs as (root included: JupyterLab refuses root
+    without --allow-root)."""
+    import os
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    if not (ROOT / ".venv" / ".installed").exists():
+        pytest.skip("make lab needs the repository's .venv (make venv)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), JUPYTER_CONFIG_DIR=str(tmp_path / "cfg"),
+               BROWSER="true")
+    log = tmp_path / "lab.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(["make", "--no-print-directory", "lab", f"PORT={port}",
+                                 "LAB_ARGS=--no-browser --ServerApp.token= --ServerApp.ip=127.0.0.1"],
+                                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline, status = time.monotonic() + 90, None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2) as reply:
+                    status = reply.status
+                    break
+            except OSError:
+                time.sleep(0.5)
+        assert status == 200, f"make lab did not serve (exit {proc.poll()}):\n{log.read_text()[-2000:]}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)

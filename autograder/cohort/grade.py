@@ -42,11 +42,14 @@ from pathlib import Path
 
 from . import canary
 from .course import Course, copy_assignment
-from .sandbox import BASE_UID, Limits, kernel_package, probe
+from .sandbox import BASE_UID, Limits, drain, kernel_package, probe
 from .worker import WorkerSpec, serve
 
 REFERENCE = "__reference__"
 RECORD = "grading.json"
+#: Each student's entry, appended once their grades are in the gradebook; read back by the next run
+#: after a crash or an interrupt (a resume), removed once ``grading.json`` is written.
+JOURNAL = "grading.journal.jsonl"
 #: Seconds a worker may take beyond the notebook's wall-clock limit before it is replaced.
 GRACE_SECONDS = 120
 
@@ -358,10 +361,17 @@ def _kernel_name(notebook: Path) -> str:
 
 def _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package, facts,
          template, scratch, workers, cell_timeout, uid_base, reference_dir) -> dict:
+    journal = Journal(course.reports(assignment) / JOURNAL, assignment, students)
+    carried = journal.carried()
+    if journal.resumes:
+        print(f"resuming an interrupted run of {assignment}: {len(carried)} of {len(students)} students were "
+              f"graded before it stopped and are kept", file=sys.stderr, flush=True)
     jobs: list[dict] = []
     if not forced:
         jobs.append({"seq": 0, "student": REFERENCE, "folder": str(reference_dir), "reference": True})
     for i, student in enumerate(students, 1):
+        if journal.resumes and student in carried:
+            continue
         jobs.append({"seq": i, "student": student, "folder": str(course.submitted(student, assignment)),
                      "reference": False})
 
@@ -385,12 +395,15 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
     from tqdm import tqdm
 
     tqdm.monitor_interval = 0  # no monitor thread: workers are forked from this process
+    max_total = sum(facts["max_scores"].values())
     slots: list[_Slot] = []
     bar = gb = None
+    interrupted = False
+    restore = _stop_on_signals()
     try:
         slots += [_Slot(ctx, spec) for spec in specs]  # before the gradebook connection and the bar exist
-        bar = tqdm(total=len(students), unit="nb", desc=f"grading {assignment}", disable=not options.progress,
-                   file=sys.stderr, dynamic_ncols=True)
+        bar = tqdm(total=len(students), initial=len(carried) if journal.resumes else 0, unit="nb",
+                   desc=f"grading {assignment}", disable=not options.progress, file=sys.stderr, dynamic_ncols=True)
         queue = list(jobs)
 
         def finish(result: dict) -> None:
@@ -417,8 +430,10 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
             if gb is None:  # opened only once calibration has passed (or was forced)
                 gb = course.gradebook()
             folder = course.submitted(result["student"], assignment)
-            _write_gradebook(gb, assignment, notebook, result, _timestamp(folder))
-            _place_autograded(course, assignment, result)
+            with _deferred_stop:  # a student's rows, autograded folder and journal line go together
+                _write_gradebook(gb, assignment, notebook, result, _timestamp(folder))
+                _place_autograded(course, assignment, result)
+                journal.add(result["student"], _entry(result, max_total, bool(forced)))
             results[result["student"]] = result
             bar.update(1)
             flagged = sum(1 for r in results.values() if r["flags"])
@@ -458,20 +473,151 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
                     slot.replace()
                     finish(_failed(student, f"grading this notebook took over {hard_limit} s; the grading process "
                                             "was stopped"))
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
+        restore()
         if bar is not None:
             bar.close()
         for slot in slots:
-            slot.stop(now=bool(refused))
+            slot.stop(now=bool(refused) or interrupted)
+        if interrupted or refused:
+            for spec in specs:
+                drain(spec.uid, patience=5.0)
         if gb is not None:
             gb.close()
+        journal.close()
+        if interrupted:
+            kept = sum(1 for s in students if s in journal.entries or (journal.resumes and s in carried))
+            print(f"\ninterrupted: {kept} of {len(students)} students are graded and kept "
+                  f"(journal {journal.path}); no grading process is left. Run the same `grade` again to "
+                  "resume.", file=sys.stderr, flush=True)
     if refused:
         raise CalibrationFailed(refused)
 
-    record = _record(course, assignment, notebook, facts, results, calibration, sandboxed, sandbox_warning,
+    everyone = {**carried, **{s: _entry(r, max_total, bool(forced)) for s, r in results.items()}}
+    record = _record(course, assignment, notebook, facts, everyone, calibration, sandboxed, sandbox_warning,
                      options, cell_timeout, workers, time.monotonic() - started, forced, package)
-    _summarise(record, list(results), course)
+    journal.remove()
+    _summarise(record, [s for s in students if s in everyone], course)
     return record
+
+
+def _stop_on_signals():
+    """Make SIGINT and SIGTERM raise KeyboardInterrupt here (a shell may have started us with SIGINT
+    ignored, as it does for background jobs); returns what puts the previous handlers back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum, frame):
+        if _deferred_stop.depth:
+            _deferred_stop.pending = signal.Signals(signum).name
+            return
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    return restore
+
+
+class _DeferredStop:
+    """A section that a stop signal does not cut: the signal takes effect when the section ends."""
+
+    depth = 0
+    pending = ""
+
+    def __enter__(self):
+        self.depth += 1
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        if not self.depth and self.pending and exc[0] is None:
+            name, self.pending = self.pending, ""
+            raise KeyboardInterrupt(name)
+        return False
+
+
+_deferred_stop = _DeferredStop()
+
+
+class Journal:
+    """Append-only record of the students a run has finished (grades in the gradebook), one JSON line each.
+
+    A run that finds a journal left by a run of the same students (the coordinator was killed or
+    interrupted) resumes it: those students are kept, not graded again.  A run of other students
+    keeps the journal's entries for everyone it does not grade itself, so ``grading.json`` matches
+    the gradebook.  A torn last line (a crash mid-write) is ignored.
+    """
+
+    def __init__(self, path: Path, assignment: str, students: list[str]) -> None:
+        self.path, self.assignment, self.students = path, assignment, sorted(students)
+        self.found: dict[str, dict] = {}
+        self.selection: list[str] | None = None
+        self.entries: dict[str, dict] = {}
+        self._fh = None
+        if path.exists():
+            for line in path.read_text(errors="replace").splitlines():
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue
+                if item.get("assignment") == assignment and "selection" in item:
+                    self.selection = item["selection"]
+                elif "student" in item and "entry" in item:
+                    self.found[item["student"]] = item["entry"]
+
+    @property
+    def resumes(self) -> bool:
+        return self.selection == self.students and bool(self.found)
+
+    def carried(self) -> dict[str, dict]:
+        """Entries this run keeps rather than grades."""
+        if self.resumes:
+            return dict(self.found)
+        return {s: e for s, e in self.found.items() if s not in self.students}
+
+    def add(self, student: str, entry: dict) -> None:
+        if self._fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fresh = not self.resumes
+            self._fh = open(self.path, "w" if fresh else "a")  # noqa: SIM115 - kept open for the run
+            if fresh:
+                self._write({"assignment": self.assignment, "selection": self.students})
+                for s, e in self.carried().items():
+                    self._write({"student": s, "entry": e})
+        self._write({"student": student, "entry": entry})
+        self.entries[student] = entry
+
+    def _write(self, item: dict) -> None:
+        self._fh.write(json.dumps(item) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def remove(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+
+def _entry(result: dict, max_total: float, forced: bool) -> dict:
+    """A student's entry in the run record."""
+    entry = {k: result.get(k) for k in ("status", "reason", "score", "tests", "findings", "notes", "flags",
+                                         "compromised", "canary_verdict", "seconds", "timings")}
+    entry["max_score"] = result["max_score"] or max_total
+    entry["forced"] = forced  # graded by a run whose calibration failed or was skipped
+    return entry
 
 
 def _full_marks(result: dict) -> bool:
@@ -575,14 +721,7 @@ def _merge_record(path: Path, course: Course, assignment: str, notebook: str, fa
             previous = json.loads(path.read_text()).get("students", {})
         except (OSError, ValueError):
             previous = {}
-    students = {**previous}
-    max_total = sum(facts["max_scores"].values())
-    for student, r in results.items():
-        max_score = r["max_score"] or max_total
-        students[student] = {k: r.get(k) for k in ("status", "reason", "score", "tests", "findings", "notes",
-                                                    "flags", "compromised", "canary_verdict", "seconds", "timings")}
-        students[student]["max_score"] = max_score
-        students[student]["forced"] = bool(forced)  # graded by a run whose calibration failed or was skipped
+    students = {**previous, **results}
     reference = None
     if calibration is not None:
         reference = {"status": calibration["status"], "reason": calibration["reason"],

@@ -500,8 +500,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         else:
             home = Path(self.box) / "home"
             kw["cwd"] = str(home)
+            # JPY_PARENT_PID: ipykernel exits when its parent (the grading worker) is gone.
             kw["env"] = {**kernel_env(), "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                         "PYTHONPATH": str(Path(self.box) / "lib")}
+                         "PYTHONPATH": str(Path(self.box) / "lib"), "JPY_PARENT_PID": str(os.getpid())}
         # The kernel's own stdout/stderr (not the notebook's outputs) go to a log file in the box;
         # RLIMIT_FSIZE caps what the kernel can write there.
         log = open(Path(self.box) / "kernel.log", "ab")  # noqa: SIM115 - closed right after the launch

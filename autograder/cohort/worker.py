@@ -419,8 +419,29 @@ def _explain_failure(capture: _Capture, limits: dict) -> str:
     return f"nbgrader could not grade the notebook{where}: {tail.strip()[:300]}"
 
 
+def _die_with_coordinator() -> None:
+    """Ask Linux to kill this worker when the coordinator dies, even by SIGKILL (its sandboxes follow it:
+    bubblewrap runs with --die-with-parent), and leave Ctrl-C to the coordinator, which stops the workers.
+
+    SIGINT gets a Python handler rather than SIG_IGN: an ignored signal would be inherited by the
+    kernels this worker starts, and nbgrader interrupts a cell that runs past its timeout with it.
+    """
+    import ctypes
+    import signal
+
+    parent = os.getppid()
+    signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if os.getppid() != parent:  # the coordinator died before the request took effect
+        os._exit(1)
+
+
 def serve(spec: WorkerSpec, conn) -> None:
     """The worker process: grade each job received on ``conn`` and send back the outcome as a dict."""
+    _die_with_coordinator()
     os.environ.pop("JPY_PARENT_PID", None)
     warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy notes from nbgrader's API
     warnings.filterwarnings("ignore", message=".*missing an id field.*")  # cells nbgrader puts back
