@@ -21,6 +21,7 @@ import functools
 import html
 import io
 import logging
+import re
 import reprlib
 import sys
 import warnings
@@ -54,11 +55,11 @@ class Incorrect(Exception):
 
 
 class LearnerRaised(Exception):
-    """The learner's code raised while a check called it."""
+    """The learner's code raised while a check called it (``name``: the function the check called)."""
 
-    def __init__(self, call_text: str, error: BaseException):
+    def __init__(self, call_text: str, error: BaseException, name: str = ""):
         super().__init__(call_text)
-        self.call_text, self.error = call_text, error
+        self.call_text, self.error, self.name = call_text, error, name
 
 
 class CheckFailed(AssertionError):
@@ -154,16 +155,18 @@ def call(fn, *args, **kwargs):
             "define it with `def` (or `class`) in its answer cell and run that cell again.",
             code="not_callable",
         )
+    name = getattr(fn, "__name__", "")
+    name = name if name.isidentifier() and name != "<lambda>" else ""
     try:
         return fn(*args, **kwargs)
     except NotImplementedError as error:
         if not str(error):
             raise NotAttempted() from None
-        raise LearnerRaised(call_text(fn, args, kwargs), error) from None
+        raise LearnerRaised(call_text(fn, args, kwargs), error, name) from None
     except (Incorrect, NotAttempted, LearnerRaised):
         raise
     except Exception as error:  # noqa: BLE001 - any learner error becomes a message
-        raise LearnerRaised(call_text(fn, args, kwargs), error) from None
+        raise LearnerRaised(call_text(fn, args, kwargs), error, name) from None
 
 
 def fail(seen: str, owner: str, todo: str, *, code: str = "") -> None:
@@ -295,8 +298,8 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
             function,
             part,
             INCORRECT,
-            seen=f"calling {raised.call_text} raised {type(err).__name__}: {_first_line(err)}.",
-            owner=f"your `{function}` raised it, not the grader.",
+            seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
+            owner=f"your `{raised.name or function}` raised it, not the grader.",
             todo="call it yourself with the same kind of arguments, read the error, and fix the line it points to.",
             code="raised",
         )
@@ -322,7 +325,31 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
     return Result(function, part, CORRECT, notes=notes)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+#: A later line of an error that says what actually went wrong (torch.load's weights_only errors
+#: open with a paragraph of advice; the cause is a "WeightsUnpickler error: Unsupported global" line).
+_CAUSE = re.compile(r"(Unsupported global|\b[A-Za-z]*(Error|error|Exception)\b\s*:)")
+
+
+def error_text(error: BaseException) -> str:
+    """An error's message for a learner: no terminal colour codes, its first line, and the later line
+    that names the cause when the first one does not."""
+    lines = [line.strip() for line in _ANSI.sub("", str(error)).splitlines() if line.strip()]
+    if not lines:
+        return "(no message)"
+    head = _clip(lines[0].rstrip(".:"), 240)
+    cause = next((line for line in lines[1:] if _CAUSE.search(line)), "")
+    if cause:
+        sentence = re.split(r"(?<=\.)\s", cause, maxsplit=1)[0].rstrip(".")
+        return f"{head} — {_clip(sentence, 260)}"
+    return head
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
+    text = _ANSI.sub("", str(error)).strip().splitlines()
     line = text[0].rstrip(".:") if text else "(no message)"
     return line if len(line) <= 300 else line[:297] + "..."

@@ -68,3 +68,22 @@ class _Catalogue:
 for _name in MODULES:
     _cls = f"TestCatalogue{_name[1:3]}"
     globals()[_cls] = type(_cls, (_Catalogue,), {"CATALOGUE": _name})
+
+
+def test_every_owner_a_checkpoint_misses_is_named_in_one_message():
+    cat = CATALOGUES["m08_reproducible_training"]
+    scores = nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS["checkpoint_without_rng_states"].answers)
+    text = scores["test_save_checkpoint_restores_everything"][2]
+    for owner in ("the DataLoader generator's state", "torch's CPU RNG state", "NumPy's global RNG state",
+                  "Python's random state"):
+        assert owner in text, text
+    assert "(4 owners)" in text and "random.setstate()" in text and "np.random.set_state()" in text
+
+
+@pytest.mark.parametrize("mutant", ["evaluate_without_no_grad", "evaluate_unweighted_mean"])
+def test_a_wrong_evaluate_costs_points_in_evaluate_only(mutant):
+    """`fit` is graded with a correct `evaluate` in place of the learner's."""
+    cat = CATALOGUES["m05_train_vs_eval"]
+    scores = nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS[mutant].answers)
+    lost = {t for t, s in scores.items() if s[0] < s[1]}
+    assert lost and all(t.startswith("test_evaluate") for t in lost), lost

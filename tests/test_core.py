@@ -88,3 +88,36 @@ def test_html_line_is_coloured():
 def test_not_callable_name():
     with pytest.raises(CheckFailed, match="not a function"):
         _double_check(42)
+
+
+@graded("save_checkpoint")
+def _round_trip_check(save, load, *, notes):
+    """Saves and loads"""
+    path = call(save, "ckpt")
+    call(load, path)
+
+
+def test_the_message_names_the_function_that_raised_and_the_cause():
+    def save_checkpoint(path):
+        return path
+
+    def load_checkpoint(path):
+        raise RuntimeError("Weights only load failed. Two options, \x1b[1monly if you trust it\x1b[0m. \n"
+                           "\t(1) Re-running with weights_only=False will likely succeed.\n"
+                           "\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.dtype was not an allowed "
+                           "global by default. Please use add_safe_globals.\n\nCheck the documentation.")
+
+    with pytest.raises(CheckFailed) as info:
+        _round_trip_check(save_checkpoint, load_checkpoint)
+    result = info.value.result
+    assert result.owner == "your `load_checkpoint` raised it, not the grader."
+    assert "\x1b" not in result.seen and "only if you trust it" in result.seen
+    assert "Unsupported global: GLOBAL numpy.dtype was not an allowed global by default" in result.seen
+    assert "add_safe_globals" not in result.seen and "Check the documentation" not in result.seen
+
+
+def test_a_one_line_error_stays_one_line():
+    from autograder.core import error_text
+
+    assert error_text(ValueError("shapes (3,) and (4,) differ")) == "shapes (3,) and (4,) differ"
+    assert error_text(ValueError("")) == "(no message)"

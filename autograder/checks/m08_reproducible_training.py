@@ -169,11 +169,10 @@ def _equal(a, b) -> bool:
     return a == b
 
 
-def _first_difference(want: dict, got: dict) -> str | None:
-    for key in ("model", "optimizer", "generator", "torch", "numpy", "python", "cuda"):
-        if key in want and not _equal(want[key], got.get(key)):
-            return key
-    return None
+def _differences(want: dict, got: dict) -> list[str]:
+    """Every owner whose state differs, most consequential first."""
+    return [key for key in ("model", "optimizer", "generator", "torch", "numpy", "python", "cuda")
+            if key in want and not _equal(want[key], got.get(key))]
 
 
 def _pickled_objects(path: Path) -> list[str]:
@@ -242,11 +241,15 @@ def checkpoint_restores_everything(save_checkpoint, load_checkpoint, seed: int =
                      "save state dicts (model.state_dict(), optimizer.state_dict()) and plain values.",
                      code="pickled_object")
             now = _state(model2, optimizer2, g2, device)
-            key = _first_difference(at_save, now)
-            if key is not None:
-                owner, todo, code = _OWNERS[key]
-                fail(f"right after load_checkpoint into fresh objects, {owner} differed from what it was when "
-                     "save_checkpoint ran.", f"{owner}: the checkpoint did not carry it back.", todo, code=code)
+            keys = _differences(at_save, now)
+            if keys:  # every owner that was not carried back, in one message
+                owners = [_OWNERS[k][0] for k in keys]
+                listed = owners[0] if len(owners) == 1 else ", ".join(owners[:-1]) + " and " + owners[-1]
+                verb = "differed" if len(owners) == 1 else f"differed ({len(owners)} owners)"
+                fail(f"right after load_checkpoint into fresh objects, {listed} {verb} from the state at the "
+                     "moment save_checkpoint ran.", f"{listed}: the checkpoint did not carry "
+                     + ("it" if len(owners) == 1 else "them") + " back.",
+                     " ".join(_OWNERS[k][1] for k in keys), code=_OWNERS[keys[0]][2])
             if type(next_epoch) is not int:
                 fail(f"load_checkpoint returned {describe(next_epoch)}.", "the epoch load_checkpoint reports.",
                      "return the index of the next epoch to run, as an int.", code="not_an_int")
