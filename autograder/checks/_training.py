@@ -90,14 +90,20 @@ def ref_step(model, x, y, optimizer, loss_fn) -> float:
     return loss.item()
 
 
-def ref_epoch(model, data, optimizer, loss_fn, device) -> float:
+def ref_epoch_losses(model, data, optimizer, loss_fn, device) -> list[tuple[float, int]]:
+    """One correct training epoch; each batch's loss (before its update) and size."""
     model.train()
-    total, count = 0.0, 0
+    found = []
     for xb, yb in data:
         xb, yb = xb.to(device), yb.to(device)
-        total += ref_step(model, xb, yb, optimizer, loss_fn) * len(xb)
-        count += len(xb)
-    return total / count
+        found.append((ref_step(model, xb, yb, optimizer, loss_fn), len(xb)))
+    return found
+
+
+def ref_epoch(model, data, optimizer, loss_fn, device) -> float:
+    """One correct training epoch; its mean per-example loss."""
+    losses = ref_epoch_losses(model, data, optimizer, loss_fn, device)
+    return sum(loss * n for loss, n in losses) / sum(n for _, n in losses)
 
 
 @torch.no_grad()

@@ -160,15 +160,27 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
 # accumulate_step
 
 
+def _parallel(a: list, b: list, tolerance: float = 1e-4) -> bool:
+    """Whether two lists of gradient tensors point the same way (cosine of the concatenations near 1)."""
+    u = torch.cat([g.detach().double().flatten().cpu() for g in a])
+    v = torch.cat([g.detach().double().flatten().cpu() for g in b])
+    if u.shape != v.shape or float(u.norm()) == 0 or float(v.norm()) == 0:
+        return False
+    return float(torch.dot(u, v) / (u.norm() * v.norm())) > 1 - tolerance
+
+
 @graded("accumulate_step")
 def accumulate_step_update(accumulate_step, seed: int = 0, k: int = 4, m: int = 8, optimizer: str = "momentum",
                            *, notes):
-    """One update from k micro-batches equals one step on their concatenation"""
+    """One update from k micro-batches equals one step on their concatenation (no clipping, none was asked)"""
     for device in each_device(notes):
         model, opt, loss_fn = _setup(seed, device, optimizer=optimizer)
         ref_model, ref_opt = clone_setup(model, opt)
         for i in range(2):
-            micro = [blobs(m, seed * 13 + i * k + j, device) for j in range(k)]
+            # The second update's inputs are scaled up so that its gradient norm is well above 1:
+            # a gradient clipped that nobody asked for changes the update.
+            micro = [(x * (1.0 if i == 0 else 10.0), y)
+                     for x, y in (blobs(m, seed * 13 + i * k + j, device) for j in range(k))]
             with Ledger(model, opt, loss_fn=loss_fn) as ledger:
                 call(accumulate_step, model, list(micro), opt, loss_fn)
             diagnose_update(ledger, "accumulate_step", micro_batches=k)
@@ -190,6 +202,14 @@ def accumulate_step_update(accumulate_step, seed: int = 0, k: int = 4, m: int = 
                          "each micro-batch's backward() added its full gradient to .grad.",
                          f"scale each micro-batch's loss so the {k} contributions add up to the mean.",
                          code="unscaled")
+                if ratio is not None and ratio < 0.98 and abs(ratio - 1 / k) > 0.05 / k and _parallel(used, want):
+                    norm = float(torch.sqrt(sum((g.double() ** 2).sum() for g in used)))
+                    fail(f"the gradient the optimizer stepped with had the right direction but norm {norm:.3g}, "
+                         f"{ratio:.2f} times the norm of the gradient of the mean loss: it was rescaled (clipped?) "
+                         "between backward() and step().",
+                         "the accumulated .grad was changed before the optimizer read it, although the task asks "
+                         "for no clipping.",
+                         "step with the accumulated gradient as backward() left it.", code="clipped")
                 fail(f"after accumulate_step over {k} micro-batches on {device}, {', '.join(wrong[:3])} differ from "
                      "one step on their concatenation.", WRONG_UPDATE_OWNER,
                      "accumulate every micro-batch's gradient of the mean loss, then step once.",
@@ -204,12 +224,20 @@ def accumulate_step_returns_loss(accumulate_step, seed: int = 2, k: int = 3, m: 
         micro = [blobs(m, seed * 17 + j, device) for j in range(k)]
         with torch.no_grad():
             want = loss_fn(model(torch.cat([a for a, _ in micro])), torch.cat([b for _, b in micro])).item()
+            last = loss_fn(model(micro[-1][0]), micro[-1][1]).item()
         out = call(accumulate_step, model, micro, opt, loss_fn)
         got = expect_float(out, "the value accumulate_step returned", "accumulate_step")
         if abs(got - want * k) <= 1e-4 * max(1.0, abs(want * k)):
             fail(f"accumulate_step returned {got:.6g}, the sum of the {k} micro-batch losses.",
                  "the loss total accumulate_step reported.", "report the mean over the micro-batches.",
                  code="sum_not_mean")
+        for candidate in (last, last / k):
+            if abs(got - candidate) <= 1e-5 * max(1.0, abs(candidate)) and abs(candidate - want) > 1e-4:
+                fail(f"accumulate_step returned {got:.6g}, the loss of the last micro-batch alone"
+                     + (" (divided by their number)" if candidate != last else "") + ".",
+                     "the variable holding the loss was overwritten by each micro-batch; only the last one "
+                     "was reported.", "add up every micro-batch's loss (as a float) and report their mean.",
+                     code="last_micro_batch_only")
         expect_close(got, want, "the value accumulate_step returned", "the loss total accumulate_step reported.",
                      "return the mean of the micro-batch losses (each taken before the update).", code="wrong_loss")
 

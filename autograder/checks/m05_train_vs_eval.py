@@ -26,7 +26,7 @@ from ._training import (
     make_loss,
     make_model,
     make_optimizer,
-    ref_epoch,
+    ref_epoch_losses,
     ref_evaluate,
     ref_step,
     snapshot,
@@ -143,12 +143,31 @@ def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *
         twin = copy.deepcopy(model).eval()
         x, y = blobs(n, seed + 4, device)
         out = call_with_batches(accuracy, "accuracy", device, model, loader(x, y, batch_size), device)
+        restored = model.training
         got = expect_float(out, "the value accuracy returned", "accuracy")
         with torch.no_grad():
             logits = twin(x)  # (n, 1)
         want = ((logits > 0).float() == y).float().mean().item()
         if abs(got - want) <= 1e-6:
+            if not restored:
+                fail("the model went into accuracy in train mode and came out in eval mode.",
+                     "the model owns its mode; accuracy changed it for whoever called it (a training loop that "
+                     "measures accuracy between epochs would go on training in eval mode).",
+                     "remember `model.training` before switching to eval and restore it "
+                     "(model.train(was_training)) before returning.", code="mode_not_restored")
             continue
+        if abs(got - 100 * want) <= 1e-4 and got > 1:
+            fail(f"accuracy returned {got:g}, a percentage.", "the value accuracy reported.",
+                 "return the fraction of correct predictions, between 0 and 1 (do not multiply by 100).",
+                 code="percentage_not_fraction")
+        for raw in (logits, torch.sigmoid(logits)):
+            never = (raw == y).float().mean().item()
+            if abs(got - never) <= 1e-6 and abs(never - want) > 1e-6:
+                fail(f"accuracy returned {got:.4g}: the model's raw outputs were compared with the 0/1 labels, "
+                     "without turning them into 0/1 predictions first.",
+                     "the model outputs logits (real numbers), which almost never equal a label exactly.",
+                     "threshold first: a prediction is 1 where the logit is above 0, else 0; then compare with the "
+                     "labels.", code="never_thresholded")
         at_half = ((logits > 0.5).float() == y).float().mean().item()
         if 1.5 <= got <= n + 0.5 and abs(got - want * n) < 0.5:
             fail(f"accuracy returned {got:g}, a count of correct predictions.", "the value accuracy reported.",
@@ -176,6 +195,7 @@ def predict_proba_values(predict_proba, seed: int = 4, n: int = 12, *, notes):
         twin = copy.deepcopy(model).eval()
         x, _ = blobs(n, seed + 5, device)
         first = call(predict_proba, model, x)
+        restored = model.training
         second = call(predict_proba, model, x)
         what = f"predict_proba(model, x of shape {list(x.shape)})"
         expect_tensor(first, what, "the probabilities predict_proba returned.", shape=(n, 1), dtype=torch.float32,
@@ -205,13 +225,18 @@ def predict_proba_values(predict_proba, seed: int = 4, n: int = 12, *, notes):
                  f"{float((got - torch.sigmoid(logits)).abs().max()):.3g}.",
                  "the model's mode during prediction, or the function applied to the logits.",
                  "predict in eval mode and apply the sigmoid to the logits.", code="wrong_value")
+        if not restored:
+            fail("the model went into predict_proba in train mode and came out in eval mode.",
+                 "the model owns its mode; predict_proba changed it for whoever called it.",
+                 "remember `model.training` before switching to eval and restore it (model.train(was_training)) "
+                 "before returning.", code="mode_not_restored")
 
 
 # --------------------------------------------------------------------------
 # fit
 
 
-def _fit_problem(seed, device, n_train=48, n_val=30, batch_size=16):
+def _fit_problem(seed, device, n_train=44, n_val=30, batch_size=16):  # unequal last batches
     model = make_model("batchnorm", seed, device)
     opt = make_optimizer("adam", model.parameters())
     x, y = blobs(n_train, seed + 6, device)
@@ -219,30 +244,16 @@ def _fit_problem(seed, device, n_train=48, n_val=30, batch_size=16):
     return model, opt, (x, y, batch_size), (xv, yv, batch_size)
 
 
-def _course_evaluate(model, loader, loss_fn, device) -> float:
-    """The exercise's ``evaluate``, correct: what ``fit`` is graded with, so that a wrong ``evaluate`` costs
-    points in its own cells only."""
-    was = model.training
-    model.eval()
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for xb, yb in loader:
-            xb, yb = xb.to(device), yb.to(device)
-            total += loss_fn(model(xb), yb).item() * len(xb)
-            count += len(xb)
-    model.train(was)
-    return total / count
-
-
 @contextlib.contextmanager
 def _with_course_evaluate(fit):
-    """While ``fit`` runs, the name ``evaluate`` in its notebook means the correct one (if it calls it)."""
+    """While ``fit`` runs, the name ``evaluate`` in its notebook means the correct one (if it calls it), so
+    that a wrong ``evaluate`` costs points in its own cells only."""
     namespace = getattr(fit, "__globals__", None)
     mine = namespace.get("evaluate") if isinstance(namespace, dict) else None
     if not callable(mine):
         yield
         return
-    namespace["evaluate"] = _course_evaluate
+    namespace["evaluate"] = ref_evaluate  # the exercise's evaluate, correct (no_grad, eval, mode restored)
     try:
         yield
     finally:
@@ -308,13 +319,23 @@ def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
                 expect_float(v, f'an entry of fit(...)["{key}"]', "fit")
         torch.manual_seed(seed + 200)
         train_data, val_data = loader(x, y, bs, shuffle=True, seed=seed), loader(xv, yv, vbs)
-        want_train, want_val = [], []
+        want_train, want_val, unweighted = [], [], []
         for _ in range(epochs):
-            want_train.append(ref_epoch(twin, train_data, twin_opt, loss_fn, device))
+            batches = ref_epoch_losses(twin, train_data, twin_opt, loss_fn, device)
+            want_train.append(sum(v * n for v, n in batches) / sum(n for _, n in batches))
+            unweighted.append(sum(v for v, _ in batches) / len(batches))
             want_val.append(ref_evaluate(twin, val_data, loss_fn, device))
         for key, want in (("train_loss", want_train), ("val_loss", want_val)):
             got = out[key]
             bad = [i for i, (a, b) in enumerate(zip(got, want)) if abs(a - b) > 1e-4 * max(1.0, abs(b))]
+            if bad and key == "train_loss" and all(abs(a - b) <= 1e-5 * max(1.0, abs(b))
+                                                   for a, b in zip(got, unweighted)):
+                fail(f'fit(...)["train_loss"] is the plain mean of the batch losses ({got[bad[0]]:.6g} for epoch '
+                     f"{bad[0]}); the batches have different sizes, so the per-example mean is "
+                     f"{want[bad[0]]:.6g}.",
+                     "the epoch total: every batch counted the same, so the last, smaller batch weighed as much as "
+                     "a full one.", "add `loss.item() * len(x)` per batch and divide by the number of examples.",
+                     code="unweighted_mean")
             if bad:
                 i = bad[0]
                 fail(f'fit(...)["{key}"][{i}] is {got[i]:.6g}; a correct loop gives {want[i]:.6g} for epoch {i}.',

@@ -191,6 +191,27 @@ MUTANTS = {
     optimizer.step()
     return total
 """}, ["test_accumulate_step_returns_loss"], ["sum_not_mean"]),
+    "accumulate_clips_gradients": Mutant({"accumulate_step": AS + """
+    optimizer.zero_grad()
+    total = 0.0
+    k = len(micro_batches)
+    for x, y in micro_batches:
+        loss = loss_fn(model(x), y)
+        (loss / k).backward()
+        total += loss.item()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    return total / k
+"""}, ["test_accumulate_step_update"], ["clipped"]),
+    "accumulate_returns_last_loss": Mutant({"accumulate_step": AS + """
+    optimizer.zero_grad()
+    k = len(micro_batches)
+    for x, y in micro_batches:
+        loss = loss_fn(model(x), y) / k
+        loss.backward()
+    optimizer.step()
+    return loss.item()
+"""}, ["test_accumulate_step_returns_loss"], ["last_micro_batch_only"]),
     # --- overfit_one_batch -----------------------------------------------------------------
     "overfit_loss_after_update": Mutant({"overfit_one_batch": OF + """
     losses = []

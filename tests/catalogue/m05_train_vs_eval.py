@@ -113,6 +113,40 @@ MUTANTS = {
     model.train(was)
     return correct / count
 """}, ["test_accuracy_value"], ["threshold_on_logits"]),
+    "accuracy_percentage": Mutant({"accuracy": AC + """
+    was = model.training
+    model.eval()
+    correct, count = 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            correct += ((model(x) > 0).float() == y).sum().item()
+            count += len(y)
+    model.train(was)
+    return 100.0 * correct / count
+"""}, ["test_accuracy_value"], ["percentage_not_fraction"]),
+    "accuracy_never_thresholded": Mutant({"accuracy": AC + """
+    was = model.training
+    model.eval()
+    correct, count = 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            correct += (model(x) == y).sum().item()
+            count += len(y)
+    model.train(was)
+    return correct / count
+"""}, ["test_accuracy_value"], ["never_thresholded"]),
+    "accuracy_leaves_eval_mode": Mutant({"accuracy": AC + """
+    model.eval()
+    correct, count = 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            correct += ((model(x) > 0).float() == y).sum().item()
+            count += len(y)
+    return correct / count
+"""}, ["test_accuracy_value"], ["mode_not_restored"]),
     "accuracy_count": Mutant({"accuracy": AC + """
     model.eval()
     correct = 0
@@ -141,6 +175,11 @@ MUTANTS = {
     return sum(scores) / len(scores)
 """}, ["test_accuracy_value"], ["wrong_value"]),
     # --- predict_proba ----------------------------------------------------------------------
+    "predict_proba_leaves_eval_mode": Mutant({"predict_proba": PP + """
+    model.eval()
+    with torch.no_grad():
+        return torch.sigmoid(model(x))
+"""}, ["test_predict_proba_values"], ["mode_not_restored"]),
     "predict_proba_logits": Mutant({"predict_proba": PP + """
     model.eval()
     with torch.no_grad():
@@ -200,6 +239,22 @@ MUTANTS = {
         history["val_loss"].append(total / count)
     return history
 """}, ["test_fit_modes", "test_fit_history"], ["validation_in_train_mode"]),
+    "fit_unweighted_train_loss": Mutant({"fit": FIT + """
+    history = {"train_loss": [], "val_loss": []}
+    for _ in range(epochs):
+        model.train()
+        losses = []
+        for x, y in train_loader:
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        history["train_loss"].append(sum(losses) / len(losses))
+        history["val_loss"].append(evaluate(model, val_loader, loss_fn, device))
+    return history
+"""}, ["test_fit_history"], ["unweighted_mean"]),
     "fit_validates_before_training": Mutant({"fit": FIT + """
     history = {"train_loss": [], "val_loss": []}
     for _ in range(epochs):
@@ -252,6 +307,7 @@ VARIANTS = {
     return value
 """},
     "accuracy_sigmoid_round": {"accuracy": AC + """
+    mode = model.training
     model.eval()
     hits = total = 0
     with torch.no_grad():
@@ -259,12 +315,18 @@ VARIANTS = {
             p = torch.sigmoid(model(x.to(device)))
             hits += (p.round() == y.to(device)).sum().item()
             total += y.shape[0]
+    if mode:
+        model.train()
     return hits / total
 """},
     "predict_proba_inference_mode": {"predict_proba": PP + """
-    model.eval()
-    with torch.inference_mode():
-        out = model(x).sigmoid()
+    was = model.training
+    try:
+        model.eval()
+        with torch.inference_mode():
+            out = model(x).sigmoid()
+    finally:
+        model.train(was)
     return out
 """},
     "predict_proba_detach": {"predict_proba": PP + """
