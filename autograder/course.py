@@ -93,3 +93,38 @@ def colab_setup_source(packages: tuple[str, ...] = ()) -> str:
         + (f"    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"-q\"{extra}], check=True)\n"
            if packages else "")
     )
+
+
+WHATS_NEXT_MARKER = "## What's next"
+
+
+def whats_next_source(module_id: str) -> str:
+    """The last cell of every exercise: where to go next, with a link that works in JupyterLab (relative
+    to the exercise's folder) and one that works on Colab (the published repository)."""
+    index = [m.id for m in MODULES].index(module_id)
+    here = MODULES[index]
+    lines = [WHATS_NEXT_MARKER, "",
+             f"You have finished the exercise of module {here.id[:2]}, *{here.title}*. Run every check cell once "
+             "more after a restart (Kernel → Restart and Run All): that is how it will be graded, with other "
+             "sizes, seeds and devices. The start page shows your progress "
+             f"([in JupyterLab](../../course/00-start.ipynb) · [on Colab]({colab_url('course/00-start.ipynb')}))."]
+    if index + 1 < len(MODULES):
+        nxt = MODULES[index + 1]
+        lines += ["", f"**Next: module {nxt.id[:2]}, *{nxt.title}*.** Start with its lesson "
+                      f"([in JupyterLab](../../{nxt.lesson}) · [on Colab]({colab_url(nxt.lesson)})), then its "
+                      f"exercise ([in JupyterLab](../../{nxt.exercise}) · [on Colab]({colab_url(nxt.exercise)}))."]
+    else:
+        lines += ["", "This was the last module. Take the habits with you: read a run through its owners, overfit "
+                      "one batch before training for real, and check every claim of \"same\" or \"faster\" with a "
+                      "measurement."]
+    return "\n".join(lines)
+
+
+def start_table() -> str:
+    """The start page's table of modules: every lesson and exercise with a link for JupyterLab (relative to
+    ``course/``) and one for Colab (relative links do not resolve there)."""
+    rows = ["| # | lesson | exercise |", "|---|---|---|"]
+    for m in MODULES:
+        rows.append(f"| {m.id[:2]} | [{m.title}]({m.id}.ipynb) · [on Colab]({colab_url(m.lesson)}) "
+                    f"| [exercise](../{m.exercise}) · [on Colab]({colab_url(m.exercise)}) |")
+    return "\n".join(rows)

@@ -171,3 +171,18 @@ def ensure_colab_cell(nb, packages: tuple = (), locked: bool = False) -> nbforma
         first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
         nb.cells.insert(first_code, cell)
     return nb
+
+
+def ensure_whats_next(nb, module_id: str) -> nbformat.NotebookNode:
+    """Make the notebook's last cell the exercise's locked "What's next" cell (replacing an older one)."""
+    from .course import WHATS_NEXT_MARKER, whats_next_source
+
+    nb = copy.deepcopy(nb)
+    cell = markdown(whats_next_source(module_id), "whats_next")
+    for i, existing in enumerate(nb.cells):
+        if existing.cell_type == "markdown" and existing.source.startswith(WHATS_NEXT_MARKER):
+            cell.id = existing.get("id", cell.get("id"))
+            del nb.cells[i]
+            break
+    nb.cells.append(cell)
+    return nb

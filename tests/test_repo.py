@@ -132,6 +132,19 @@ def test_first_code_cell_is_colab_setup(path):
     assert first.source == want, f"{path}: run nbtools.ensure_colab_cell on it (and `make release`)"
 
 
+@pytest.mark.parametrize("module_id", MODULE_IDS)
+def test_every_exercise_ends_with_whats_next(module_id):
+    from autograder.course import whats_next_source
+
+    for folder in ("solutions", "exercises"):
+        path = ROOT / folder / module_id / f"{module_id}.ipynb"
+        last = nbtools.read(path).cells[-1]
+        assert last.cell_type == "markdown" and last.source == whats_next_source(module_id), \
+            f"{path}: run nbtools.ensure_whats_next on the solution (and `make release`)"
+        for target in re.findall(r"\]\((\.\./\.\./[^)]+)\)", last.source):  # the JupyterLab links resolve
+            assert (path.parent / target).resolve().is_file(), (path, target)
+
+
 def test_colab_setup_does_nothing_outside_colab():
     import subprocess
 
@@ -151,6 +164,9 @@ def test_start_page_links_every_module():
         assert (ROOT / m.lesson).exists(), m.lesson
     assert "mybinder.org" in text and "colab.research.google.com" in text
     assert "progress()" in text
+    from autograder.course import start_table
+
+    assert start_table() in text, "the start page's table is autograder.course.start_table()"
 
 
 def test_course_table_matches_solutions():
