@@ -87,3 +87,10 @@ def test_a_wrong_evaluate_costs_points_in_evaluate_only(mutant):
     scores = nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS[mutant].answers)
     lost = {t for t, s in scores.items() if s[0] < s[1]}
     assert lost and all(t.startswith("test_evaluate") for t in lost), lost
+
+
+def test_every_unseeded_generator_is_named_in_one_message():
+    cat = CATALOGUES["m08_reproducible_training"]
+    scores = nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS["seed_torch_only"].answers)
+    text = scores["test_seed_everything_rngs"][2]
+    assert "Owner: Python's random and NumPy's global RNG were not seeded" in text, text

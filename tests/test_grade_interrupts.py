@@ -24,6 +24,7 @@ from autograder import grading, nbtools
 from autograder.cohort.cohort import honest_cohort, load_catalogue
 from autograder.cohort.grade import JOURNAL, RECORD
 from autograder.cohort.sandbox import probe
+from conftest import ARTIFACTS
 
 MODULE = "01-tensors"
 STUDENTS = 8
@@ -126,7 +127,13 @@ def _stopped_then_resumed(prepared, name: str, sig: int) -> dict:
     left = _alive(running)
     kept = _journaled(work)
     autograded = {s: (work / "autograded" / s / MODULE / f"{MODULE}.ipynb").stat().st_mtime_ns for s in kept}
+    resume_started = time.monotonic()
     code, resumed = _run(work)
+    ARTIFACTS.mkdir(exist_ok=True)
+    with (ARTIFACTS / "grade-interrupts.jsonl").open("a") as fh:  # figures for the record, not assertions
+        fh.write(json.dumps({"signal": signal.Signals(sig).name, "stop_seconds": round(stop_seconds, 2),
+                             "processes_running": len(running), "left": len(left), "kept": len(kept),
+                             "resume_seconds": round(time.monotonic() - resume_started, 1)}) + "\n")
     return {"work": work, "code": proc.returncode, "output": out + err, "stop_seconds": stop_seconds,
             "running": running, "left": left, "kept": kept, "autograded": autograded, "resume_code": code,
             "resumed": resumed, "baseline": baseline,

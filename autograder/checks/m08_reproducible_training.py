@@ -58,8 +58,11 @@ def seed_everything_rngs(seed_everything, seed: int = 0, *, notes):
                  "cuda": "the CUDA RNG"}
         differ = _same_draws(first, second)
         if differ:
-            fail(f"after seed_everything({seed}) twice, {', '.join(names[k] for k in differ)} gave different "
-                 "numbers.", f"{names[differ[0]]} was not seeded, so whatever used it last decided its state.",
+            unseeded = [names[k] for k in differ]
+            listed = unseeded[0] if len(unseeded) == 1 else ", ".join(unseeded[:-1]) + " and " + unseeded[-1]
+            fail(f"after seed_everything({seed}) twice, {listed} gave different numbers.",
+                 f"{listed} {'was' if len(unseeded) == 1 else 'were'} not seeded, so whatever used "
+                 f"{'it' if len(unseeded) == 1 else 'them'} last decided the state.",
                  "seed every RNG the pipeline draws from (random, numpy, torch; CUDA when present).",
                  code=f"unseeded_{differ[0]}")
         if not torch.equal(from_g1, torch.randint(0, 10**9, (4,), generator=g2)):
