@@ -361,7 +361,8 @@ def _kernel_name(notebook: Path) -> str:
 
 def _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package, facts,
          template, scratch, workers, cell_timeout, uid_base, reference_dir) -> dict:
-    journal = Journal(course.reports(assignment) / JOURNAL, assignment, students)
+    name = JOURNAL if not options.shard else JOURNAL.replace(".jsonl", "-shard-{}-of-{}.jsonl".format(*options.shard))
+    journal = Journal(course.reports(assignment) / name, assignment, students)  # one per coordinator
     carried = journal.carried()
     if journal.resumes:
         print(f"resuming an interrupted run of {assignment}: {len(carried)} of {len(students)} students were "
