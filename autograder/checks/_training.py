@@ -9,6 +9,7 @@ which owner held the wrong state when.
 from __future__ import annotations
 
 import copy
+import weakref
 
 import torch
 from torch import nn
@@ -261,3 +262,78 @@ def call_with_batches(fn, name: str, device: str, *args):
                  "move each batch to `device` (x.to(device), y.to(device)) before the forward pass.",
                  code="batch_not_moved")
         raise
+
+
+# --------------------------------------------------------------------------
+# Graphs kept alive across batches (`total += loss`)
+
+
+class _Sentinel:
+    """A plain object whose lifetime is that of one batch's loss graph."""
+
+
+class _Mark(torch.autograd.Function):
+    """Identity on the loss; its graph node holds a sentinel, so the node's lifetime can be watched."""
+
+    @staticmethod
+    def forward(ctx, loss, sentinel):
+        ctx.sentinel = sentinel
+        return loss.view_as(loss)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class WatchedLoss(nn.Module):
+    """A loss function that lets a check see how many batches' autograd graphs are still alive.
+
+    Each loss it returns carries, through an identity node in its graph, a sentinel object that lives
+    exactly as long as that batch's graph. ``peak`` is the most earlier batches' graphs still alive when
+    a later batch's forward pass began.
+    """
+
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+        self._alive: list[weakref.ref] = []
+        self.peak = 0
+        self.batches = 0
+
+    def forward(self, *args, **kwargs):
+        out = self.inner(*args, **kwargs)
+        if not isinstance(out, torch.Tensor):
+            return out
+        self.batches += 1
+        if out.requires_grad:  # without a graph (under no_grad) nothing of the batch can outlive it
+            sentinel = _Sentinel()
+            out = _Mark.apply(out, sentinel)
+            self._alive.append(weakref.ref(sentinel))
+        return out
+
+    def alive(self) -> int:
+        return sum(1 for ref in self._alive if ref() is not None)
+
+    def watch(self, model: nn.Module):
+        """Sample, before every forward pass of ``model``, how many earlier batches are still alive."""
+
+        def before_forward(module, args):
+            self.peak = max(self.peak, self.alive())
+
+        return model.register_forward_pre_hook(before_forward)
+
+
+def diagnose_kept_graphs(watched: WatchedLoss, function: str, *, training: bool) -> None:
+    """Fail when the graphs of earlier batches' losses were still alive while later batches ran.
+
+    A correct loop holds at most the previous batch's loss when the next forward pass begins (its
+    variable has not been rebound yet); ``total += loss`` or a list of loss tensors holds every one.
+    """
+    if watched.batches < 4 or watched.peak <= 2:
+        return
+    where = "" if training else " (recorded because the loop ran with gradients on)"
+    fail(f"while {function} ran its batch {watched.peak + 1}, the autograd graphs of {watched.peak} earlier "
+         f"batches{where} were still alive: something kept every batch's loss.",
+         "your running total (or list) of losses: a tensor added up, `total += loss`, is a tensor whose history "
+         "reaches every batch's loss, so memory grows through the epoch.",
+         "add `loss.item()` (a Python float) to the total, not the loss tensor.", code="graphs_kept_alive")

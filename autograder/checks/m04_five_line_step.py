@@ -14,9 +14,11 @@ from ..core import call, describe, fail, graded
 from ..devices import each_device
 from ..ledger import Ledger
 from ._training import (
+    WatchedLoss,
     blobs,
     call_with_batches,
     clone_setup,
+    diagnose_kept_graphs,
     diagnose_modes,
     diagnose_update,
     differing,
@@ -107,6 +109,22 @@ def train_epoch_mode(train_epoch, seed: int = 0, n: int = 40, batch_size: int = 
         diagnose_modes(ledger, "train_epoch", training=True, grad=True,
                        owner_hint="the evaluation that ran before this epoch")
         diagnose_update(ledger, "train_epoch", steps_expected=len(data))
+
+
+@graded("train_epoch")
+def train_epoch_frees_graphs(train_epoch, seed: int = 4, n: int = 48, batch_size: int = 8, *, notes):
+    """Keeps no batch's graph alive once the next batch runs (a float total, not `total += loss`)"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device)
+        watched = WatchedLoss(loss_fn)
+        x, y = blobs(n, seed + 5, device)
+        hook = watched.watch(model)
+        try:
+            call_with_batches(train_epoch, "train_epoch", device, model, loader(x, y, batch_size), opt, watched,
+                              device)
+        finally:
+            hook.remove()
+        diagnose_kept_graphs(watched, "train_epoch", training=True)
 
 
 @graded("train_epoch")

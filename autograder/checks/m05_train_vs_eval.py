@@ -17,8 +17,10 @@ from ..core import call, describe, fail, graded
 from ..devices import each_device, expect_tensor, plain
 from ..ledger import Ledger
 from ._training import (
+    WatchedLoss,
     blobs,
     call_with_batches,
+    diagnose_kept_graphs,
     diagnose_modes,
     differing,
     expect_float,
@@ -74,6 +76,21 @@ def evaluate_modes(evaluate, seed: int = 0, n: int = 40, batch_size: int = 16, *
                      "(the next training epoch would run in the wrong mode).",
                      "remember `model.training` on entry and restore it with `model.train(...)` before returning.",
                      code="mode_not_restored")
+
+
+@graded("evaluate")
+def evaluate_frees_graphs(evaluate, seed: int = 5, n: int = 48, batch_size: int = 8, *, notes):
+    """Keeps no batch's graph alive once the next batch runs (a float total, not `total += loss`)"""
+    for device in each_device(notes):
+        model = _trained(seed, device, kind="dropout", steps=3)
+        watched = WatchedLoss(make_loss("bce"))
+        x, y = blobs(n, seed + 6, device)
+        hook = watched.watch(model)
+        try:
+            call_with_batches(evaluate, "evaluate", device, model, loader(x, y, batch_size), watched, device)
+        finally:
+            hook.remove()
+        diagnose_kept_graphs(watched, "evaluate", training=False)
 
 
 @graded("evaluate")

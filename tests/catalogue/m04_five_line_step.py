@@ -128,7 +128,20 @@ MUTANTS = {
         total = total + loss * len(x)
         count += len(x)
     return total / count
-"""}, ["test_train_epoch_result"], ["returns_tensor"]),
+"""}, ["test_train_epoch_result", "test_train_epoch_frees_graphs"], ["returns_tensor", "graphs_kept_alive"]),
+    "epoch_tensor_total_item_at_the_end": Mutant({"train_epoch": TE + """
+    model.train()
+    total, count = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss * len(x)
+        count += len(x)
+    return total.item() / count
+"""}, ["test_train_epoch_frees_graphs"], ["graphs_kept_alive"]),
     "epoch_eval_mode": Mutant({"train_epoch": TE + """
     model.eval()
     total, count = 0.0, 0

@@ -45,6 +45,28 @@ MUTANTS = {
     model.train(was)
     return total / count
 """}, ["test_evaluate_modes"], ["graph_recorded"]),
+    "evaluate_tensor_total_without_no_grad": Mutant({"evaluate": EV + """
+    was = model.training
+    model.eval()
+    total, count = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        total += loss_fn(model(x), y) * len(x)
+        count += len(x)
+    model.train(was)
+    return total.item() / count
+"""}, ["test_evaluate_modes", "test_evaluate_frees_graphs"], ["graph_recorded", "graphs_kept_alive"]),
+    "evaluate_list_of_losses": Mutant({"evaluate": EV + """
+    was = model.training
+    model.eval()
+    losses, sizes = [], []
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        losses.append(loss_fn(model(x), y))
+        sizes.append(len(x))
+    model.train(was)
+    return sum(l.item() * n for l, n in zip(losses, sizes)) / sum(sizes)
+"""}, ["test_evaluate_modes", "test_evaluate_frees_graphs"], ["graph_recorded", "graphs_kept_alive"]),
     "evaluate_not_restoring_mode": Mutant({"evaluate": EV + """
     model.eval()
     total, count = 0.0, 0
