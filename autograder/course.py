@@ -37,7 +37,7 @@ MODULES: tuple[Module, ...] = (
     Module("01-tensors", "Shapes are a contract",
            ("make_blobs", "standardize", "pairwise_sq_dists", "align_targets")),
     Module("02-autograd-ledger", "What is recorded, and when to stop recording",
-           ("grad_of", "numerical_grad", "grad_report", "leaves_of")),
+           ("grad_of", "numerical_grad", "grad_report", "leaves_of", "stable_softmax")),
     Module("03-nn-module", "Who owns the parameters",
            ("TinyNet", "MLP", "count_parameters", "freeze", "untrained_parameters")),
     Module("04-five-line-step", "The order is not arbitrary",

@@ -763,3 +763,92 @@ __all__ = [
     "grad_report_states", "grad_report_leaves_grads",
     "leaves_of_finds_all", "leaves_of_each_once", "leaves_of_only_leaves",
 ]
+
+
+# --------------------------------------------------------------------------
+# stable_softmax: the in-place claim
+
+
+def _softmax_input(shape, seed: int, device: str, scale: float = 3.0) -> torch.Tensor:
+    return torch.randn(*shape, generator=generator(seed), dtype=torch.float32).mul(scale).to(device)
+
+
+@graded("stable_softmax")
+def stable_softmax_values(stable_softmax, seed: int = 0, *, notes):
+    """Softmax along dim (default -1), finite for large inputs, with the caller's tensor left untouched"""
+    for device in each_device(notes):
+        z = _softmax_input((4, 5), seed, device)
+        before, version = z.clone(), z._version
+        out = call(stable_softmax, z)
+        what = f"stable_softmax(z of shape {list(z.shape)})"
+        if z._version != version or not torch.equal(z, before):
+            fail(f"after {what}, the caller's z held other values than before the call.",
+                 "an in-place operation (`z -= ...`, `z.sub_(...)`, `z.exp_()`) wrote into the caller's tensor, "
+                 "which still belongs to the caller.",
+                 "compute new tensors (`z - m`), never write into z.", code="modifies_input")
+        expect_tensor(out, what, "the probabilities stable_softmax returned.", shape=tuple(z.shape),
+                      dtype=torch.float32, device=device)
+        want = torch.softmax(before, dim=-1)
+        if not close(out, want, atol=1e-6):
+            if close(out, torch.softmax(before, dim=0), atol=1e-6):
+                fail(f"{what} sums to 1 down each column (dim 0), not along the last dimension.",
+                     "the dimension the maximum and the sum were taken over.",
+                     "take the max and the sum over `dim` (the last one by default), with keepdim=True.",
+                     code="wrong_dim")
+            fail(f"{what} differs from the softmax along the last dimension by up to "
+                 f"{max_abs_diff(out, want):.3g}.", "the values stable_softmax computed.",
+                 "exponentiate z minus its maximum along dim and divide by their sum along dim.", code="wrong_value")
+        z3 = _softmax_input((2, 3, 4), seed + 1, device)
+        out3 = call(stable_softmax, z3, dim=1)
+        expect_tensor(out3, "stable_softmax(z of shape [2, 3, 4], dim=1)", "the probabilities stable_softmax "
+                      "returned.", shape=(2, 3, 4))
+        if not close(out3, torch.softmax(z3, dim=1), atol=1e-6):
+            fail("stable_softmax(z of shape [2, 3, 4], dim=1) does not sum to 1 along dimension 1.",
+                 "the `dim` argument: the function did not use it for both the max and the sum.",
+                 "take the max and the sum over `dim`.", code="ignores_dim")
+        big = torch.tensor([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 1000.0]], device=device)
+        out_big = call(stable_softmax, big.clone())
+        expect_tensor(out_big, "stable_softmax of logits near 1000", "the probabilities stable_softmax returned.",
+                      shape=(2, 3))
+        if not torch.isfinite(plain(out_big)).all():
+            fail("stable_softmax of logits near 1000 returned nan or inf: exp(1000) overflows float32.",
+                 "the exponentials: they were taken of z itself, not of z minus its maximum.",
+                 "subtract the maximum along dim before exponentiating (softmax does not change under a shift).",
+                 code="not_stable")
+        if not close(out_big, torch.softmax(big, dim=-1), atol=1e-6):
+            fail(f"stable_softmax of logits near 1000 differs from the softmax by up to "
+                 f"{max_abs_diff(out_big, torch.softmax(big, dim=-1)):.3g}.", "the values stable_softmax computed.",
+                 "exponentiate z minus its maximum along dim and divide by their sum along dim.", code="wrong_value")
+
+
+@graded("stable_softmax")
+def stable_softmax_gradient(stable_softmax, seed: int = 2, *, notes):
+    """Backward through stable_softmax runs and gives the true gradient (no in-place op on saved tensors)"""
+    for device in each_device(notes):
+        leaf = _softmax_input((3, 4), seed, device).requires_grad_()
+        z = leaf * 1.0  # a non-leaf, as inside a model: an in-place op on it would not raise at once
+        out = call(stable_softmax, z)
+        expect_tensor(out, "stable_softmax(z)", "the probabilities stable_softmax returned.", shape=(3, 4))
+        if out.grad_fn is None:
+            fail("stable_softmax(z) of a z that requires grad returned a tensor with no autograd history.",
+                 "autograd: the result was detached (or computed under no_grad, or rebuilt from numbers).",
+                 "compute it with torch operations on z, so backward can flow through it.", code="no_graph")
+        weights = torch.randn(3, 4, generator=generator(seed + 7)).to(device)
+        try:
+            (out * weights).sum().backward()
+        except RuntimeError as error:
+            if "inplace" in str(error).replace("-", "").replace(" ", "") or "in-place" in str(error):
+                fail("backward through stable_softmax raised: a tensor autograd saved for the backward pass was "
+                     "modified in place afterwards (its version counter changed).",
+                     "autograd: exp saves its output, and an in-place division (`e /= ...`) overwrote it.",
+                     "divide out of place (`e / e.sum(dim, keepdim=True)`).", code="inplace_saved")
+            fail(f"backward through stable_softmax raised {type(error).__name__}: {str(error).splitlines()[0]}.",
+                 "the graph stable_softmax built.", "use ordinary, out-of-place torch operations.", code="backward_raised")
+        reference = leaf.detach().clone().requires_grad_()
+        (torch.softmax(reference * 1.0, dim=-1) * weights).sum().backward()
+        if leaf.grad is None or not close(leaf.grad, reference.grad, atol=1e-6):
+            fail("the gradient that flowed back through stable_softmax differs from the softmax's true gradient.",
+                 "the graph stable_softmax built: part of the computation was cut from it (a `.detach()`, a "
+                 "value taken as a number) or computed something else.",
+                 "build the result from z with differentiable operations only (detaching the max is fine; "
+                 "detaching the sum is not).", code="wrong_gradient")

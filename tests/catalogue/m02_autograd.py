@@ -8,8 +8,36 @@ GRAD_OF = "def grad_of(f, x):\n"
 NUMERICAL = "def numerical_grad(f, x, eps=1e-3):\n"
 REPORT = "def grad_report(model):\n"
 LEAVES = "def leaves_of(t):\n"
+SOFTMAX = "def stable_softmax(z, dim=-1):\n"
 
 MUTANTS = {
+    # --- stable_softmax -----------------------------------------------------------------
+    "softmax_subtracts_in_place": Mutant({"stable_softmax": SOFTMAX + """
+    z -= z.max(dim=dim, keepdim=True).values
+    e = z.exp()
+    return e / e.sum(dim=dim, keepdim=True)
+"""}, ["test_stable_softmax_values"], ["modifies_input"]),
+    "softmax_divides_saved_exp_in_place": Mutant({"stable_softmax": SOFTMAX + """
+    e = (z - z.max(dim=dim, keepdim=True).values).exp()
+    e /= e.sum(dim=dim, keepdim=True)
+    return e
+"""}, ["test_stable_softmax_gradient"], ["inplace_saved"]),
+    "softmax_without_max": Mutant({"stable_softmax": SOFTMAX + """
+    e = z.exp()
+    return e / e.sum(dim=dim, keepdim=True)
+"""}, ["test_stable_softmax_values"], ["not_stable"]),
+    "softmax_wrong_dim": Mutant({"stable_softmax": SOFTMAX + """
+    e = (z - z.max(dim=0, keepdim=True).values).exp()
+    return e / e.sum(dim=0, keepdim=True)
+"""}, ["test_stable_softmax_values"], ["wrong_dim"]),
+    "softmax_ignores_dim": Mutant({"stable_softmax": SOFTMAX + """
+    e = (z - z.max(dim=-1, keepdim=True).values).exp()
+    return e / e.sum(dim=-1, keepdim=True)
+"""}, ["test_stable_softmax_values"], ["ignores_dim"]),
+    "softmax_detached_sum": Mutant({"stable_softmax": SOFTMAX + """
+    e = (z - z.max(dim=dim, keepdim=True).values).exp()
+    return e / e.sum(dim=dim, keepdim=True).detach()
+"""}, ["test_stable_softmax_gradient"], ["wrong_gradient"]),
     # --- grad_of ------------------------------------------------------------------------
     "grad_of_flips_requires_grad": Mutant({"grad_of": GRAD_OF + """
     x.requires_grad_()
@@ -368,6 +396,17 @@ MUTANTS = {
 }
 
 VARIANTS = {
+    "softmax_logsumexp": {"stable_softmax": SOFTMAX + """
+    return torch.exp(z - torch.logsumexp(z, dim=dim, keepdim=True))
+"""},
+    "softmax_detached_max_amax": {"stable_softmax": SOFTMAX + """
+    m = z.amax(dim=dim, keepdim=True).detach()   # the shift needs no gradient
+    numerator = torch.exp(z - m)
+    return numerator / numerator.sum(dim, keepdim=True)
+"""},
+    "softmax_builtin": {"stable_softmax": SOFTMAX + """
+    return torch.softmax(z, dim=dim)
+"""},
     # --- grad_of ------------------------------------------------------------------------
     "grad_of_backward_on_detached_clone": {"grad_of": GRAD_OF + """
     with torch.enable_grad():
