@@ -39,11 +39,11 @@ def _pg_bin() -> Path | None:
                                                    else None)
 
 
-def _as_postgres(argv: list[str], **kw) -> subprocess.CompletedProcess:
+def _as_postgres(argv: list[str], check: bool = True) -> subprocess.CompletedProcess:
     """Run a server command as the ``postgres`` user when we are root (initdb refuses root)."""
     if os.geteuid() == 0:
         argv = ["runuser", "-u", "postgres", "--", *argv]
-    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120, **kw)
+    return subprocess.run(argv, check=check, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +73,7 @@ def postgres():
     try:
         yield database
     finally:
-        subprocess.run((["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else [])
-                       + [str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                       capture_output=True, timeout=60)
+        _as_postgres([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], check=False)
         shutil.rmtree(base, ignore_errors=True)
 
 

@@ -49,6 +49,14 @@ def _trained(seed, device, kind="batchnorm", steps=15):
     return model
 
 
+def _mode_changed(function: str, was: str, now: str, consequence: str = "") -> None:
+    """The model came back from ``function`` in another mode than it went in."""
+    fail(f"the model went into {function} in {was} mode and came out in {now} mode.",
+         f"the model owns its mode; {function} changed it for whoever called it{consequence}.",
+         "remember `model.training` on entry and restore it with `model.train(was_training)` before returning.",
+         code="mode_not_restored")
+
+
 # --------------------------------------------------------------------------
 # evaluate
 
@@ -71,11 +79,7 @@ def evaluate_modes(evaluate, seed: int = 0, n: int = 40, batch_size: int = 16, *
             diagnose_modes(ledger, "evaluate", training=None, grad=False, owner_hint="")
             if model.training != start_training:
                 was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
-                fail(f"the model went into evaluate in {was} mode and came out in {now} mode.",
-                     "the model owns its mode; evaluate changed it for whoever called it "
-                     "(the next training epoch would run in the wrong mode).",
-                     "remember `model.training` on entry and restore it with `model.train(...)` before returning.",
-                     code="mode_not_restored")
+                _mode_changed("evaluate", was, now, " (the next training epoch would run in the wrong mode)")
 
 
 @graded("evaluate")
@@ -167,11 +171,8 @@ def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *
         want = ((logits > 0).float() == y).float().mean().item()
         if abs(got - want) <= 1e-6:
             if not restored:
-                fail("the model went into accuracy in train mode and came out in eval mode.",
-                     "the model owns its mode; accuracy changed it for whoever called it (a training loop that "
-                     "measures accuracy between epochs would go on training in eval mode).",
-                     "remember `model.training` before switching to eval and restore it "
-                     "(model.train(was_training)) before returning.", code="mode_not_restored")
+                _mode_changed("accuracy", "train", "eval", " (a training loop that measures accuracy between "
+                              "epochs would go on training in eval mode)")
             continue
         if abs(got - 100 * want) <= 1e-4 and got > 1:
             fail(f"accuracy returned {got:g}, a percentage.", "the value accuracy reported.",
@@ -243,10 +244,7 @@ def predict_proba_values(predict_proba, seed: int = 4, n: int = 12, *, notes):
                  "the model's mode during prediction, or the function applied to the logits.",
                  "predict in eval mode and apply the sigmoid to the logits.", code="wrong_value")
         if not restored:
-            fail("the model went into predict_proba in train mode and came out in eval mode.",
-                 "the model owns its mode; predict_proba changed it for whoever called it.",
-                 "remember `model.training` before switching to eval and restore it (model.train(was_training)) "
-                 "before returning.", code="mode_not_restored")
+            _mode_changed("predict_proba", "train", "eval")
 
 
 # --------------------------------------------------------------------------

@@ -28,6 +28,11 @@ from ._training import blobs, make_loss, make_model, make_optimizer
 # seed_everything
 
 
+def _and_list(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _draws(device) -> dict:
     out = {"python": random.random(), "numpy": float(np.random.rand()), "torch": torch.rand(3)}
     if device == "cuda":
@@ -59,7 +64,7 @@ def seed_everything_rngs(seed_everything, seed: int = 0, *, notes):
         differ = _same_draws(first, second)
         if differ:
             unseeded = [names[k] for k in differ]
-            listed = unseeded[0] if len(unseeded) == 1 else ", ".join(unseeded[:-1]) + " and " + unseeded[-1]
+            listed = _and_list(unseeded)
             fail(f"after seed_everything({seed}) twice, {listed} gave different numbers.",
                  f"{listed} {'was' if len(unseeded) == 1 else 'were'} not seeded, so whatever used "
                  f"{'it' if len(unseeded) == 1 else 'them'} last decided the state.",
@@ -247,7 +252,7 @@ def checkpoint_restores_everything(save_checkpoint, load_checkpoint, seed: int =
             keys = _differences(at_save, now)
             if keys:  # every owner that was not carried back, in one message
                 owners = [_OWNERS[k][0] for k in keys]
-                listed = owners[0] if len(owners) == 1 else ", ".join(owners[:-1]) + " and " + owners[-1]
+                listed = _and_list(owners)
                 verb = "differed" if len(owners) == 1 else f"differed ({len(owners)} owners)"
                 fail(f"right after load_checkpoint into fresh objects, {listed} {verb} from the state at the "
                      "moment save_checkpoint ran.", f"{listed}: the checkpoint did not carry "

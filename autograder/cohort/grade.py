@@ -636,13 +636,12 @@ def explain_calibration(result: dict, course: Course, assignment: str, sandboxed
     score = sum(float(g["auto_score"] or 0) for g in result["grades"].values())
     total = sum(float(g["max_score"]) for g in result["grades"].values())
     where = f"sandbox: {'bwrap' if sandboxed else 'off'}"
+    first = result.get("first_error") or {}
     if result["status"] != "graded":
         seen = f"could not be graded ({result['reason']})"
         cause = result["reason"]
-        first = result.get("first_error") or {}
     else:
         seen = f"scored {score:g} of {total:g}"
-        first = result.get("first_error") or {}
         cause = f"{first.get('ename', '')}: {first.get('evalue', '')}"
     lines = [f"Calibration failed: the assignment's own solution ({source}) {seen} under this grading set-up "
              f"({where}), so no grade was written: the gradebook, grading.json and autograded/ are unchanged."]
