@@ -2,6 +2,10 @@
 
 import os
 
+from nbgrader.converters import GenerateAssignment
+
+from autograder.cohort.starter import with_starter_code
+
 c = get_config()  # noqa: F821 - provided by nbgrader
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -20,4 +24,6 @@ c.Execute.timeout = 180
 c.Execute.interrupt_on_timeout = True
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+# Repair tasks are released holding broken starter code, not the stub (autograder/starters.py).
+c.GenerateAssignment.preprocessors = with_starter_code(GenerateAssignment.class_traits()["preprocessors"].default())
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"

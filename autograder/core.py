@@ -43,7 +43,8 @@ _COLOURS = {
 
 
 class NotAttempted(Exception):
-    """The learner's function is still the ``raise NotImplementedError()`` stub."""
+    """The learner's function is still the ``raise NotImplementedError()`` stub (or a repair task's
+    starter code, unchanged)."""
 
 
 class Incorrect(Exception):
@@ -223,8 +224,36 @@ def _install_short_tracebacks() -> None:
 # The decorator
 
 
-def graded(function: str):
-    """Mark a check of the learner's ``function``; the check's name is the part."""
+def _code_key(code) -> tuple:
+    """What a function's compiled code does, without where it was written (line numbers, file name)."""
+    consts = tuple(_code_key(c) if hasattr(c, "co_code") else (type(c).__name__, repr(c)) for c in code.co_consts)
+    return (code.co_name, code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
+            code.co_argcount, code.co_kwonlyargcount)
+
+
+def same_code(fn, source: str) -> bool:
+    """Whether ``fn`` is the function that ``source`` defines, unchanged (comments and blank lines aside).
+
+    Compares compiled code, not text, so that a function defined in a notebook cell, in a file or by
+    ``exec`` is recognised alike, and re-indenting or adding a comment is not mistaken for a repair.
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    try:
+        module = compile(source, "<starter>", "exec")
+    except SyntaxError:  # pragma: no cover - a starter is the course's own code
+        return False
+    wanted = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == code.co_name]
+    return any(_code_key(c) == _code_key(code) for c in wanted)
+
+
+def graded(function: str, *, starter: str | None = None):
+    """Mark a check of the learner's ``function``; the check's name is the part.
+
+    ``starter``: for a repair task, the code the answer cell was released with; a function that is
+    still that code is *not attempted*.
+    """
 
     def wrap(check):
         part = check.__name__
@@ -233,7 +262,13 @@ def graded(function: str):
         @functools.wraps(check)
         def run(*args, **kwargs):
             __tracebackhide__ = True
-            result = evaluate(check, function, part, args, kwargs)
+            if starter is not None and args and same_code(args[0], starter):
+                result = Result(function, part, NOT_ATTEMPTED, code="not_attempted",
+                                seen=f"`{function}` is still the code you were given: not attempted yet. "
+                                "Find what is wrong with it, repair it in its answer cell, run that cell, "
+                                "then run this check again.")
+            else:
+                result = evaluate(check, function, part, args, kwargs)
             result.title = title
             show(result)
             try:

@@ -118,19 +118,35 @@ def clean(nb) -> nbformat.NotebookNode:
     return nb
 
 
-def run_in_process(nb, answers: dict | None = None) -> dict:
+HIDDEN_TESTS_MARK = "### BEGIN HIDDEN TESTS"
+
+
+class Scores(dict):
+    """``{test grade_id: (score, max_points, outcome text, diagnosis code)}`` of one run, and
+    ``visible_failures``: the test cells whose visible calls (before the hidden tests) failed."""
+
+    def __init__(self):
+        super().__init__()
+        self.visible_failures: set[str] = set()
+
+
+def run_in_process(nb, answers: dict | None = None) -> Scores:
     """Execute a solution-style notebook's code in this process (no kernel, no nbgrader).
 
     Returns ``{test grade_id: (score, max_points, outcome text, diagnosis code)}``.  ``answers``
     replaces answer cells first (see :func:`substitute`).  Used by the test suite
     to judge the bug catalogues quickly; the real nbgrader path is tested too.
+
+    A test cell's visible calls (before ``### BEGIN HIDDEN TESTS``) run first, as a learner runs
+    them; the hidden ones only when those passed, as in a graded run.  The cells whose visible calls
+    failed are listed in the result's ``visible_failures``.
     """
     from .core import CheckFailed
 
     if answers:
         nb = substitute(nb, answers)
     namespace: dict = {"__name__": "__main__"}
-    scores = {}
+    scores = Scores()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -138,14 +154,21 @@ def run_in_process(nb, answers: dict | None = None) -> dict:
         source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
         if meta.get("grade"):
             points = float(meta.get("points", 0))
-            try:
-                exec(compile(source, meta["grade_id"], "exec"), namespace)
-            except CheckFailed as failed:
-                scores[meta["grade_id"]] = (0.0, points, failed.result.text(), failed.result.code)
-            except Exception as error:  # noqa: BLE001 - scored as nbgrader would
-                scores[meta["grade_id"]] = (0.0, points, f"{type(error).__name__}: {error}", "error")
-            else:
-                scores[meta["grade_id"]] = (points, points, "passed", "")
+            visible, _, hidden = source.partition(HIDDEN_TESTS_MARK)
+            grade_id = meta["grade_id"]
+            for part, is_visible in ((visible, True), (HIDDEN_TESTS_MARK + hidden if hidden else "", False)):
+                try:
+                    exec(compile(part, grade_id, "exec"), namespace)
+                except CheckFailed as failed:
+                    scores[grade_id] = (0.0, points, failed.result.text(), failed.result.code)
+                except Exception as error:  # noqa: BLE001 - scored as nbgrader would
+                    scores[grade_id] = (0.0, points, f"{type(error).__name__}: {error}", "error")
+                else:
+                    scores[grade_id] = (points, points, "passed", "")
+                    continue
+                if is_visible:
+                    scores.visible_failures.add(grade_id)
+                break
         else:
             try:
                 exec(compile(source, meta.get("grade_id", "cell"), "exec"), namespace)

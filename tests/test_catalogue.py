@@ -53,6 +53,11 @@ class _Catalogue:
             assert code in codes, f"{mutant}: expected diagnosis {code!r}, got {codes}: " + " | ".join(
                 scores[t][2] for t in entry.breaks)
         assert sum(s[0] for s in scores.values()) < sum(s[1] for s in scores.values())
+        # Visible coverage: a learner running the released notebook's own check cells sees it fail,
+        # in a cell of a function the mutant changed (not only in the hidden tests).
+        own = {t for t in scores if any(t.startswith(f"test_{name}_") for name in entry.answers)}
+        assert own & scores.visible_failures, (
+            f"{mutant} is caught only by hidden tests; visible cells of {sorted(entry.answers)} all passed")
 
     def test_variant_keeps_full_marks(self, variant):
         scores = nbtools.run_in_process(_solution(self.cat.MODULE), self.cat.VARIANTS[variant])
@@ -94,3 +99,33 @@ def test_every_unseeded_generator_is_named_in_one_message():
     scores = nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS["seed_torch_only"].answers)
     text = scores["test_seed_everything_rngs"][2]
     assert "Owner: Python's random and NumPy's global RNG were not seeded" in text, text
+
+
+REPAIR_BUGS = [(name, mutant) for name, cat in CATALOGUES.items() for mutant in cat.MUTANTS
+               if mutant.startswith("repair_left_")]
+
+
+@pytest.mark.parametrize("name,mutant", REPAIR_BUGS, ids=[f"{n[:3]}-{m}" for n, m in REPAIR_BUGS])
+def test_each_planted_bug_costs_only_its_own_cells(name, mutant):
+    """Partial credit: a repair that leaves some planted bugs in loses exactly their cells."""
+    cat = CATALOGUES[name]
+    entry = cat.MUTANTS[mutant]
+    scores = nbtools.run_in_process(_solution(cat.MODULE), entry.answers)
+    lost = {t for t, s in scores.items() if s[0] < s[1]}
+    assert lost == set(entry.breaks), {t: scores[t][2] for t in lost ^ set(entry.breaks)}
+
+
+@pytest.mark.parametrize("name", sorted({n for n, _ in REPAIR_BUGS}))
+def test_starter_code_is_not_attempted_even_with_comments(name):
+    """The released starter code, unchanged or only commented, is reported as not attempted, not as wrong."""
+    from autograder.starters import STARTERS
+
+    cat = CATALOGUES[name]
+    solution = _solution(cat.MODULE)
+    task = next(t for t in nbtools.answer_cells(solution) if t in STARTERS)
+    commented = STARTERS[task].replace("\n", "\n    # looked at this line\n", 2)
+    for source in (STARTERS[task], commented):
+        scores = nbtools.run_in_process(solution, {task: source})
+        own = {t: s for t, s in scores.items() if t.startswith(f"test_{task}_")}
+        assert own and all(s[0] == 0 and "[not attempted]" in s[2] and "still the code you were given" in s[2]
+                           for s in own.values()), own

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from ..core import call, describe, fail, graded
+from ..starters import REPAIR_TRAIN_EPOCH
 from ..devices import each_device
 from ..ledger import Ledger
 from ._training import (
@@ -145,7 +146,6 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
             xb, yb = xb.to(device), yb.to(device)
             losses.append(ref_step(ref_model, xb, yb, ref_opt, loss_fn))
             sizes.append(len(xb))
-        want = sum(v * s for v, s in zip(losses, sizes)) / sum(sizes)
         got = expect_float(out, "the value train_epoch returned", "train_epoch")
         wrong = differing(snapshot(model), snapshot(ref_model))
         if wrong:
@@ -153,25 +153,32 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
                  "batches.", WRONG_UPDATE_OWNER,
                  "for every batch: clear gradients, forward, loss, backward, step — with the objects passed in.",
                  code="wrong_update")
-        tol = 1e-4 * max(1.0, abs(want))
-        if abs(got - want) > tol:
-            unweighted = sum(losses) / len(losses)
-            if abs(got - unweighted) <= tol:
-                seen = (f"train_epoch returned {got:.6g}, the plain mean of the batch losses; the batches have "
-                        f"sizes {sizes}.")
-                todo = "weight each batch's mean loss by its number of examples, then divide by the total."
-                code = "unweighted_mean"
-            elif abs(got - sum(losses)) <= tol or abs(got - sum(v * s for v, s in zip(losses, sizes))) <= tol:
-                seen, todo, code = (f"train_epoch returned {got:.6g}, a sum rather than a mean.",
-                                    "divide the total by the number of examples.", "sum_not_mean")
-            elif abs(got - losses[-1]) <= tol:
-                seen, todo, code = ("train_epoch returned the last batch's loss.",
-                                    "accumulate every batch's loss over the epoch.", "last_batch_only")
-            else:
-                seen, todo, code = (f"train_epoch returned {got:.6g}; a correct epoch's mean per-example loss "
-                                    "is different.", "accumulate `loss.item() * len(x)` per batch and divide by "
-                                    "the number of examples.", "wrong_mean")
-            fail(seen, "the epoch's running loss total.", todo, code=code)
+        _expect_epoch_mean(got, losses, sizes, "train_epoch")
+
+
+def _expect_epoch_mean(got: float, losses: list[float], sizes: list[int], function: str) -> None:
+    """``got`` must be the mean per-example loss of batches with these mean losses and sizes."""
+    want = sum(v * s for v, s in zip(losses, sizes)) / sum(sizes)
+    tol = 1e-4 * max(1.0, abs(want))
+    if abs(got - want) <= tol:
+        return
+    unweighted = sum(losses) / len(losses)
+    if abs(got - unweighted) <= tol:
+        seen = (f"{function} returned {got:.6g}, the plain mean of the batch losses; the batches have "
+                f"sizes {sizes}.")
+        todo = "weight each batch's mean loss by its number of examples, then divide by the total."
+        code = "unweighted_mean"
+    elif abs(got - sum(losses)) <= tol or abs(got - sum(v * s for v, s in zip(losses, sizes))) <= tol:
+        seen, todo, code = (f"{function} returned {got:.6g}, a sum rather than a mean.",
+                            "divide the total by the number of examples.", "sum_not_mean")
+    elif abs(got - losses[-1]) <= tol:
+        seen, todo, code = (f"{function} returned the last batch's loss.",
+                            "accumulate every batch's loss over the epoch.", "last_batch_only")
+    else:
+        seen, todo, code = (f"{function} returned {got:.6g}; a correct epoch's mean per-example loss "
+                            "is different.", "accumulate `loss.item() * len(x)` per batch and divide by "
+                            "the number of examples.", "wrong_mean")
+    fail(seen, "the epoch's running loss total.", todo, code=code)
 
 
 # --------------------------------------------------------------------------
@@ -297,6 +304,79 @@ def overfit_one_batch_curve(overfit_one_batch, seed: int = 0, n: int = 16, steps
                  f"(step {bad[0]}: {out[bad[0]]:.4g} instead of {want[bad[0]]:.4g}).",
                  "the updates themselves (the ledger found nothing out of order).",
                  "repeat the five lines on the same (x, y) with the objects passed in.", code="wrong_curve")
+
+
+# --------------------------------------------------------------------------
+# repair_train_epoch: a colleague's epoch, released with silent bugs; one check part per owner
+
+
+class _RecordingLoss(torch.nn.Module):
+    """A loss function that remembers each batch's loss value and size as the learner's loop computed them."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner, self.losses, self.sizes = inner, [], []
+
+    def forward(self, logits, target):
+        out = self.inner(logits, target)
+        if isinstance(out, torch.Tensor) and out.numel() == 1:
+            self.losses.append(out.item())
+            self.sizes.append(len(target))
+        return out
+
+
+@graded("repair_train_epoch", starter=REPAIR_TRAIN_EPOCH)
+def repair_train_epoch_mode(repair_train_epoch, seed: int = 0, n: int = 40, batch_size: int = 8, *, notes):
+    """Trains in training mode even when an evaluation left the model in eval mode"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device, model="dropout")
+        model.eval()  # as the validation before this epoch left it
+        x, y = blobs(n, seed + 3, device)
+        with Ledger(model, opt, loss_fn=loss_fn, submodules=True) as ledger:
+            call_with_batches(repair_train_epoch, "repair_train_epoch", device, model, loader(x, y, batch_size),
+                              opt, loss_fn, device)
+        if not ledger.of("forward"):
+            fail("repair_train_epoch never called the model.", "the loop over the loader.",
+                 "run a forward pass for every batch the loader yields.", code="no_forward")
+        diagnose_modes(ledger, "repair_train_epoch", training=True, grad=True,
+                       owner_hint="the evaluation that ran before this epoch")
+
+
+@graded("repair_train_epoch", starter=REPAIR_TRAIN_EPOCH)
+def repair_train_epoch_updates(repair_train_epoch, seed: int = 1, n: int = 48, batch_size: int = 8, *, notes):
+    """Each batch updates the model with that batch's gradients only, once"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device)  # no Dropout: the mode does not change the numbers
+        ref_model, ref_opt = clone_setup(model, opt)
+        x, y = blobs(n, seed + 13, device)
+        data = loader(x, y, batch_size)
+        with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+            call_with_batches(repair_train_epoch, "repair_train_epoch", device, model, data, opt, loss_fn, device)
+        diagnose_update(ledger, "repair_train_epoch", steps_expected=len(data))
+        for xb, yb in data:
+            ref_step(ref_model, xb.to(device), yb.to(device), ref_opt, loss_fn)
+        wrong = differing(snapshot(model), snapshot(ref_model))
+        if wrong:
+            fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch over the same "
+                 "batches.", WRONG_UPDATE_OWNER,
+                 "for every batch: clear gradients, forward, loss, backward, step — with the objects passed in.",
+                 code="wrong_update")
+
+
+@graded("repair_train_epoch", starter=REPAIR_TRAIN_EPOCH)
+def repair_train_epoch_mean(repair_train_epoch, seed: int = 2, n: int = 50, batch_size: int = 16, *, notes):
+    """Returns the mean per-example loss of the batches it trained on (unequal batches), as a Python float"""
+    for device in each_device(notes):
+        model, opt, loss_fn = _setup(seed, device)
+        recorded = _RecordingLoss(loss_fn)
+        x, y = blobs(n, seed + 17, device)
+        out = call_with_batches(repair_train_epoch, "repair_train_epoch", device, model, loader(x, y, batch_size),
+                                opt, recorded, device)
+        got = expect_float(out, "the value repair_train_epoch returned", "repair_train_epoch")
+        if not recorded.losses:
+            fail("repair_train_epoch never called the loss function it was given.", "the loop over the loader.",
+                 "compute each batch's loss with `loss_fn`.", code="no_loss")
+        _expect_epoch_mean(got, recorded.losses, recorded.sizes, "repair_train_epoch")
 
 
 # --------------------------------------------------------------------------

@@ -24,3 +24,12 @@ class Mutant:
 
 # Every catalogue module in this folder (m01_tensors.py, m02_..., ...).
 MODULES = sorted(p.stem for p in Path(__file__).parent.glob("m[0-9][0-9]_*.py"))
+
+
+def edited(source: str, *edits: tuple[str, str]) -> str:
+    """``source`` with each ``(old, new)`` replacement made once; ``old`` must occur in it."""
+    for old, new in edits:
+        if old not in source:
+            raise ValueError(f"{old!r} is not in the source being edited")
+        source = source.replace(old, new, 1)
+    return source

@@ -1,6 +1,8 @@
 """Module 04-five-line-step: mutants and correct variants."""
 
-from . import Mutant
+from autograder.starters import REPAIR_TRAIN_EPOCH
+
+from . import Mutant, edited
 
 MODULE = "04-five-line-step"
 
@@ -345,3 +347,40 @@ VARIANTS = {
     return history
 """, "train_step": _TUTORIAL},
 }
+
+# --- repair_train_epoch: the starter with all but one planted bug repaired, and repairs in other styles
+_DOC = "(from a colleague's notebook).\"\"\"\n"
+_FIXES = {
+    "mode": [(_DOC, _DOC + "    model.train()\n")],
+    "grads": [("    optimizer.zero_grad()\n    running_loss", "    running_loss"),
+              ("        outputs = model(inputs)\n", "        optimizer.zero_grad()\n        outputs = model(inputs)\n")],
+    "mean": [("        running_loss += loss.item()\n", "        running_loss += loss.item() * len(inputs)\n"),
+             ("running_loss / len(loader)", "running_loss / len(loader.dataset)")],
+}
+_LEFT = {"mode": ("test_repair_train_epoch_mode", "wrong_mode"),
+         "grads": ("test_repair_train_epoch_updates", "stale_grads"),
+         "mean": ("test_repair_train_epoch_mean", "unweighted_mean")}
+
+
+def _repaired(*keep_broken, extra=()):
+    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
+    return {"repair_train_epoch": edited(REPAIR_TRAIN_EPOCH, *edits, *extra)}
+
+
+for _bug, (_cell, _code) in _LEFT.items():
+    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell], [_code])
+MUTANTS["repair_left_mode_and_mean"] = Mutant(_repaired("mode", "mean"), [_LEFT["mode"][0], _LEFT["mean"][0]])
+MUTANTS["repair_total_as_sum"] = Mutant(_repaired(extra=[("running_loss / len(loader.dataset)", "running_loss")]),
+                                        ["test_repair_train_epoch_mean"], ["sum_not_mean"])
+
+VARIANTS["repair_as_written_by_the_quickstart"] = {"repair_train_epoch": edited(
+    REPAIR_TRAIN_EPOCH, *_FIXES["mode"], *_FIXES["mean"],
+    ("    optimizer.zero_grad()\n    running_loss", "    running_loss"),
+    ("        optimizer.step()\n", "        optimizer.step()\n        optimizer.zero_grad()\n"))}
+VARIANTS["repair_model_zero_grad_and_counter"] = {"repair_train_epoch": edited(
+    REPAIR_TRAIN_EPOCH, *_FIXES["mode"],
+    ("    optimizer.zero_grad()\n    running_loss = 0.0\n", "    running_loss, count = 0.0, 0\n"),
+    ("        outputs = model(inputs)\n", "        model.zero_grad(set_to_none=False)\n        outputs = model(inputs)\n"),
+    ("        running_loss += loss.item()\n", "        running_loss += loss.item() * inputs.size(0)\n"
+                                            "        count += inputs.size(0)\n"),
+    ("running_loss / len(loader)", "running_loss / count"))}
