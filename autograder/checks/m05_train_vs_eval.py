@@ -14,6 +14,7 @@ import copy
 import torch
 
 from ..core import call, describe, fail, graded
+from ..starters import REPAIR_EVALUATE
 from ..devices import each_device, expect_tensor, plain
 from ..ledger import Ledger
 from ._training import (
@@ -359,3 +360,78 @@ def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
                                                             " on the validation set, in eval mode."),
                      "average `loss.item() * len(x)` over every example of the epoch; validate after training "
                      "each epoch.", code=f"wrong_{key}")
+
+
+# --------------------------------------------------------------------------
+# repair_evaluate: a colleague's validation loop, released with silent bugs; one check part per owner
+
+
+@graded("repair_evaluate", starter=REPAIR_EVALUATE)
+def repair_evaluate_mode(repair_evaluate, seed: int = 0, n: int = 40, batch_size: int = 16, *, notes):
+    """Every forward in eval mode (Dropout off, BatchNorm on running statistics), the caller's mode handed back"""
+    for device in each_device(notes):
+        for start_training in (True, False):
+            model = _trained(seed, device)
+            model.train(start_training)
+            before = snapshot(model)
+            x, y = blobs(n, seed + 1, device)
+            with Ledger(model, loss_fn=make_loss("bce"), submodules=True) as ledger:
+                call_with_batches(repair_evaluate, "repair_evaluate", device, model, loader(x, y, batch_size),
+                                  make_loss("bce"), device)
+            if not ledger.of("forward"):
+                fail("repair_evaluate never called the model.", "the loop over the loader.",
+                     "run a forward pass for every batch.", code="no_forward")
+            diagnose_modes(ledger, "repair_evaluate", training=False, grad=None,
+                           owner_hint="training (it was handed a model in train mode, so Dropout made two "
+                           "calls give two different numbers)")
+            moved = [c for c in differing(before, snapshot(model), atol=0, rtol=0) if "running" in c]
+            if moved:
+                fail(f"repair_evaluate changed the BatchNorm buffers {', '.join(moved[:3])}.",
+                     "BatchNorm updated its running statistics from validation batches.",
+                     "evaluate with the model in eval mode.", code="buffers_changed")
+            if model.training != start_training:
+                was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
+                _mode_changed("repair_evaluate", was, now, " (the next training epoch would run in the wrong mode)")
+
+
+@graded("repair_evaluate", starter=REPAIR_EVALUATE)
+def repair_evaluate_no_graph(repair_evaluate, seed: int = 5, n: int = 48, batch_size: int = 8, *, notes):
+    """Records no autograd graph, so no batch's graph outlives it"""
+    for device in each_device(notes):
+        model = make_model("mlp", seed, device)  # no Dropout or BatchNorm: the mode does not matter here
+        watched = WatchedLoss(make_loss("bce"))
+        x, y = blobs(n, seed + 6, device)
+        hook = watched.watch(model)
+        try:
+            with Ledger(model, loss_fn=make_loss("bce")) as ledger:
+                call_with_batches(repair_evaluate, "repair_evaluate", device, model, loader(x, y, batch_size),
+                                  watched, device)
+        finally:
+            hook.remove()
+        diagnose_kept_graphs(watched, "repair_evaluate", training=False)
+        diagnose_modes(ledger, "repair_evaluate", training=None, grad=False, owner_hint="")
+
+
+@graded("repair_evaluate", starter=REPAIR_EVALUATE)
+def repair_evaluate_value(repair_evaluate, seed: int = 2, n: int = 50, batch_size: int = 16, *, notes):
+    """Returns the mean per-example loss over unequal batches, as a Python float"""
+    for device in each_device(notes):
+        model = make_model("mlp", seed, device)  # no Dropout or BatchNorm: the mode does not change the value
+        x, y = blobs(n, seed + 3, device)
+        data, loss_fn = loader(x, y, batch_size), make_loss("bce")
+        out = call_with_batches(repair_evaluate, "repair_evaluate", device, model, data, loss_fn, device)
+        got = expect_float(out, "the value repair_evaluate returned", "repair_evaluate")
+        want = ref_evaluate(model, data, loss_fn, device)
+        tol = 1e-4 * max(1.0, abs(want))
+        if abs(got - want) > tol:
+            with torch.no_grad():
+                batch_losses = [loss_fn(model(a.to(device)), b.to(device)).item() for a, b in data]
+            if abs(got - sum(batch_losses) / len(batch_losses)) <= tol:
+                fail(f"repair_evaluate returned {got:.6g}, the plain mean of the batch losses; the batches have "
+                     f"sizes {[len(a) for a, _ in data]}.", "the running total of the validation loss.",
+                     "weight each batch's mean loss by its number of examples, then divide by the total.",
+                     code="unweighted_mean")
+            fail(f"repair_evaluate returned {got:.6g}; the mean per-example loss is {want:.6g}.",
+                 "the running total of the validation loss.",
+                 "average `loss.item() * len(x)` over all examples.", code="wrong_value")
+from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

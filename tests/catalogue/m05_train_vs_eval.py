@@ -1,6 +1,8 @@
 """Module 05-train-vs-eval: mutants and correct variants."""
 
-from . import Mutant
+from autograder.starters import REPAIR_EVALUATE
+
+from . import Mutant, edited
 
 MODULE = "05-train-vs-eval"
 
@@ -384,3 +386,47 @@ VARIANTS = {
     return {"train_loss": train_losses, "val_loss": val_losses}
 """},
 }
+
+# --- repair_evaluate: the starter with all but one planted bug repaired, and repairs in other styles
+_DOC = "(from a colleague's notebook).\"\"\"\n"
+_FIXES = {
+    "mode": [(_DOC, _DOC + "    was_training = model.training\n    model.eval()\n"),
+             ("    return torch.stack", "    model.train(was_training)\n    return torch.stack")],
+    "graph": [("    for inputs, targets in loader:\n", "    for inputs, targets in loader:\n      with torch.no_grad():\n")],
+    "mean": [("batch_losses.append(loss_fn(model(inputs), targets))",
+              "batch_losses.append(loss_fn(model(inputs), targets) * len(inputs))"),
+             ("torch.stack(batch_losses).mean().item()", "(torch.stack(batch_losses).sum() / len(loader.dataset)).item()")],
+}
+_LEFT = {"mode": ("test_repair_evaluate_mode", "wrong_mode"),
+         "graph": ("test_repair_evaluate_no_graph", "graphs_kept_alive"),
+         "mean": ("test_repair_evaluate_value", "unweighted_mean")}
+
+
+def _repaired(*keep_broken, extra=()):
+    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
+    return {"repair_evaluate": edited(REPAIR_EVALUATE, *edits, *extra)}
+
+
+for _bug, (_cell, _code) in _LEFT.items():
+    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell], [_code])
+MUTANTS["repair_eval_without_restoring_mode"] = Mutant(
+    _repaired(extra=[("    model.train(was_training)\n", "")]), ["test_repair_evaluate_mode"], ["mode_not_restored"])
+MUTANTS["repair_mode_forced_back_to_train"] = Mutant(
+    _repaired(extra=[("    model.train(was_training)\n", "    model.train()\n")]), ["test_repair_evaluate_mode"],
+    ["mode_not_restored"])
+
+VARIANTS["repair_float_total_no_grad_block"] = {"repair_evaluate": """
+def repair_evaluate(model, loader, loss_fn, device):
+    \"\"\"Mean validation loss per example (from a colleague's notebook).\"\"\"
+    mode = model.training
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for inputs, targets in loader:
+            inputs, targets = inputs.to(device), targets.to(device)
+            total += loss_fn(model(inputs), targets).item() * inputs.shape[0]
+    model.train(mode)
+    return total / len(loader.dataset)
+"""}
+VARIANTS["repair_stacked_tensors_weighted"] = {"repair_evaluate": edited(
+    REPAIR_EVALUATE, *_FIXES["mode"], *_FIXES["graph"], *_FIXES["mean"])}
