@@ -1,12 +1,32 @@
 """nbgrader configuration for the course (the repository root is the course directory)."""
 
 import os
+import sys
 
 from nbgrader.converters import GenerateAssignment
 
 from autograder.cohort.starter import with_starter_code
 
 c = get_config()  # noqa: F821 - provided by nbgrader
+
+
+def _is_autograde(argv) -> bool:
+    """This process is `nbgrader autograde` (`nbgrader ...`, `jupyter nbgrader ...` or `python -m nbgrader ...`).
+
+    JupyterLab's nbgrader extension loads this file too: its kernels (the learners') must not inherit the flag.
+    """
+    if not argv:
+        return False
+    program = os.path.basename(argv[0])
+    program = program[:-4] if program.endswith(".exe") else program
+    via_module = program == "__main__.py" and os.path.basename(os.path.dirname(argv[0])) == "nbgrader"
+    return (program in {"nbgrader", "jupyter-nbgrader"} or via_module) and "autograde" in argv[1:]
+
+
+# The kernels of a graded run inherit this: hints show nothing and progress records nothing
+# (autograder.progress.is_grading; the cohort's sandboxed kernels get it from autograder.cohort.sandbox).
+if _is_autograde(sys.argv):
+    os.environ["TORCH_LEDGER_GRADING"] = "1"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -41,16 +41,16 @@ MODULES: tuple[Module, ...] = (
     Module("03-nn-module", "Who owns the parameters",
            ("TinyNet", "MLP", "count_parameters", "freeze", "untrained_parameters")),
     Module("04-five-line-step", "The order is not arbitrary",
-           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch")),
+           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "repair_train_epoch")),
     Module("05-train-vs-eval", "Two switches, two jobs",
-           ("evaluate", "accuracy", "predict_proba", "fit")),
+           ("evaluate", "accuracy", "predict_proba", "fit", "repair_evaluate")),
     Module("06-failure-modes", "Failures that do not raise",
-           ("make_loaders", "lr_sweep", "pick_lr", "health_check")),
+           ("make_loaders", "lr_sweep", "pick_lr", "health_check", "repair_make_loaders")),
     Module("07-eager-compile-export", "Three modes, three purposes",
            ("time_it", "compile_model", "export_program", "export_onnx"),
            colab_packages=("onnx", "onnxscript", "onnxruntime")),
     Module("08-reproducible-training", "Same run, same numbers (capstone)",
-           ("seed_everything", "save_checkpoint", "load_checkpoint")),
+           ("seed_everything", "save_checkpoint", "load_checkpoint", "repair_load_checkpoint")),
 )
 
 

@@ -209,3 +209,49 @@ def ensure_whats_next(nb, module_id: str) -> nbformat.NotebookNode:
             break
     nb.cells.append(cell)
     return nb
+
+
+HINT_LINE_MARKER = "*Stuck?*"
+
+
+def hint_line(functions) -> str:
+    """The exercise's line under a graded function's text saying that hints exist (one or more functions)."""
+    from .hints import next_call
+
+    functions = list(functions)
+    first = " and ".join(f"`{next_call(f, 1)}`" for f in functions)
+    second = " and ".join(f"`{next_call(f, 2)}`" for f in functions)
+    if len(functions) == 1:
+        return f"{HINT_LINE_MARKER} {first} gives a first hint; {second} the next. Hints never give the answer."
+    return (f"{HINT_LINE_MARKER} {first} give a first hint for each; {second} the next. "
+            "Hints never give the answer.")
+
+
+def ensure_hint_lines(nb, module_id: str) -> nbformat.NotebookNode:
+    """Make every graded function's text cell end with the line that says hints exist (replacing an older one).
+
+    The text cell is the markdown cell whose grade_id is ``<function>_text``, else the nearest markdown cell
+    above the function's answer cell (a text cell shared by two functions gets one line naming both).  Every
+    graded function of the notebook must have hints in :data:`autograder.hints.HINTS`.  Idempotent.
+    """
+    from .hints import hints_of
+
+    nb = copy.deepcopy(nb)
+    answers = answer_cells(nb)
+    missing = [f for f in answers if not hints_of(module_id, f)]
+    if missing:
+        raise ValueError(f"no hints for {missing} of module {module_id!r}: add them to autograder/hints.py first")
+    by_id = {grade_id(c): i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and grade_id(c)}
+    hosts: dict[int, list[str]] = {}
+    for function, cell in answers.items():
+        host = by_id.get(f"{function}_text")
+        if host is None:
+            at = next(i for i, c in enumerate(nb.cells) if c is cell)
+            host = next((i for i in range(at - 1, -1, -1) if nb.cells[i].cell_type == "markdown"), None)
+        if host is None:
+            raise ValueError(f"no markdown cell above the answer cell of {function!r} to hold its hint line")
+        hosts.setdefault(host, []).append(function)
+    for i, functions in hosts.items():
+        kept = [line for line in nb.cells[i].source.splitlines() if not line.startswith(HINT_LINE_MARKER)]
+        nb.cells[i].source = "\n".join(kept).rstrip() + "\n\n" + hint_line(functions)
+    return nb

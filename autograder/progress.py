@@ -2,8 +2,11 @@
 
 The file lives in the learner's home directory (``~/.torch-ledger/progress.json``)
 or wherever ``TORCH_LEDGER_PROGRESS`` points — never inside the package.  Nothing
-is recorded while a grader runs the notebook (``TORCH_LEDGER_PROGRESS=off``), and
-a file that cannot be written never disturbs a check.
+is recorded while a grader runs the notebook (:func:`is_grading`; or with
+``TORCH_LEDGER_PROGRESS=off``), and a file that cannot be written never disturbs a check.
+
+Each module's entry holds one entry per graded function (``{part: {"outcome", "at"}}``)
+and, once a hint was shown, ``"hints": {function: highest level shown}``.
 """
 
 from __future__ import annotations
@@ -20,8 +23,24 @@ from .course import MODULES, module_of_checks
 
 PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
 
+#: Set to 1 in every kernel a grader runs (the cohort sandbox, ``nbgrader autograde`` through
+#: ``nbgrader_config.py``): hints show nothing and nothing is recorded.
+GRADING_ENV = "TORCH_LEDGER_GRADING"
+HINTS_KEY = "hints"
+
+
+def is_grading() -> bool:
+    """True while a grader runs the notebook: ``TORCH_LEDGER_GRADING`` is set (to anything but 0/false/off),
+    or nbgrader itself is executing it (``NBGRADER_EXECUTION``, which nbgrader sets for autograde and validate)."""
+    flag = os.environ.get(GRADING_ENV, "").strip().lower()
+    if flag and flag not in {"0", "false", "off", "no"}:
+        return True
+    return os.environ.get("NBGRADER_EXECUTION", "") in {"autograde", "validate"}
+
 
 def progress_file() -> Path | None:
+    if is_grading():
+        return None
     where = os.environ.get("TORCH_LEDGER_PROGRESS", "")
     if where.lower() in {"off", "0", "false", "none"}:
         return None
@@ -36,21 +55,75 @@ def _load(path: Path) -> dict:
         return {}
 
 
-def record(result: core.Result, checks_module: str | None = None) -> None:
-    """Store one check's outcome (the latest outcome of each part wins)."""
-    path = progress_file()
-    module = module_of_checks(checks_module or "")
-    if path is None or module is None or result.outcome == core.SKIPPED:
-        return
-    data = _load(path)
-    parts = data.setdefault(module.id, {}).setdefault(result.function, {})
-    parts[result.part] = {"outcome": result.outcome, "at": round(time.time())}
+def _module_of(checks_module: str):
+    """The course module of a checks module, by name or else by its number (``m02_autograd`` is 02's)."""
+    found = module_of_checks(checks_module)
+    if found is None:
+        short = checks_module.rsplit(".", 1)[-1]
+        numbered = [m for m in MODULES if short[:1] == "m" and short[1:3].isdigit() and m.id[:2] == short[1:3]]
+        found = numbered[0] if len(numbered) == 1 else None
+    return found
+
+
+def _entry(data: dict, key: str) -> dict:
+    """``data[key]`` as a dict (a damaged entry is replaced)."""
+    if not isinstance(data.get(key), dict):
+        data[key] = {}
+    return data[key]
+
+
+def _save(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Write atomically: a learner may run two notebooks at once.
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".progress-")
     with os.fdopen(fd, "w") as fh:
         json.dump(data, fh, indent=1, sort_keys=True)
     os.replace(tmp, path)
+
+
+def record(result: core.Result, checks_module: str | None = None) -> None:
+    """Store one check's outcome (the latest outcome of each part wins)."""
+    path = progress_file()
+    module = _module_of(checks_module or "")
+    if path is None or module is None or result.outcome == core.SKIPPED:
+        return
+    data = _load(path)
+    parts = _entry(_entry(data, module.id), result.function)
+    parts[result.part] = {"outcome": result.outcome, "at": round(time.time())}
+    _save(path, data)
+
+
+def record_hint(module_id: str, function: str, level: int) -> None:
+    """Note that hint ``level`` of ``function`` was shown (the highest level shown is kept).  Never raises."""
+    try:
+        path = progress_file()
+        if path is None:
+            return
+        data = _load(path)
+        used = _entry(_entry(data, module_id), HINTS_KEY)
+        before = used.get(function)
+        if isinstance(before, int) and before >= level:
+            return
+        used[function] = int(level)
+        _save(path, data)
+    except Exception:  # noqa: BLE001 - a file that cannot be written never disturbs the learner
+        pass
+
+
+def hints_used(data: dict | None = None) -> dict[str, dict[str, int]]:
+    """``{module id: {function: highest hint level shown}}`` (modules and functions without hints left out)."""
+    if data is None:
+        path = progress_file()
+        data = _load(path) if path else {}
+    found = {}
+    for module in MODULES:
+        entry = data.get(module.id)
+        used = entry.get(HINTS_KEY) if isinstance(entry, dict) else None
+        if isinstance(used, dict):
+            row = {f: n for f, n in used.items() if isinstance(n, int) and not isinstance(n, bool) and n > 0}
+            if row:
+                found[module.id] = row
+    return found
 
 
 def status(data: dict | None = None) -> dict[str, dict[str, str]]:
@@ -61,9 +134,11 @@ def status(data: dict | None = None) -> dict[str, dict[str, str]]:
     table = {}
     for module in MODULES:
         recorded = data.get(module.id, {})
+        recorded = recorded if isinstance(recorded, dict) else {}
         row = {}
-        for function in module.functions:
-            parts = [p.get("outcome") for p in recorded.get(function, {}).values() if isinstance(p, dict)]
+        for function in module.functions:  # the "hints" key is no function: it is never read here
+            parts = recorded.get(function, {})
+            parts = [p.get("outcome") for p in parts.values() if isinstance(p, dict)] if isinstance(parts, dict) else []
             if parts and all(o == core.CORRECT for o in parts):
                 row[function] = PASSED
             elif any(o == core.INCORRECT for o in parts):
@@ -80,8 +155,13 @@ _COLOURS = {PASSED: "#1a7f37", FAILED: "#cf222e", NOT_ATTEMPTED: "#d0d7de"}
 class Progress:
     """What ``progress()`` returns: a table and a chart in a notebook, text elsewhere."""
 
-    def __init__(self, table: dict[str, dict[str, str]]):
+    def __init__(self, table: dict[str, dict[str, str]], hints: dict[str, dict[str, int]] | None = None):
         self.table = table
+        self.hints = hints or {}
+
+    def _title(self, module_id: str, function: str, state: str) -> str:
+        used = self.hints.get(module_id, {}).get(function)
+        return f"{state}; {used} hint{'s' if used != 1 else ''} used" if used else state
 
     def counts(self) -> dict[str, dict[str, int]]:
         return {m: {s: list(row.values()).count(s) for s in (PASSED, FAILED, NOT_ATTEMPTED)}
@@ -120,7 +200,7 @@ class Progress:
             cells = "".join(
                 f"<span style='display:inline-block;margin:1px 3px;padding:1px 6px;border-radius:3px;"
                 f"background:{_COLOURS[s]};color:{'white' if s != NOT_ATTEMPTED else '#24292f'};"
-                f"font-family:monospace' title='{html.escape(s)}'>{html.escape(f)}</span>"
+                f"font-family:monospace' title='{html.escape(self._title(module_id, f, s))}'>{html.escape(f)}</span>"
                 for f, s in row.items())
             rows.append(f"<tr><td style='text-align:left'><b>{html.escape(module_id)}</b></td>"
                         f"<td style='text-align:left'>{cells}</td></tr>")
@@ -130,7 +210,7 @@ class Progress:
 
 def progress(show_chart: bool = True) -> Progress:
     """Your progress through the course, per module and graded function."""
-    result = Progress(status())
+    result = Progress(status(), hints_used())
     if show_chart and core._in_notebook():
         import matplotlib.pyplot as plt
         from IPython.display import display

@@ -121,3 +121,35 @@ def test_a_one_line_error_stays_one_line():
 
     assert error_text(ValueError("shapes (3,) and (4,) differ")) == "shapes (3,) and (4,) differ"
     assert error_text(ValueError("")) == "(no message)"
+
+
+def test_release_step_puts_starter_code_where_the_stub_was():
+    """InsertStarterCode, on nbgrader's own cells: a repair task gets its starter, other answers keep the stub."""
+    from nbgrader.preprocessors import ClearSolutions
+    from traitlets.config import Config
+
+    from autograder import nbtools
+    from autograder.cohort.starter import InsertStarterCode, with_starter_code
+    from autograder.starters import STARTERS
+
+    nb = nbtools.new_notebook([
+        nbtools.answer("repair_train_epoch", "def repair_train_epoch():\n    ### BEGIN SOLUTION\n    return 1\n"
+                                             "    ### END SOLUTION"),
+        nbtools.answer("train_step", "def train_step():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
+        nbtools.code("repair_train_epoch = 1"),  # not an answer cell: left alone
+    ])
+    config = Config()
+    config.ClearSolutions.code_stub = {"python": "raise NotImplementedError()"}
+    resources = {}
+    for step in (ClearSolutions(config=config), InsertStarterCode(config=config)):
+        nb, resources = step.preprocess(nb, resources)
+    assert nb.cells[0].source == STARTERS["repair_train_epoch"].rstrip("\n")
+    assert nb.cells[1].source == "def train_step():\n    raise NotImplementedError()"
+    assert nb.cells[2].source == "repair_train_epoch = 1"
+    # A repair task's answer cell without a solution region is refused with a clear error.
+    bare = nbtools.new_notebook([nbtools.answer("repair_evaluate", "def repair_evaluate():\n    return 1")])
+    with pytest.raises(ValueError, match="repair_evaluate.*BEGIN SOLUTION"):
+        InsertStarterCode(config=config).preprocess(bare, {})
+    # In the release pipeline it comes right after ClearSolutions, once.
+    steps = with_starter_code(with_starter_code([ClearSolutions, object]))
+    assert steps == [ClearSolutions, InsertStarterCode, object]

@@ -221,3 +221,25 @@ def test_make_lab_starts_jupyterlab_for_whoever_runs_it(tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+_RELATIVE_NOTEBOOK_LINK = re.compile(r"\]\(((?![a-z][a-z0-9+.-]*:)[^)\s#]+\.ipynb)(?:#[^)\s]*)?\)", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("course/*.ipynb")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_lesson_links_to_notebooks_work_on_colab(path):
+    """A relative link to a notebook breaks on Colab, so each one has the Colab link beside it, in the same cell."""
+    import json
+
+    from autograder.course import colab_url
+
+    cells = json.loads(path.read_text())["cells"]
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            continue
+        source = "".join(cell["source"])
+        for rel in _RELATIVE_NOTEBOOK_LINK.findall(source):
+            target = (path.parent / rel).resolve()
+            assert target.is_file(), f"{path.name}: the link ({rel}) leads nowhere"
+            url = colab_url(target.relative_to(ROOT).as_posix())
+            assert f"]({url})" in source, f"{path.name}: the link ({rel}) has no Colab link ({url}) in its cell"

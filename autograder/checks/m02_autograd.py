@@ -145,8 +145,8 @@ def _expect_gradient(out, x, before, derivative, where: str) -> None:
 
 
 @graded("grad_of")
-def grad_of_values(grad_of, n: int = 5, seed: int = 0, caller_no_grad: bool = False, *, notes):
-    """The gradient of f at x, with x's shape, dtype and device."""
+def grad_of_values(grad_of, n: int = 5, seed: int = 0, caller_no_grad: bool = True, *, notes):
+    """The gradient of f at x, with x's shape, dtype and device, also when called inside torch.no_grad()."""
     for device in each_device(notes):
         for x, f, derivative in _cases(n, seed, device):
             before = plain(x)
@@ -852,3 +852,4 @@ def stable_softmax_gradient(stable_softmax, seed: int = 2, *, notes):
                  "value taken as a number) or computed something else.",
                  "build the result from z with differentiable operations only (detaching the max is fine; "
                  "detaching the sum is not).", code="wrong_gradient")
+from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

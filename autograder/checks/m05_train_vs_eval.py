@@ -14,9 +14,9 @@ import copy
 import torch
 
 from ..core import call, describe, fail, graded
-from ..starters import REPAIR_EVALUATE
 from ..devices import each_device, expect_tensor, plain
 from ..ledger import Ledger
+from ..starters import REPAIR_EVALUATE
 from ._training import (
     WatchedLoss,
     blobs,

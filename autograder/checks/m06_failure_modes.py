@@ -17,6 +17,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from ..core import call, describe, fail, graded
 from ..devices import each_device
+from ..starters import REPAIR_MAKE_LOADERS
 from ._training import blobs, make_model, snapshot
 
 CODES = ("shape_mismatch", "not_shuffled", "nonfinite_loss", "missing_grad", "eval_mode",
@@ -34,37 +35,40 @@ def _sorted_dataset(n: int, seed: int) -> TensorDataset:
     return TensorDataset(x, y)
 
 
-def _ids(data) -> list[int]:
+def _ids(data, name: str = "make_loaders") -> list[int]:
     ids = []
     for batch in data:
         if not isinstance(batch, (tuple, list)) or len(batch) != 2:
-            fail(f"a batch from the returned loader is {describe(batch)}.", "the loader make_loaders built.",
+            fail(f"a batch from the returned loader is {describe(batch)}.", f"the loader {name} built.",
                  "build the loaders over (a split of) the dataset you were given, so batches are (x, y).",
                  code="bad_batch")
         ids.extend(int(i) for i in batch[0][:, 0].tolist())
     return ids
 
 
-def _loaders(make_loaders, dataset, batch_size, val_fraction, seed):
+def _loaders(make_loaders, dataset, batch_size, val_fraction, seed, name: str = "make_loaders"):
     out = call(make_loaders, dataset, batch_size, val_fraction, torch.Generator().manual_seed(seed))
     if not isinstance(out, tuple) or len(out) != 2 or not all(isinstance(d, DataLoader) for d in out):
-        fail(f"make_loaders returned {describe(out)}.", "the pair make_loaders returns.",
+        fail(f"{name} returned {describe(out)}.", f"the pair {name} returns.",
              "return a tuple (train_loader, val_loader) of torch DataLoaders.", code="not_loaders")
     return out
 
 
-@graded("make_loaders")
-def make_loaders_split(make_loaders, n: int = 200, batch_size: int = 16, val_fraction: float = 0.2,
-                       seed: int = 0, *, notes):
-    """A disjoint, complete, representative split of a class-sorted dataset"""
+def _judge_split(make_loaders, name, n, batch_size, val_fraction, seed):
     dataset = _sorted_dataset(n, seed)
-    train, val = _loaders(make_loaders, dataset, batch_size, val_fraction, seed)
-    train_ids, val_ids = _ids(train), _ids(val)
+    train, val = _loaders(make_loaders, dataset, batch_size, val_fraction, seed, name)
+    train_ids, val_ids = _ids(train, name), _ids(val, name)
     overlap = set(train_ids) & set(val_ids)
     if overlap:
         fail(f"{len(overlap)} examples appear in both the training and the validation loader.",
              "the split: validation examples leaked into training, so validation measures memory, not learning.",
              "split the indices once into two disjoint parts.", code="overlapping_split")
+    for label, data, ids, use in (("training", train, train_ids, "trained on"), ("validation", val, val_ids, "measured")):
+        if getattr(data, "drop_last", False) and len(ids) < len(data.dataset):
+            fail(f"the {label} loader yields {len(ids)} of the {len(data.dataset)} examples of its part of the split.",
+                 f"the {label} DataLoader drops its last, incomplete batch (drop_last=True), so those examples are "
+                 f"never {use}.", "keep every example in its loader (drop_last=False, the default).",
+                 code="drops_examples")
     if len(set(train_ids) | set(val_ids)) != n or len(train_ids) + len(val_ids) != n:
         fail(f"the two loaders hold {len(train_ids)} + {len(val_ids)} examples ({len(set(train_ids) | set(val_ids))} "
              f"distinct) of a dataset of {n}.", "the split.", "put every example in exactly one of the two parts.",
@@ -82,18 +86,15 @@ def make_loaders_split(make_loaders, n: int = 200, batch_size: int = 16, val_fra
              "split at random (with the generator), not by position.", code="unrepresentative_split")
 
 
-@graded("make_loaders")
-def make_loaders_order(make_loaders, n: int = 120, batch_size: int = 10, val_fraction: float = 0.25,
-                       seed: int = 1, *, notes):
-    """Training batches reshuffled every epoch; validation in one fixed order; batch size respected"""
-    train, val = _loaders(make_loaders, _sorted_dataset(n, seed), batch_size, val_fraction, seed)
-    first, second = _ids(train), _ids(train)
+def _judge_order(make_loaders, name, n, batch_size, val_fraction, seed):
+    train, val = _loaders(make_loaders, _sorted_dataset(n, seed), batch_size, val_fraction, seed, name)
+    first, second = _ids(train, name), _ids(train, name)
     if first == second or first == sorted(first):
         fail("two passes over the training loader gave the examples in the same order"
              + (" (sorted, as stored)." if first == sorted(first) else "."),
              "the training loader: without shuffling, a class-sorted dataset gives long runs of one label.",
              "shuffle the training loader.", code="not_shuffled")
-    if _ids(val) != _ids(val):
+    if _ids(val, name) != _ids(val, name):
         fail("two passes over the validation loader gave different orders.",
              "the validation loader is shuffled; validation needs no randomness.",
              "keep the validation loader in a fixed order.", code="val_shuffled")
@@ -103,11 +104,9 @@ def make_loaders_order(make_loaders, n: int = 120, batch_size: int = 10, val_fra
              "the DataLoader's batch_size.", "pass batch_size to the loaders.", code="wrong_batch_size")
 
 
-@graded("make_loaders")
-def make_loaders_reproducible(make_loaders, n: int = 100, seed: int = 2, *, notes):
-    """The same generator seed gives the same split; another seed gives another"""
+def _judge_reproducible(make_loaders, name, n, seed):
     dataset = _sorted_dataset(n, seed)
-    splits = [sorted(_ids(_loaders(make_loaders, dataset, 8, 0.3, s)[1])) for s in (seed, seed, seed + 1)]
+    splits = [sorted(_ids(_loaders(make_loaders, dataset, 8, 0.3, s, name)[1], name)) for s in (seed, seed, seed + 1)]
     if splits[0] != splits[1]:
         fail("two calls with generators seeded alike gave different validation sets.",
              "the split drew its randomness from somewhere other than the generator argument.",
@@ -117,6 +116,50 @@ def make_loaders_reproducible(make_loaders, n: int = 100, seed: int = 2, *, note
         fail(f"generators seeded {seed} and {seed + 1} gave the same validation set.",
              "the split does not depend on the generator it was given.",
              "use the generator argument for the split instead of a fixed seed.", code="fixed_split")
+
+
+@graded("make_loaders")
+def make_loaders_split(make_loaders, n: int = 200, batch_size: int = 16, val_fraction: float = 0.2,
+                       seed: int = 0, *, notes):
+    """A disjoint, complete, representative split of a class-sorted dataset"""
+    _judge_split(make_loaders, "make_loaders", n, batch_size, val_fraction, seed)
+
+
+@graded("make_loaders")
+def make_loaders_order(make_loaders, n: int = 120, batch_size: int = 10, val_fraction: float = 0.25,
+                       seed: int = 1, *, notes):
+    """Training batches reshuffled every epoch; validation in one fixed order; batch size respected"""
+    _judge_order(make_loaders, "make_loaders", n, batch_size, val_fraction, seed)
+
+
+@graded("make_loaders")
+def make_loaders_reproducible(make_loaders, n: int = 100, seed: int = 2, *, notes):
+    """The same generator seed gives the same split; another seed gives another"""
+    _judge_reproducible(make_loaders, "make_loaders", n, seed)
+
+
+# The repair task: a colleague's make_loaders, released with silent bugs; the same three owners, one
+# check part each (the split, the loaders' order, the generator).
+
+
+@graded("repair_make_loaders", starter=REPAIR_MAKE_LOADERS)
+def repair_make_loaders_split(repair_make_loaders, n: int = 200, batch_size: int = 16, val_fraction: float = 0.2,
+                              seed: int = 0, *, notes):
+    """A disjoint, complete, representative split: every example in exactly one loader"""
+    _judge_split(repair_make_loaders, "repair_make_loaders", n, batch_size, val_fraction, seed)
+
+
+@graded("repair_make_loaders", starter=REPAIR_MAKE_LOADERS)
+def repair_make_loaders_order(repair_make_loaders, n: int = 120, batch_size: int = 10, val_fraction: float = 0.25,
+                              seed: int = 1, *, notes):
+    """Training batches reshuffled every epoch; validation in one fixed order; batch size respected"""
+    _judge_order(repair_make_loaders, "repair_make_loaders", n, batch_size, val_fraction, seed)
+
+
+@graded("repair_make_loaders", starter=REPAIR_MAKE_LOADERS)
+def repair_make_loaders_reproducible(repair_make_loaders, n: int = 100, seed: int = 2, *, notes):
+    """The same generator seed gives the same split; another seed gives another"""
+    _judge_reproducible(repair_make_loaders, "repair_make_loaders", n, seed)
 
 
 # --------------------------------------------------------------------------
@@ -378,3 +421,4 @@ def health_check_leaves_state(health_check, seed: int = 3, *, notes):
                     or loader.batch_size != batch_size):
                 fail("health_check replaced part of the caller's loader.", "the loader belongs to the caller.",
                      "read the loader; do not rebuild or reassign it.", code="loader_changed")
+from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

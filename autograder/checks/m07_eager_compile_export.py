@@ -389,3 +389,4 @@ def export_onnx_runs(export_onnx, seed: int = 1, example_batch: int = 4, extra: 
     with torch.no_grad():
         want = [reference(x) for x in inputs]
     _compare(outputs, inputs, want, "ONNX model", example_batch)
+from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

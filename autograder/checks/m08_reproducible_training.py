@@ -22,6 +22,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from ..core import call, describe, fail, graded
 from ..devices import each_device
+from ..starters import REPAIR_LOAD_CHECKPOINT
 from ._training import blobs, make_loss, make_model, make_optimizer
 
 # --------------------------------------------------------------------------
@@ -299,3 +300,106 @@ def checkpoint_resume_matches(save_checkpoint, load_checkpoint, seed: int = 1, e
                  "one of the owners a resume needs (model, optimizer, RNGs, the loader's generator, the epoch "
                  "counter) was not carried through the checkpoint.",
                  "run the check above (checkpoint_restores_everything) to see which one.", code="resume_differs")
+from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+
+
+# --------------------------------------------------------------------------
+# repair_load_checkpoint: a colleague's loader for the team's checkpoint format, released with silent
+# bugs; one check part per owner (the epoch counter, the caller's model and optimizer, the RNGs)
+
+
+def save_team_checkpoint(path, model, optimizer, epoch, generator=None) -> Path:
+    """The team's checkpoint format (the exercise describes it): plain data and tensors only, so that it
+    loads with ``torch.load(path, weights_only=True)``; ``epoch`` is the epoch that has just finished."""
+    name, key, pos, has_gauss, cached = np.random.get_state()
+    state = {
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "epoch": epoch,
+        "rng": {
+            "python": random.getstate(),
+            "numpy": [name, key.tolist(), pos, has_gauss, cached],
+            "torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+            "generator": None if generator is None else generator.get_state(),
+        },
+    }
+    torch.save(state, path)
+    return Path(path)
+
+
+def _team_resume(repair_load_checkpoint, seed: int, device: str, half: int, tmp: Path):
+    """Train `half` epochs, save in the team's format, build fresh objects, disturb every RNG, load with the
+    learner's function. Returns the owners' state at the save, right after the load, and what it returned."""
+    g = _reset_rngs(seed, device)
+    model, optimizer, data = _objects(seed, device, g, init_seed=seed)
+    for _ in range(half):
+        _epoch(model, optimizer, data, device)
+    at_save = _state(model, optimizer, g, device)
+    path = save_team_checkpoint(tmp / "checkpoint.pt", model, optimizer, half - 1, g)
+    _reset_rngs(seed + 1000, device)  # a fresh process would start from other RNG states
+    g2 = torch.Generator().manual_seed(seed + 1000)
+    model2, optimizer2, _ = _objects(seed, device, g2, init_seed=seed + 1000)
+    next_epoch = call(repair_load_checkpoint, path, model2, optimizer2, g2)
+    return at_save, _state(model2, optimizer2, g2, device), next_epoch
+
+
+_RESTORE = {  # what to do, for a load whose file format is given
+    "model": 'load state["model"] into the model you were passed (its load_state_dict).',
+    "optimizer": 'load state["optimizer"] into the optimizer you were passed, not into a new one.',
+    "generator": 'restore rng["generator"] into the generator you were passed (generator.set_state).',
+    "torch": 'restore rng["torch"] with torch.set_rng_state().',
+    "numpy": 'restore rng["numpy"] with np.random.set_state() (its key back as a uint32 array).',
+    "python": 'restore rng["python"] with random.setstate().',
+    "cuda": 'restore rng["cuda"] with torch.cuda.set_rng_state_all() when CUDA is present.',
+}
+
+
+def _expect_restored(at_save: dict, now: dict, keys: tuple[str, ...]) -> None:
+    """Every owner among ``keys`` holds what it held at the save; all that do not are named in one message."""
+    wrong = [k for k in _differences(at_save, now) if k in keys]
+    if wrong:
+        owners = [_OWNERS[k][0] for k in wrong]
+        listed = _and_list(owners)
+        verb = "differed" if len(owners) == 1 else f"differed ({len(owners)} owners)"
+        fail(f"right after repair_load_checkpoint into fresh objects, {listed} {verb} from the state at the "
+             "moment the checkpoint was saved.",
+             f"{listed}: the checkpoint holds {'it' if len(owners) == 1 else 'them'}, but the load did not put "
+             + ("it" if len(owners) == 1 else "them") + " back into the caller's objects.",
+             " ".join(_RESTORE[k] for k in wrong), code=_OWNERS[wrong[0]][2])
+
+
+@graded("repair_load_checkpoint", starter=REPAIR_LOAD_CHECKPOINT)
+def repair_load_checkpoint_epoch(repair_load_checkpoint, seed: int = 0, half: int = 2, *, notes):
+    """Returns the index of the next epoch to run, as an int"""
+    for device in each_device(notes):
+        with _scratch() as tmp:
+            _, _, next_epoch = _team_resume(repair_load_checkpoint, seed, device, half, tmp)
+        if type(next_epoch) is not int:
+            fail(f"repair_load_checkpoint returned {describe(next_epoch)}.", "the epoch the load reports.",
+                 "return the index of the next epoch to run, as an int.", code="not_an_int")
+        if next_epoch != half:
+            saved = half - 1
+            fail(f"the checkpoint was saved after epoch {saved} finished (its \"epoch\" is {saved}) and "
+                 f"repair_load_checkpoint returned {next_epoch}.",
+                 "the epoch counter: a resumed run would " + ("repeat" if next_epoch < half else "skip")
+                 + " an epoch.", "return the index of the next epoch to run: the saved epoch plus one.",
+                 code="epoch_off_by_one")
+
+
+@graded("repair_load_checkpoint", starter=REPAIR_LOAD_CHECKPOINT)
+def repair_load_checkpoint_objects(repair_load_checkpoint, seed: int = 1, half: int = 2, *, notes):
+    """Restores the model and the optimizer (Adam's moments) into the caller's objects"""
+    for device in each_device(notes):
+        with _scratch() as tmp:
+            at_save, now, _ = _team_resume(repair_load_checkpoint, seed, device, half, tmp)
+        _expect_restored(at_save, now, ("model", "optimizer"))
+
+
+@graded("repair_load_checkpoint", starter=REPAIR_LOAD_CHECKPOINT)
+def repair_load_checkpoint_rngs(repair_load_checkpoint, seed: int = 2, half: int = 2, *, notes):
+    """Restores every RNG state: Python, NumPy, torch (CUDA when present) and the loader's generator"""
+    for device in each_device(notes):
+        with _scratch() as tmp:
+            at_save, now, _ = _team_resume(repair_load_checkpoint, seed, device, half, tmp)
+        _expect_restored(at_save, now, ("generator", "torch", "numpy", "python", "cuda"))

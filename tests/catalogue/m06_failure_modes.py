@@ -3,8 +3,9 @@
 import re
 
 from autograder import nbtools
+from autograder.starters import REPAIR_MAKE_LOADERS
 
-from . import Mutant
+from . import Mutant, edited
 
 MODULE = "06-failure-modes"
 
@@ -253,3 +254,36 @@ def health_check(model, loader, optimizer, loss_fn):
     return found
 """},
 }
+
+# --- repair_make_loaders: the starter with all but one planted bug repaired, and repairs in other styles
+_FIXES = {
+    "generator": [("torch.randperm(len(dataset))", "torch.randperm(len(dataset), generator=generator)")],
+    "shuffle": [("DataLoader(train_set, batch_size=batch_size)",
+                 "DataLoader(train_set, batch_size=batch_size, shuffle=True, generator=generator)")],
+    "drop_last": [(", drop_last=True)", ")")],
+}
+_LEFT = {"generator": ("test_repair_make_loaders_reproducible", "ignores_generator"),
+         "shuffle": ("test_repair_make_loaders_order", "not_shuffled"),
+         "drop_last": ("test_repair_make_loaders_split", "drops_examples")}
+
+
+def _repaired(*keep_broken, extra=()):
+    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
+    return {"repair_make_loaders": edited(REPAIR_MAKE_LOADERS, *edits, *extra)}
+
+
+for _bug, (_cell, _code) in _LEFT.items():
+    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell], [_code])
+MUTANTS["repair_validation_shuffled"] = Mutant(
+    _repaired(extra=[("DataLoader(val_set, batch_size=batch_size)",
+                      "DataLoader(val_set, batch_size=batch_size, shuffle=True)")]),
+    ["test_repair_make_loaders_order"], ["val_shuffled"])
+
+VARIANTS["repair_with_random_split"] = {"repair_make_loaders": """
+def repair_make_loaders(dataset, batch_size, val_fraction, generator):
+    n_val = int(val_fraction * len(dataset))
+    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=generator)
+    return (DataLoader(train_set, batch_size=batch_size, shuffle=True),
+            DataLoader(val_set, batch_size=batch_size, shuffle=False, drop_last=False))
+"""}
+VARIANTS["repair_in_place_minimal"] = _repaired()

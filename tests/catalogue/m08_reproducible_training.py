@@ -1,6 +1,8 @@
 """Module 08-reproducible-training: mutants and correct variants."""
 
-from . import Mutant
+from autograder.starters import REPAIR_LOAD_CHECKPOINT
+
+from . import Mutant, edited
 
 MODULE = "08-reproducible-training"
 
@@ -151,3 +153,48 @@ VARIANTS = {
     return g
 """},
 }
+
+# --- repair_load_checkpoint: the starter with all but one planted bug repaired, and repairs in other styles
+_FIXES = {
+    "epoch": [('    return state["epoch"]', '    return state["epoch"] + 1')],
+    "optimizer": [("    optimizer = type(optimizer)(model.parameters(), **optimizer.defaults)\n", "")],
+    "generator": [('    torch.set_rng_state(rng["torch"])\n',
+                   '    torch.set_rng_state(rng["torch"])\n    if generator is not None:\n'
+                   '        generator.set_state(rng["generator"])\n')],
+}
+_LEFT = {"epoch": ("test_repair_load_checkpoint_epoch", "epoch_off_by_one"),
+         "optimizer": ("test_repair_load_checkpoint_objects", "optimizer_not_restored"),
+         "generator": ("test_repair_load_checkpoint_rngs", "generator_not_restored")}
+
+
+def _repaired(*keep_broken, extra=()):
+    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
+    return {"repair_load_checkpoint": edited(REPAIR_LOAD_CHECKPOINT, *edits, *extra)}
+
+
+for _bug, (_cell, _code) in _LEFT.items():
+    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell], [_code])
+MUTANTS["repair_python_rng_dropped"] = Mutant(
+    _repaired(extra=[('    random.setstate(rng["python"])\n', "")]), ["test_repair_load_checkpoint_rngs"],
+    ["python_rng_not_restored"])
+MUTANTS["repair_model_into_a_copy"] = Mutant(
+    _repaired(extra=[('    model.load_state_dict(state["model"])\n',
+                      '    import copy\n    copy.deepcopy(model).load_state_dict(state["model"])\n')]),
+    ["test_repair_load_checkpoint_objects"], ["model_not_restored"])
+
+VARIANTS["repair_in_place_minimal"] = _repaired()
+VARIANTS["repair_rewritten"] = {"repair_load_checkpoint": """
+def repair_load_checkpoint(path, model, optimizer, generator=None):
+    ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    states = ckpt["rng"]
+    if generator is not None:
+        generator.set_state(states["generator"])
+    torch.set_rng_state(states["torch"])
+    np_state = list(states["numpy"])
+    np_state[1] = np.asarray(np_state[1], dtype=np.uint32)
+    np.random.set_state(tuple(np_state))
+    random.setstate(states["python"])
+    return int(ckpt["epoch"]) + 1
+"""}
