@@ -406,6 +406,56 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "difference points at one owner the loader does not restore.",
         ),
     },
+    "09-debug-a-real-run": {
+        "DigitsDataset": (
+            "A Dataset owns two things: how many examples there are (`__len__`) and what one example is "
+            "(`__getitem__`). Read the contract for the exact dtype and shape of each half of the pair.",
+            "Conv2d wants a channel axis; CrossEntropyLoss wants class indices, one int64 per example, not a "
+            "column and not one-hot rows. `torch.as_tensor(np.asarray(...))` accepts NumPy and tensors alike.",
+            "Convert and reshape once in `__init__` (images to float32 `[N, 1, 8, 8]`, labels to int64 `[N]`) and "
+            "index both in `__getitem__`; leave the pixel values as they are.",
+        ),
+        "fit_normalizer": (
+            "Preprocessing is state fitted on the training split. Which owner should hold it so that a saved "
+            "model carries it and `.to(device)` moves it?",
+            "Look up `nn.Module.register_buffer`: in `state_dict`, moved by `.to()`, never returned by "
+            "`parameters()`. Some pixels are 0 in every image, so their std is 0.",
+            "Compute mean and std from `train_images` once, outside `forward`; register them as buffers of a small "
+            "module whose `forward` applies them; keep std away from zero.",
+        ),
+        "DigitCNN": (
+            "The model is the one object that travels from training to serving. What must it own so that serving "
+            "cannot forget the preprocessing?",
+            "An `nn.Module` assigned as an attribute becomes a submodule (its buffers join `state_dict`); a list or "
+            "a dict does not. `nn.Identity()` stands in when no normaliser is given.",
+            "In `forward`: the normaliser first, then at least one `Conv2d` (with `padding` the 8×8 keeps its size), "
+            "then flatten and a `Linear` to `num_classes` logits.",
+        ),
+        "train_epoch_ce": (
+            "It is module 04's epoch with three new owners: the loss's target contract, the clipping between "
+            "`backward` and `step`, and a schedule that counts optimizer steps.",
+            "Look up `nn.utils.clip_grad_norm_` (one norm over all parameters) and the warning PyTorch gives when "
+            "a scheduler steps before its optimizer.",
+            "Per batch: clear, forward, loss, backward, clip only when `max_grad_norm` is not None, step, then "
+            "`scheduler.step()` when there is a scheduler; weight each batch's loss by its size.",
+        ),
+        "predict_digits": (
+            "Serving must see exactly what training saw. Where does this model keep its preprocessing, and what "
+            "is then left for `predict_digits` to do?",
+            "The mode and the grad mode are two switches (module 05); `argmax(dim=1)` turns `[N, C]` logits into "
+            "class indices.",
+            "Reshape the raw images to float32 `[N, 1, 8, 8]` on the model's device, no scaling of your own; eval "
+            "mode and no graph for the forward; hand the caller's mode back.",
+        ),
+        "repair_run": (
+            "Run the checks first and read which owner each one names; then read the run as the lesson did, with "
+            "your own ledger, one epoch at a time.",
+            "Compare, line by line: what each parameter's `.grad` holds when the next `backward` starts, the mode "
+            "at every validation forward, and what reaches the model on the training and on the validation path.",
+            "Change as little as you can: every fault is one owner's state at one moment, and each check cell "
+            "passes on its own once its owner is right.",
+        ),
+    },
 }
 
 #: Graded functions that have hints before they exist in ``course.MODULES`` (the repair tasks).

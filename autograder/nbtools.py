@@ -255,3 +255,10 @@ def ensure_hint_lines(nb, module_id: str) -> nbformat.NotebookNode:
         kept = [line for line in nb.cells[i].source.splitlines() if not line.startswith(HINT_LINE_MARKER)]
         nb.cells[i].source = "\n".join(kept).rstrip() + "\n\n" + hint_line(functions)
     return nb
+
+
+def strip_solution_markers(source: str) -> str:
+    """An answer cell's source without nbgrader's ``### BEGIN/END SOLUTION`` lines: the solution as a learner
+    would write it (catalogues edit it into mutants)."""
+    return "\n".join(line for line in source.splitlines()
+                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"

@@ -67,10 +67,48 @@ def repair_load_checkpoint(path, model, optimizer, generator=None):
     return state["epoch"]
 '''
 
+# Module 09: a complete run on the digits that trains, validates and plateaus.
+REPAIR_RUN = '''\
+def repair_run(seed):
+    """Train a small CNN on the digits; return its curves and validation accuracy (from a colleague's notebook)."""
+    torch.manual_seed(seed)
+    digits = load_digits()
+    images = torch.tensor(digits.images, dtype=torch.float32).unsqueeze(1)  # [1797, 1, 8, 8], values 0-16
+    labels = torch.tensor(digits.target, dtype=torch.long)
+    order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(seed))
+    train_idx, val_idx = order[:1400], order[1400:]
+    mean, std = images[train_idx].mean(), images[train_idx].std()
+    train_x = (images[train_idx] - mean) / std
+    val_x = images[val_idx] / 16.0
+    train_loader = DataLoader(TensorDataset(train_x, labels[train_idx]), batch_size=64, shuffle=True,
+                              generator=torch.Generator().manual_seed(seed))
+    model = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                          nn.Dropout(0.3), nn.Linear(16 * 4 * 4, 10))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-3, weight_decay=1e-4)
+    loss_fn = nn.CrossEntropyLoss()
+    history = {"train_loss": [], "val_loss": []}
+    for epoch in range(6):
+        model.train()
+        total = 0.0
+        for x, y in train_loader:
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(x)
+        history["train_loss"].append(total / len(train_x))
+        model.eval
+        with torch.no_grad():
+            val_logits = model(val_x)
+            history["val_loss"].append(loss_fn(val_logits, labels[val_idx]).item())
+    history["val_accuracy"] = (val_logits.argmax(dim=1) == labels[val_idx]).float().mean().item()
+    return history
+'''
+
 #: ``{graded function: its starter code}``: the release puts each in its answer cell.
 STARTERS: dict[str, str] = {
     "repair_train_epoch": REPAIR_TRAIN_EPOCH,
     "repair_evaluate": REPAIR_EVALUATE,
     "repair_make_loaders": REPAIR_MAKE_LOADERS,
     "repair_load_checkpoint": REPAIR_LOAD_CHECKPOINT,
+    "repair_run": REPAIR_RUN,
 }

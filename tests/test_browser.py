@@ -36,6 +36,7 @@ JUPYTER = Path(sys.executable).with_name("jupyter")
 
 LESSON = "course/01-tensors.ipynb"  # its broadcasting calculator: two Dropdowns and an HTML readout
 STEP_LESSON = "course/04-five-line-step.ipynb"  # ToggleButtons and an IntSlider driving an HTML readout
+CAPSTONE = "course/09-debug-a-real-run.ipynb"  # a SelectionSlider of learning rates redrawing the curves
 FILLED = "exercise-01-filled.ipynb"  # module 01's solution notebook, as a learner who finished it has it
 EXERCISE = "exercises/01-tensors/01-tensors.ipynb"  # the blank release
 START = "course/00-start.ipynb"
@@ -330,6 +331,32 @@ def test_lesson_slider_keyboard_and_buttons(page, lab):
     assert "mod-active" in (later.get_attribute("class") or "")
     assert "ledger event 1" in readout.inner_text()
     shot(page, "05-steps-toggle-after-click", widget)
+    assert "Error displaying widget" not in notebook.inner_text()
+
+
+def test_capstone_learning_rate_slider_redraws_the_curves(page, lab):
+    """Module 09's widget: the peak-learning-rate slider redraws its run's curves (trained before, only drawn)."""
+    notebook = open_notebook(page, lab, CAPSTONE, "capstone")
+    run_all(page, lab, CAPSTONE)
+
+    widget = notebook.locator(".widget-vbox").filter(has=page.locator(".widget-slider")).last
+    widget.wait_for(state="visible", timeout=30_000)
+    slider = widget.locator(".widget-slider").first
+    value = slider.locator(".widget-readout")
+    figure = widget.locator(".jp-RenderedImage img").first
+    figure.wait_for(state="visible", timeout=30_000)
+    before_value, before_src = value.inner_text().strip(), figure.get_attribute("src")
+    assert figure.evaluate("img => img.naturalWidth") > 100
+    shot(page, "10-capstone-lr-slider", widget)
+
+    slider.locator(".noUi-handle").click()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("([el, old]) => el.innerText.trim() !== old", arg=[value.element_handle(), before_value],
+                           timeout=30_000)
+    page.wait_for_function("([w, old]) => { const img = w.querySelector('.jp-RenderedImage img');"
+                           " return img && img.getAttribute('src') !== old; }",
+                           arg=[widget.element_handle(), before_src], timeout=30_000)
+    shot(page, "11-capstone-lr-slider-after-keyboard", widget)
     assert "Error displaying widget" not in notebook.inner_text()
 
 

@@ -1,0 +1,727 @@
+"""Checks for module 09-debug-a-real-run: the run that will not improve, on real data.
+
+The data are scikit-learn's digits (1,797 real 8×8 images, values 0–16, 10 classes; shipped
+with scikit-learn, nothing is downloaded).  ``DigitsDataset`` is judged by what it yields,
+``fit_normalizer`` by its output on images other than those it was fitted on and by where its
+statistics live, ``DigitCNN`` by its shapes and by the order of its forward passes,
+``train_epoch_ce`` through the course's ledger against the check's own epoch (clipping observed
+between ``backward`` and ``step``, scheduler steps counted against optimizer steps) and
+``predict_digits`` against the check's own eval-mode predictions.  ``repair_run`` builds
+everything itself, so it is observed from outside with PyTorch's global hooks: every top-level
+forward pass (its mode, whether a backward reached its output, the statistics of its input),
+every optimizer step, and what each parameter's ``.grad`` held when the next backward reached it.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import math
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from ..core import call, describe, fail, graded
+from ..devices import each_device
+from ..ledger import Ledger
+from ..starters import REPAIR_RUN
+from ._training import call_with_batches, diagnose_modes, diagnose_update, differing, expect_float, snapshot
+
+# --------------------------------------------------------------------------
+# Data
+
+
+@functools.lru_cache(maxsize=1)
+def _digits() -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    return d.data.astype(np.float64), d.target.astype(np.int64)  # (1797, 64) in 0..16, (1797,)
+
+
+def _sample(n: int, seed: int, classes=None) -> tuple[np.ndarray, np.ndarray]:
+    images, labels = _digits()
+    keep = np.arange(len(labels)) if classes is None else np.flatnonzero(np.isin(labels, classes))
+    pick = np.random.default_rng(seed).permutation(keep)[:n]
+    return images[pick], labels[pick]
+
+
+def _raw(images: np.ndarray, device="cpu") -> torch.Tensor:
+    return torch.tensor(images, dtype=torch.float32).reshape(-1, 1, 8, 8).to(device)  # (N, 1, 8, 8)
+
+
+class _RefNormalizer(nn.Module):
+    def __init__(self, mean: torch.Tensor, std: torch.Tensor):
+        super().__init__()
+        self.register_buffer("mean", mean)
+        self.register_buffer("std", std)
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+def _ref_cnn(seed: int, device="cpu", num_classes: int = 10, dropout: float = 0.0, fit_on=None) -> nn.Module:
+    """The check's own small CNN (with a per-pixel normaliser fitted on ``fit_on`` when given)."""
+    torch.manual_seed(seed)
+    layers = []
+    if fit_on is not None:
+        x = _raw(fit_on)
+        layers.append(_RefNormalizer(x.mean(0, keepdim=True), x.std(0, keepdim=True).clamp_min(1.0)))
+    layers += [nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten()]
+    if dropout:
+        layers.append(nn.Dropout(dropout))
+    layers.append(nn.Linear(8 * 4 * 4, num_classes))
+    return nn.Sequential(*layers).to(device)
+
+
+def _loader(images, labels, batch_size: int, seed: int = 0) -> DataLoader:
+    data = TensorDataset(_raw(images), torch.tensor(labels, dtype=torch.long))
+    return DataLoader(data, batch_size=batch_size, shuffle=True, generator=torch.Generator().manual_seed(seed))
+
+
+# --------------------------------------------------------------------------
+# DigitsDataset
+
+
+def _dataset(DigitsDataset, images, labels):
+    ds = call(DigitsDataset, images, labels)
+    if not isinstance(ds, torch.utils.data.Dataset):
+        fail(f"DigitsDataset(images, labels) built {describe(ds)}, not a torch.utils.data.Dataset.",
+             "the class you defined.", "subclass torch.utils.data.Dataset (with __len__ and __getitem__).",
+             code="not_a_dataset")
+    return ds
+
+
+def _expect_item(item, image: np.ndarray, label: int, where: str) -> None:
+    if not isinstance(item, (tuple, list)) or len(item) != 2:
+        fail(f"{where} is {describe(item)}, not a pair (x, y).", "DigitsDataset.__getitem__.",
+             "return `(x, y)` for one example.", code="not_a_pair")
+    x, y = item
+    if not isinstance(x, torch.Tensor) or x.dtype != torch.float32 or tuple(x.shape) != (1, 8, 8):
+        fail(f"{where}: x is {describe(x)}; the contract asks for a float32 tensor [1, 8, 8].",
+             "the image DigitsDataset hands to the model (one channel, 8×8, as Conv2d expects).",
+             "reshape each image to [1, 8, 8] and make it float32.", code="wrong_image")
+    want = torch.tensor(image, dtype=torch.float32).reshape(1, 8, 8)
+    if not torch.allclose(x.cpu(), want):
+        scaled = float(x.max()) <= 1.0 + 1e-6 and float(want.max()) > 1
+        fail(f"{where}: x does not hold the raw pixel values (0–16)" + (": it looks rescaled." if scaled else "."),
+             "the dataset: preprocessing belongs to the model (its normaliser), so that training and serving "
+             "apply the same one.", "return the image unscaled; let the model's normaliser do the scaling.",
+             code="image_preprocessed")
+    if not isinstance(y, torch.Tensor) or y.dtype != torch.int64 or y.dim() != 0:
+        shape = list(y.shape) if isinstance(y, torch.Tensor) else None
+        seen = f"{where}: y is {describe(y)}"
+        if isinstance(y, torch.Tensor) and y.dim() == 1 and y.numel() == 10:
+            seen += " (one-hot)"
+        fail(seen + "; the contract asks for an int64 scalar tensor (the class index).",
+             "the targets: CrossEntropyLoss takes logits [N, C] with class indices [N] (int64) — the one "
+             "case where the targets are not shaped like the logits." + (
+                 f" A batch of these would be {[64] + shape} instead of [64]." if shape else ""),
+             "return the label as torch.tensor(label, dtype=torch.long).", code="wrong_target")
+    if int(y) != int(label):
+        fail(f"{where}: y is {int(y)} but the label is {int(label)}.", "the pairing of images and labels.",
+             "return the i-th image with the i-th label.", code="wrong_label")
+
+
+@graded("DigitsDataset")
+def DigitsDataset_items(DigitsDataset, n: int = 20, seed: int = 0, *, notes):
+    """ds[i] is (x float32 [1, 8, 8] unscaled, y int64 scalar), from images [N, 64] or [N, 8, 8]"""
+    images, labels = _sample(n, seed)
+    for layout, imgs, labs in (("[N, 64] NumPy", images, labels),
+                               ("[N, 8, 8] tensor", torch.tensor(images.reshape(-1, 8, 8)), torch.tensor(labels))):
+        ds = _dataset(DigitsDataset, imgs, labs)
+        if len(ds) != n:
+            fail(f"len(DigitsDataset(...)) is {len(ds)} for {n} images ({layout}).", "DigitsDataset.__len__.",
+                 "return the number of examples.", code="wrong_length")
+        for i in (0, n // 2, n - 1):
+            _expect_item(call(ds.__getitem__, i), images[i], labels[i], f"ds[{i}] (images {layout})")
+
+
+@graded("DigitsDataset")
+def DigitsDataset_batches(DigitsDataset, n: int = 50, batch_size: int = 16, seed: int = 1, *, notes):
+    """A DataLoader over it gives x [B, 1, 8, 8] float32 and y [B] int64, ready for CrossEntropyLoss"""
+    images, labels = _sample(n, seed)
+    ds = _dataset(DigitsDataset, images, labels)
+    for x, y in DataLoader(ds, batch_size=batch_size):
+        if tuple(x.shape[1:]) != (1, 8, 8) or x.dtype != torch.float32:
+            fail(f"a batch's x is {describe(x)}.", "DigitsDataset's images.", "return each x as float32 [1, 8, 8].",
+                 code="wrong_image")
+        if y.dtype != torch.int64 or y.dim() != 1:
+            fail(f"a batch's y is {describe(y)}; CrossEntropyLoss wants class indices [B] (int64).",
+                 "DigitsDataset's targets.", "return each label as an int64 scalar tensor.", code="wrong_target")
+        torch.nn.functional.cross_entropy(torch.zeros(len(y), 10), y)  # the contract it must serve
+
+
+# --------------------------------------------------------------------------
+# fit_normalizer
+
+
+def _normalizer(fit_normalizer, images):
+    norm = call(fit_normalizer, images)
+    if not isinstance(norm, nn.Module):
+        fail(f"fit_normalizer returned {describe(norm)}, not an nn.Module.", "the normaliser fit_normalizer builds.",
+             "return a module whose forward maps raw images to (x - mean) / std.", code="not_a_module")
+    return norm
+
+
+def _matches(out: torch.Tensor, x: torch.Tensor, mean, std) -> bool:
+    want = (x - mean) / std
+    informative = (std > 2.0).expand_as(x)  # pixels that vary; near-constant ones may use any floor
+    return bool(torch.allclose(out[informative], want[informative], rtol=2e-2, atol=1e-3))
+
+
+@graded("fit_normalizer")
+def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, notes):
+    """(x - mean) / std with statistics from the training images only (per pixel or global), finite everywhere"""
+    train, _ = _sample(n, seed, classes=[0, 1, 2, 3, 4])  # their statistics differ from the whole set's
+    other, _ = _sample(40, seed + 1, classes=[5, 6, 7, 8, 9])
+    norm = _normalizer(fit_normalizer, train)
+    x = _raw(other)
+    out = call(norm, x)
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        fail(f"the normaliser turned {describe(x)} into {describe(out)}.", "the normaliser's forward.",
+             "return a tensor shaped like its input.", code="wrong_shape")
+    if not torch.isfinite(out).all():
+        fail("the normaliser's output holds inf or NaN.",
+             "its std: some pixels (the borders) are 0 in every training image, so their std is 0.",
+             "keep std away from zero (for example clamp it to at least 1, or add a small epsilon).",
+             code="nonfinite_output")
+    t = _raw(train)
+    candidates = {
+        "per pixel": (t.mean(0, keepdim=True), t.std(0, keepdim=True)),
+        "per pixel (population std)": (t.mean(0, keepdim=True), t.std(0, keepdim=True, unbiased=False)),
+        "global": (t.mean(), t.std().expand(1, 1, 8, 8)),
+    }
+    alone = call(norm, x[:3])
+    if not isinstance(alone, torch.Tensor) or alone.shape != x[:3].shape or not torch.allclose(
+            alone, out[:3], rtol=1e-4, atol=1e-5, equal_nan=True):
+        fail("the normaliser gave the first three images other outputs alone than inside a batch of 40.",
+             "its statistics are computed from each batch it sees, not fixed from the training images.",
+             "compute mean and std once in fit_normalizer and store them; forward only applies them.",
+             code="stats_per_batch")
+    if any(_matches(out, x, m, s) for m, s in candidates.values()):
+        return
+    everything = _raw(_digits()[0])
+    if _matches(out, x, everything.mean(0, keepdim=True), everything.std(0, keepdim=True)) or _matches(
+            out, x, everything.mean(), everything.std().expand(1, 1, 8, 8)):
+        fail("the normaliser's statistics are those of the whole digits data set, not of the images it was given.",
+             "fit_normalizer: validation and test images leaked into the preprocessing.",
+             "compute mean and std from `train_images` only.", code="stats_from_all_data")
+    fail("the normaliser's output is not (x - mean) / std with the training images' mean and std.",
+         "the statistics fit_normalizer stored, or the formula its forward applies.",
+         "store mean and std of `train_images` (per pixel or global) and return (x - mean) / std.",
+         code="wrong_normalization")
+
+
+@graded("fit_normalizer")
+def fit_normalizer_buffers(fit_normalizer, n: int = 120, seed: int = 3, *, notes):
+    """mean and std are buffers: in state_dict, moved by .to(), never trained"""
+    train, _ = _sample(n, seed)
+    norm = _normalizer(fit_normalizer, train)
+    trainable = [name for name, p in norm.named_parameters() if p.requires_grad]
+    if trainable:
+        fail(f"the normaliser has trainable parameters: {', '.join(trainable[:3])}.",
+             "its statistics were registered as nn.Parameter, so an optimizer over model.parameters() would "
+             "train them away from the data's mean and std.",
+             "register them with self.register_buffer(name, tensor).", code="stats_as_parameters")
+    state = norm.state_dict()
+    if not any(isinstance(v, torch.Tensor) for v in state.values()):
+        fail("the normaliser's state_dict() is empty.",
+             "its statistics are plain attributes: a saved model would lose its preprocessing.",
+             "register mean and std with self.register_buffer.", code="stats_not_saved")
+    moved = copy.deepcopy(norm).to("meta")
+    left = [name for name, value in vars(moved).items()
+            if isinstance(value, torch.Tensor) and value.device.type != "meta"]
+    if left or any(b.device.type != "meta" for b in moved.buffers()):
+        fail(f"after .to('meta') the normaliser still holds {', '.join(left[:3]) or 'tensors'} on the CPU. "
+             "('meta' is a device with shapes but no data, used here to test device handling without a GPU.)",
+             "tensors kept as plain attributes do not move with the module, so on a GPU the forward would mix "
+             "devices.", "register mean and std with self.register_buffer.", code="stats_not_moved")
+
+
+# --------------------------------------------------------------------------
+# DigitCNN
+
+
+@graded("DigitCNN")
+def DigitCNN_shapes(DigitCNN, n: int = 6, *, notes):
+    """At least one Conv2d; raw [N, 1, 8, 8] in, [N, num_classes] logits out"""
+    images, _ = _sample(n, 4)
+    for num_classes in (10, 7):
+        model = call(DigitCNN, num_classes=num_classes)
+        if not isinstance(model, nn.Module) or not any(isinstance(m, nn.Conv2d) for m in model.modules()):
+            fail(f"DigitCNN(num_classes={num_classes}) built {describe(model)} without any nn.Conv2d.",
+                 "the model's layers.", "use at least one nn.Conv2d over the [1, 8, 8] images.", code="no_conv")
+        model.eval()
+        out = call(model, _raw(images))
+        if not isinstance(out, torch.Tensor) or tuple(out.shape) != (n, num_classes):
+            fail(f"DigitCNN(num_classes={num_classes}) turned {n} images [N, 1, 8, 8] into {describe(out)}.",
+                 "the model's head.", f"end with one logit per class: [N, {num_classes}] (no softmax needed).",
+                 code="wrong_logits")
+
+
+class _Spy(nn.Module):
+    """A normaliser that records the inputs it saw, before any Conv2d ran."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.full((1, 1, 8, 8), 4.0))
+        self.register_buffer("std", torch.full((1, 1, 8, 8), 5.0))
+        self.seen: list[torch.Tensor] = []
+
+    def forward(self, x):
+        self.seen.append(x.detach().clone())
+        return (x - self.mean) / self.std
+
+
+@graded("DigitCNN")
+def DigitCNN_normalizer(DigitCNN, n: int = 5, *, notes):
+    """Applies the normaliser first, on the raw images, and carries it in its state_dict"""
+    images, _ = _sample(n, 5)
+    spy = _Spy()
+    model = call(DigitCNN, num_classes=10, normalizer=spy)
+    order = []
+    handles = [m.register_forward_pre_hook(lambda mod, args: order.append("conv"))
+               for m in model.modules() if isinstance(m, nn.Conv2d)]
+    handles.append(spy.register_forward_pre_hook(lambda mod, args: order.append("normalizer")))
+    try:
+        model.eval()
+        x = _raw(images)
+        call(model, x)
+    finally:
+        for h in handles:
+            h.remove()
+    if "normalizer" not in order:
+        fail("DigitCNN(normalizer=...) never called the normaliser in its forward.",
+             "the model: the preprocessing it was given is not part of its computation, so serving would skip it.",
+             "apply self.normalizer (when given) to the input first in forward.", code="normalizer_unused")
+    if order[0] != "normalizer":
+        fail("a Conv2d ran before the normaliser.", "the order of the model's forward.",
+             "normalise the raw input first, then the convolutions.", code="normalizer_not_first")
+    if not torch.equal(spy.seen[0], x):
+        fail("the normaliser received something other than the raw images.", "the model's forward.",
+             "pass the raw input to the normaliser unchanged.", code="normalizer_not_first")
+    if not any(k.endswith("mean") and torch.equal(v, spy.mean) for k, v in model.state_dict().items()):
+        fail("the model's state_dict() does not hold the normaliser's buffers.",
+             "the normaliser is not a submodule of the model (stored in a list, a dict or outside it), so a saved "
+             "model loses its preprocessing.", "assign it as an attribute: self.normalizer = normalizer.",
+             code="normalizer_not_saved")
+
+
+# --------------------------------------------------------------------------
+# train_epoch_ce
+
+
+def _ce_problem(seed: int, device, n: int = 100, batch_size: int = 32, dropout: float = 0.0, lr: float = 0.05):
+    images, labels = _sample(n, seed)
+    model = _ref_cnn(seed, device, dropout=dropout)
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    return model, opt, _loader(images, labels, batch_size, seed)
+
+
+def _ref_ce_epoch(model, opt, data, device, scheduler=None, max_grad_norm=None):
+    loss_fn = nn.CrossEntropyLoss()
+    model.train()
+    losses, sizes = [], []
+    for x, y in data:
+        x, y = x.to(device), y.to(device)
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        opt.step()
+        if scheduler is not None:
+            scheduler.step()
+        losses.append(loss.item())
+        sizes.append(len(x))
+    return losses, sizes
+
+
+def _twin(model, opt, data):
+    """A copy of (model, optimizer) and the loader's shuffle state, taken before the learner's epoch."""
+    twin = copy.deepcopy(model)
+    twin_opt = type(opt)(twin.parameters(), **opt.defaults)
+    twin_opt.load_state_dict(copy.deepcopy(opt.state_dict()))
+    return twin, twin_opt, data.generator.get_state()
+
+
+def _replay(device, start, data, **kwargs):
+    """The check's own epoch from the same start (same weights, optimizer and shuffle order)."""
+    twin, twin_opt, shuffle = start
+    data.generator.set_state(shuffle)
+    return twin, _ref_ce_epoch(twin, twin_opt, data, device, **kwargs)
+
+
+def _global_norm(params) -> float:
+    grads = [p.grad.detach().double().flatten() for p in params if p.grad is not None]
+    return float(torch.cat(grads).norm()) if grads else 0.0
+
+
+@graded("train_epoch_ce")
+def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_size: int = 32, *, notes):
+    """One correct update per batch with CrossEntropyLoss, no clipping unless asked; returns the mean per-example loss"""
+    for device in each_device(notes):
+        model, opt, data = _ce_problem(seed, device, n, batch_size)
+        start = _twin(model, opt, data)
+        with Ledger(model, opt) as ledger:
+            out = call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+        steps = math.ceil(n / batch_size)
+        diagnose_update(ledger, "train_epoch_ce", steps_expected=steps)
+        twin, (losses, sizes) = _replay(device, start, data)
+        wrong = differing(snapshot(model), snapshot(twin))
+        if wrong:
+            fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch with "
+                 "CrossEntropyLoss over the same batches (no clipping: max_grad_norm was None).",
+                 "the update: the loss, the targets it was given, or the gradients changed between backward() and "
+                 "step() although nothing asked for it.",
+                 "per batch: zero_grad, logits [N, C], nn.CrossEntropyLoss()(logits, y) with y the int64 labels, "
+                 "backward, step — clip only when max_grad_norm is given.", code="wrong_update")
+        got = expect_float(out, "the value train_epoch_ce returned", "train_epoch_ce")
+        want = sum(v * s for v, s in zip(losses, sizes)) / sum(sizes)
+        if abs(got - want) > 1e-4 * max(1.0, abs(want)):
+            plain = sum(losses) / len(losses)
+            code = "unweighted_mean" if abs(got - plain) <= 1e-4 * max(1.0, plain) else "wrong_mean"
+            fail(f"train_epoch_ce returned {got:.6g}; the epoch's mean per-example loss is {want:.6g}"
+                 + (f" (the plain mean of batch losses of sizes {sizes} is {plain:.6g})." if code == "unweighted_mean"
+                    else "."), "the epoch's running loss total.",
+                 "accumulate `loss.item() * len(x)` and divide by the number of examples.", code=code)
+
+
+@graded("train_epoch_ce")
+def train_epoch_ce_mode(train_epoch_ce, seed: int = 1, n: int = 64, batch_size: int = 32, *, notes):
+    """Trains in training mode even when an evaluation left the model in eval mode"""
+    for device in each_device(notes):
+        model, opt, data = _ce_problem(seed, device, n, batch_size, dropout=0.3)
+        model.eval()
+        with Ledger(model, opt, submodules=True) as ledger:
+            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+        diagnose_modes(ledger, "train_epoch_ce", training=True, grad=True,
+                       owner_hint="the evaluation that ran before this epoch")
+
+
+@graded("train_epoch_ce")
+def train_epoch_ce_clipping(train_epoch_ce, seed: int = 2, n: int = 96, batch_size: int = 32,
+                            max_grad_norm: float = 0.5, *, notes):
+    """With max_grad_norm, the global gradient norm is clipped to it between backward and step, every step"""
+    for device in each_device(notes):
+        model, opt, data = _ce_problem(seed, device, n, batch_size)
+        params = list(model.parameters())
+        after_backward, at_step = [], []
+        last = {}
+
+        def on_grad(p, params=params, last=last):
+            last["norm"] = _global_norm(params)
+
+        def on_step(optimizer, args, kwargs, params=params, last=last, after_backward=after_backward,
+                    at_step=at_step):
+            after_backward.append(last.get("norm", 0.0))
+            at_step.append(_global_norm(params))
+
+        handles = [p.register_post_accumulate_grad_hook(on_grad) for p in params]
+        handles.append(opt.register_step_pre_hook(on_step))
+        start = _twin(model, opt, data)
+        try:
+            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, None, max_grad_norm)
+        finally:
+            for h in handles:
+                h.remove()
+        if not at_step:
+            fail("optimizer.step() never ran.", "the loop over the loader.", "step once per batch.", code="no_step")
+        tol = max_grad_norm * 1e-3
+        over = [i for i, v in enumerate(at_step) if v > max_grad_norm + tol]
+        if over:
+            i = over[0]
+            if at_step[i] < after_backward[i] * (1 - 1e-3):
+                fail(f"at optimizer step {i + 1} the gradients had been scaled down (norm {after_backward[i]:.3g} "
+                     f"after backward, {at_step[i]:.3g} at step) but their global norm was still above "
+                     f"max_grad_norm={max_grad_norm}.",
+                     "the clipping rule: each parameter's gradient was clipped on its own, not all of them together.",
+                     "clip the norm of all gradients together: clip_grad_norm_(model.parameters(), max_grad_norm).",
+                     code="wrong_clipping")
+            when = "before backward() (backward then wrote the full gradient again), after step(), or not at all"
+            fail(f"at optimizer step {i + 1} the global gradient norm was {at_step[i]:.3g}, above "
+                 f"max_grad_norm={max_grad_norm}.",
+                 f"the gradients the optimizer read were not clipped: clipping ran {when}.",
+                 "clip with torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm) after backward() "
+                 "and before step().", code="not_clipped")
+        twin, _ = _replay(device, start, data, max_grad_norm=max_grad_norm)
+        wrong = differing(snapshot(model), snapshot(twin))
+        if wrong:
+            fail(f"with max_grad_norm={max_grad_norm}, {', '.join(wrong[:3])} differ from a correct clipped epoch.",
+                 "the gradients the optimizer read: clipped by another rule than the global norm over all "
+                 "parameters.", "clip the norm of all gradients together (clip_grad_norm_), not each separately.",
+                 code="wrong_clipping")
+
+
+@graded("train_epoch_ce")
+def train_epoch_ce_scheduler(train_epoch_ce, seed: int = 3, n: int = 100, batch_size: int = 16, *, notes):
+    """With a scheduler, one scheduler step right after each optimizer step; none without one"""
+    for device in each_device(notes):
+        model, opt, data = _ce_problem(seed, device, n, batch_size)
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1.0 / (1.0 + 0.1 * step))
+        events = []
+        handle = opt.register_step_post_hook(lambda o, a, k, events=events: events.append("step"))
+        original = sched.step
+
+        def counted(*args, events=events, original=original, **kwargs):
+            events.append("scheduler")
+            return original(*args, **kwargs)
+
+        sched.step = counted
+        try:
+            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, sched)
+        finally:
+            handle.remove()
+            sched.step = original
+        steps, sched_steps = events.count("step"), events.count("scheduler")
+        if sched_steps != steps:
+            per_epoch = sched_steps == 1 and steps > 1
+            fail(f"over one epoch of {steps} optimizer steps, scheduler.step() ran {sched_steps} time(s)"
+                 + (" (once per epoch)." if per_epoch else "."),
+                 "the learning-rate schedule: it was asked to advance once per optimizer step, so its shape over "
+                 "training depends on counting exactly those.",
+                 "call scheduler.step() once right after every optimizer.step() (when a scheduler is given).",
+                 code="scheduler_per_epoch" if per_epoch else "scheduler_count")
+        if events and events[0] == "scheduler" or any(a == b == "scheduler" for a, b in zip(events, events[1:])):
+            fail("scheduler.step() ran before the optimizer step it belongs to.",
+                 "the schedule: stepping it first skips the first learning rate.",
+                 "call scheduler.step() after optimizer.step().", code="scheduler_before_step")
+
+
+# --------------------------------------------------------------------------
+# predict_digits
+
+
+def _trained_ref(seed: int, device, dropout: float = 0.5) -> nn.Module:
+    images, labels = _sample(400, seed + 50)
+    model = _ref_cnn(seed, device, dropout=dropout, fit_on=images)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(3):
+        _ref_ce_epoch(model, opt, _loader(images, labels, 64, seed), device)
+    return model
+
+
+@graded("predict_digits")
+def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
+    """int64 labels [N] from raw images ([N, 64] NumPy or [N, 8, 8] tensor), as the model in eval mode predicts"""
+    for device in each_device(notes):
+        model = _trained_ref(seed, device)
+        images, _ = _sample(n, seed + 7)
+        model.eval()
+        with torch.no_grad():
+            want = model(_raw(images, device)).argmax(1).cpu()
+        model.train()
+        for layout, imgs in (("[N, 64] NumPy", images), ("[N, 8, 8] tensor", torch.tensor(images).reshape(-1, 8, 8))):
+            out = call(predict_digits, model, imgs)
+            if not isinstance(out, torch.Tensor) or out.dtype != torch.int64 or tuple(out.shape) != (n,):
+                fail(f"predict_digits(model, images {layout}) returned {describe(out)}; the contract asks for "
+                     f"int64 labels [{n}].", "the value predict_digits returns.",
+                     "return logits.argmax(dim=1) (one class index per image).", code="wrong_labels")
+            agree = float((out.cpu() == want).float().mean())
+            if agree < 1.0:
+                fail(f"for images {layout}, predict_digits agrees with the model's eval-mode predictions on "
+                     f"{agree:.0%} of {n} images.",
+                     "the path from raw images to the model: preprocessing other than training's (the model "
+                     "carries its own normaliser; rescaling or normalising again skews serving), or the model's "
+                     "mode (Dropout on).",
+                     "pass the raw images, reshaped to [N, 1, 8, 8] float32, to the model in eval mode.",
+                     code="serving_skew")
+
+
+@graded("predict_digits")
+def predict_digits_modes(predict_digits, seed: int = 1, n: int = 20, *, notes):
+    """Eval mode and no graph at every forward; the caller's mode handed back"""
+    for device in each_device(notes):
+        model = _trained_ref(seed, device)
+        images, _ = _sample(n, seed + 9)
+        for start_training in (True, False):
+            model.train(start_training)
+            with Ledger(model) as ledger:
+                call(predict_digits, model, images)
+            diagnose_modes(ledger, "predict_digits", training=False, grad=False,
+                           owner_hint="training (predict_digits was handed a model in train mode)")
+            if model.training != start_training:
+                was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
+                fail(f"the model went into predict_digits in {was} mode and came out in {now} mode.",
+                     "the model owns its mode; predict_digits changed it for whoever called it.",
+                     "remember model.training and restore it with model.train(was_training).",
+                     code="mode_not_restored")
+
+
+# --------------------------------------------------------------------------
+# repair_run: observed from outside with PyTorch's global hooks
+
+
+class _RunObserver:
+    """Everything a complete run did, seen through global module and optimizer hooks."""
+
+    def __init__(self):
+        self.depth = 0
+        self.forwards = []  # one dict per top-level forward pass
+        self.steps = 0
+        self.stale = 0  # backward passes that found .grad still holding an earlier step's gradient
+        self._hooked: set[int] = set()
+        self._grad_step: dict[int, int] = {}
+
+    def __enter__(self):
+        from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+        self._handles = [register_module_forward_pre_hook(self._pre), register_module_forward_hook(self._post),
+                         register_optimizer_step_pre_hook(self._step_pre),
+                         register_optimizer_step_post_hook(self._step_post)]
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._handles + getattr(self, "_param_handles", []):
+            h.remove()
+
+    def _pre(self, module, args):
+        self.depth += 1
+        if self.depth == 1 and not isinstance(module, nn.modules.loss._Loss) and any(True for _ in module.parameters()):
+            x = args[0] if args and isinstance(args[0], torch.Tensor) else None
+            stats = (float(x.detach().float().mean()), float(x.detach().float().std())) if x is not None and \
+                x.is_floating_point() and x.numel() > 1 else None
+            self.forwards.append({"training": module.training, "grad": torch.is_grad_enabled(), "input": stats,
+                                  "backward": False, "module": id(module), "open": True})
+
+    def _post(self, module, args, output):
+        self.depth -= 1
+        record = self.forwards[-1] if self.forwards else None
+        if self.depth == 0 and record is not None and record["open"] and record["module"] == id(module):
+            record["open"] = False
+            if not (isinstance(output, torch.Tensor) and output.requires_grad):
+                return
+
+            def reached(grad):
+                record["backward"] = True
+
+            output.register_hook(reached)
+
+    def _step_pre(self, optimizer, args, kwargs):
+        handles = getattr(self, "_param_handles", [])
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if id(p) not in self._hooked:
+                    self._hooked.add(id(p))
+                    handles.append(p.register_hook(self._before_accumulate(p)))
+        self._param_handles = handles
+
+    def _step_post(self, optimizer, args, kwargs):
+        self.steps += 1
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._grad_step[id(p)] = self.steps
+
+    def _before_accumulate(self, p):
+        def hook(grad):
+            old = p.grad
+            if old is not None and self._grad_step.get(id(p), 0) == self.steps and self.steps > 0 \
+                    and bool(torch.count_nonzero(old.detach()) > 0):
+                self.stale += 1
+                self._grad_step[id(p)] = -1  # count each stale parameter once per step
+            return grad
+
+        return hook
+
+
+_RUNS: dict = {}
+
+
+def _observe_run(repair_run, seed: int):
+    """Run ``repair_run(seed)`` under the observer, once per function and seed: the check cells of one
+    function share its runs (each run takes seconds); a redefined function is run afresh."""
+    key = getattr(repair_run, "__code__", None) or id(repair_run)
+    if key not in _RUNS:
+        _RUNS.clear()
+        _RUNS[key] = {}
+    runs = _RUNS[key]
+    if seed not in runs:
+        with _RunObserver() as seen:
+            out = call(repair_run, seed)
+        runs[seed] = (out, seen)
+    return runs[seed]
+
+
+@graded("repair_run", starter=REPAIR_RUN)
+def repair_run_gradients(repair_run, seed: int = 0, *, notes):
+    """Every update uses only its own batch's gradients"""
+    _, seen = _observe_run(repair_run, seed)
+    if seen.steps == 0:
+        fail("repair_run never called optimizer.step().", "the training loop.", "step once per batch.", code="no_step")
+    if seen.stale:
+        fail(f"{seen.stale} times, backward() found a parameter's .grad still holding the gradient of an earlier "
+             "update: each step used the sum of every batch's gradients so far.",
+             "the parameters' .grad: nobody cleared it between one update and the next.",
+             "clear the gradients once per update (optimizer.zero_grad()) before backward().", code="stale_grads")
+
+
+@graded("repair_run", starter=REPAIR_RUN)
+def repair_run_eval_mode(repair_run, seed: int = 0, *, notes):
+    """Every forward pass that no backward reaches (validation) runs in eval mode"""
+    _, seen = _observe_run(repair_run, seed)
+    evaluated = [f for f in seen.forwards if not f["backward"]]
+    if not evaluated:
+        fail("repair_run never ran a forward pass without training on it: nothing was validated.",
+             "the validation step of each epoch.", "measure the validation loss every epoch.", code="no_validation")
+    in_train = [f for f in evaluated if f["training"]]
+    if in_train:
+        fail(f"{len(in_train)} of the {len(evaluated)} forward passes that no backward reached (the validation "
+             "passes) ran in train mode: Dropout dropped units, so the validation numbers are noisy and low.",
+             "the model owns its mode and was still in train mode from the training loop.",
+             "call model.eval() before validating (and model.train() before the next epoch's training).",
+             code="wrong_mode")
+
+
+@graded("repair_run", starter=REPAIR_RUN)
+def repair_run_preprocessing(repair_run, seed: int = 0, *, notes):
+    """Validation inputs are preprocessed exactly as training inputs (same statistics reach the model)"""
+    _, seen = _observe_run(repair_run, seed)
+    train = [f["input"] for f in seen.forwards if f["backward"] and f["input"]]
+    val = [f["input"] for f in seen.forwards if not f["backward"] and f["input"]]
+    if not train or not val:
+        return
+    tm, ts = float(np.mean([m for m, _ in train])), float(np.mean([s for _, s in train]))
+    vm, vs = float(np.mean([m for m, _ in val])), float(np.mean([s for _, s in val]))
+    if abs(tm - vm) > 0.25 * max(ts, 1e-6) or not 0.7 <= vs / max(ts, 1e-6) <= 1.4:
+        fail(f"the inputs reaching the model had mean {tm:.3g} and std {ts:.3g} in training but mean {vm:.3g} and "
+             f"std {vs:.3g} in validation.",
+             "the preprocessing: validation images were transformed differently from training images, so the model "
+             "is judged on inputs it was never trained on (train/serve skew).",
+             "apply one preprocessing to every split — best inside the model (a normaliser with buffers fitted "
+             "on the training split).", code="preprocessing_skew")
+
+
+@graded("repair_run", starter=REPAIR_RUN)
+def repair_run_result(repair_run, seed: int = 0, min_accuracy: float = 0.95, again: bool = True, *, notes):
+    """Returns the curves and a validation accuracy of at least 0.95, the same for the same seed"""
+    out, _ = _observe_run(repair_run, seed)
+    if not isinstance(out, dict) or not {"train_loss", "val_loss", "val_accuracy"} <= set(out):
+        fail(f"repair_run returned {describe(out)}.", "the value repair_run returns.",
+             'return {"train_loss": [...], "val_loss": [...], "val_accuracy": float}.', code="wrong_result")
+    for key in ("train_loss", "val_loss"):
+        values = out[key]
+        if not isinstance(values, list) or not values or not all(type(v) is float for v in values):
+            fail(f"repair_run(...)[{key!r}] is {describe(values)}.", "the curves repair_run returns.",
+                 "return one Python float per epoch (loss.item()).", code="wrong_result")
+    acc = expect_float(out["val_accuracy"], "repair_run(...)['val_accuracy']", "repair_run")
+    if not 0.0 <= acc <= 1.0:
+        fail(f"val_accuracy is {acc:.4g}, not a fraction between 0 and 1.", "the accuracy repair_run computed.",
+             "report the fraction of validation images classified correctly.", code="percentage_not_fraction")
+    if acc < min_accuracy:
+        fail(f"the repaired run reached a validation accuracy of {acc:.3f}; a sound run of this model on the digits "
+             f"reaches at least {min_accuracy}.", "one owner still holds a wrong state (run the checks above).",
+             "fix what the other checks of repair_run report, then run it again.", code="low_accuracy")
+    if not again:  # a second run only where the learner sees it: each run takes seconds
+        return
+    second = call(repair_run, seed)
+    if not isinstance(second, dict) or second.get("val_loss") != out["val_loss"]:
+        fail(f"two calls of repair_run({seed}) gave different validation curves.",
+             "an RNG the run draws from is not seeded from `seed` (initial weights, the split, the shuffle order, "
+             "Dropout).", "seed torch and every generator the run uses from `seed`.", code="not_reproducible")
+
+from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
