@@ -147,13 +147,17 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
             losses.append(ref_step(ref_model, xb, yb, ref_opt, loss_fn))
             sizes.append(len(xb))
         got = expect_float(out, "the value train_epoch returned", "train_epoch")
-        wrong = differing(snapshot(model), snapshot(ref_model))
-        if wrong:
-            fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch over the same "
-                 "batches.", WRONG_UPDATE_OWNER,
-                 "for every batch: clear gradients, forward, loss, backward, step — with the objects passed in.",
-                 code="wrong_update")
+        _expect_same_epoch(model, ref_model, device)
         _expect_epoch_mean(got, losses, sizes, "train_epoch")
+
+
+def _expect_same_epoch(model, ref_model, device) -> None:
+    wrong = differing(snapshot(model), snapshot(ref_model))
+    if wrong:
+        fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch over the same "
+             "batches.", WRONG_UPDATE_OWNER,
+             "for every batch: clear gradients, forward, loss, backward, step — with the objects passed in.",
+             code="wrong_update")
 
 
 def _expect_epoch_mean(got: float, losses: list[float], sizes: list[int], function: str) -> None:
@@ -355,12 +359,7 @@ def repair_train_epoch_updates(repair_train_epoch, seed: int = 1, n: int = 48, b
         diagnose_update(ledger, "repair_train_epoch", steps_expected=len(data))
         for xb, yb in data:
             ref_step(ref_model, xb.to(device), yb.to(device), ref_opt, loss_fn)
-        wrong = differing(snapshot(model), snapshot(ref_model))
-        if wrong:
-            fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch over the same "
-                 "batches.", WRONG_UPDATE_OWNER,
-                 "for every batch: clear gradients, forward, loss, backward, step — with the objects passed in.",
-                 code="wrong_update")
+        _expect_same_epoch(model, ref_model, device)
 
 
 @graded("repair_train_epoch", starter=REPAIR_TRAIN_EPOCH)

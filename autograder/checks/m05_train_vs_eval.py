@@ -135,21 +135,27 @@ def evaluate_value(evaluate, seed: int = 2, n: int = 50, batch_size: int = 16, *
         data, loss_fn = loader(x, y, batch_size), make_loss("bce")
         out = call_with_batches(evaluate, "evaluate", device, model, data, loss_fn, device)
         got = expect_float(out, "the value evaluate returned", "evaluate")
-        want = ref_evaluate(twin, data, loss_fn, device)
-        tol = 1e-4 * max(1.0, abs(want))
-        if abs(got - want) > tol:
-            twin.eval()
-            with torch.no_grad():
-                batch_losses = [loss_fn(twin(a.to(device)), b.to(device)).item() for a, b in data]
-            if abs(got - sum(batch_losses) / len(batch_losses)) <= tol:
-                fail(f"evaluate returned {got:.6g}, the plain mean of the batch losses; the batches have sizes "
-                     f"{[len(a) for a, _ in data]}.", "the running total of the validation loss.",
-                     "weight each batch's mean loss by its number of examples, then divide by the total.",
-                     code="unweighted_mean")
-            fail(f"evaluate returned {got:.6g}; the mean per-example loss of the model in eval mode is {want:.6g}.",
-                 "the model's mode during the forward passes (Dropout and BatchNorm behave differently in train "
-                 "mode) or the running total.",
-                 "evaluate in eval mode and average `loss.item() * len(x)` over all examples.", code="wrong_value")
+        _expect_mean_loss(got, twin, data, loss_fn, device, "evaluate",
+                          "the model's mode during the forward passes (Dropout and BatchNorm behave differently in "
+                          "train mode) or the running total.")
+
+
+def _expect_mean_loss(got: float, twin, data, loss_fn, device, function: str, owner: str) -> None:
+    """``got`` must be the eval-mode mean per-example loss of ``twin`` (an untouched copy) over ``data``."""
+    want = ref_evaluate(twin, data, loss_fn, device)
+    tol = 1e-4 * max(1.0, abs(want))
+    if abs(got - want) <= tol:
+        return
+    twin.eval()
+    with torch.no_grad():
+        batch_losses = [loss_fn(twin(a.to(device)), b.to(device)).item() for a, b in data]
+    if abs(got - sum(batch_losses) / len(batch_losses)) <= tol:
+        fail(f"{function} returned {got:.6g}, the plain mean of the batch losses; the batches have sizes "
+             f"{[len(a) for a, _ in data]}.", "the running total of the validation loss.",
+             "weight each batch's mean loss by its number of examples, then divide by the total.",
+             code="unweighted_mean")
+    fail(f"{function} returned {got:.6g}; the mean per-example loss of the model in eval mode is {want:.6g}.", owner,
+         "evaluate in eval mode and average `loss.item() * len(x)` over all examples.", code="wrong_value")
 
 
 # --------------------------------------------------------------------------
@@ -421,17 +427,8 @@ def repair_evaluate_value(repair_evaluate, seed: int = 2, n: int = 50, batch_siz
         data, loss_fn = loader(x, y, batch_size), make_loss("bce")
         out = call_with_batches(repair_evaluate, "repair_evaluate", device, model, data, loss_fn, device)
         got = expect_float(out, "the value repair_evaluate returned", "repair_evaluate")
-        want = ref_evaluate(model, data, loss_fn, device)
-        tol = 1e-4 * max(1.0, abs(want))
-        if abs(got - want) > tol:
-            with torch.no_grad():
-                batch_losses = [loss_fn(model(a.to(device)), b.to(device)).item() for a, b in data]
-            if abs(got - sum(batch_losses) / len(batch_losses)) <= tol:
-                fail(f"repair_evaluate returned {got:.6g}, the plain mean of the batch losses; the batches have "
-                     f"sizes {[len(a) for a, _ in data]}.", "the running total of the validation loss.",
-                     "weight each batch's mean loss by its number of examples, then divide by the total.",
-                     code="unweighted_mean")
-            fail(f"repair_evaluate returned {got:.6g}; the mean per-example loss is {want:.6g}.",
-                 "the running total of the validation loss.",
-                 "average `loss.item() * len(x)` over all examples.", code="wrong_value")
+        _expect_mean_loss(got, model, data, loss_fn, device, "repair_evaluate",
+                          "the running total of the validation loss.")
+
+
 from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

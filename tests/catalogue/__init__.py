@@ -33,3 +33,18 @@ def edited(source: str, *edits: tuple[str, str]) -> str:
             raise ValueError(f"{old!r} is not in the source being edited")
         source = source.replace(old, new, 1)
     return source
+
+
+def repair_catalogue(task: str, starter: str, fixes: dict, left: dict):
+    """A repair task's catalogue: ``fixes`` maps each planted bug to the edits that repair it, ``left`` maps it
+    to ``(test cells, diagnosis code)``. Returns ``repaired(*keep_broken, extra=())``, which builds the
+    starter with every bug but ``keep_broken`` repaired (plus ``extra`` edits), and the mutants
+    ``repair_left_<bug>``: each planted bug left in alone."""
+
+    def repaired(*keep_broken, extra=()):
+        edits = [e for name, fix in fixes.items() if name not in keep_broken for e in fix]
+        return {task: edited(starter, *edits, *extra)}
+
+    mutants = {f"repair_left_{bug}": Mutant(repaired(bug), [cells] if isinstance(cells, str) else list(cells), [code])
+               for bug, (cells, code) in left.items()}
+    return repaired, mutants

@@ -2,7 +2,7 @@
 
 from autograder.starters import REPAIR_TRAIN_EPOCH
 
-from . import Mutant, edited
+from . import Mutant, edited, repair_catalogue
 
 MODULE = "04-five-line-step"
 
@@ -361,14 +361,8 @@ _LEFT = {"mode": ("test_repair_train_epoch_mode", "wrong_mode"),
          "grads": ("test_repair_train_epoch_updates", "stale_grads"),
          "mean": ("test_repair_train_epoch_mean", "unweighted_mean")}
 
-
-def _repaired(*keep_broken, extra=()):
-    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
-    return {"repair_train_epoch": edited(REPAIR_TRAIN_EPOCH, *edits, *extra)}
-
-
-for _bug, (_cell, _code) in _LEFT.items():
-    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell], [_code])
+_repaired, _LEFT_ALONE = repair_catalogue("repair_train_epoch", REPAIR_TRAIN_EPOCH, _FIXES, _LEFT)
+MUTANTS.update(_LEFT_ALONE)
 MUTANTS["repair_left_mode_and_mean"] = Mutant(_repaired("mode", "mean"), [_LEFT["mode"][0], _LEFT["mean"][0]])
 MUTANTS["repair_total_as_sum"] = Mutant(_repaired(extra=[("running_loss / len(loader.dataset)", "running_loss")]),
                                         ["test_repair_train_epoch_mean"], ["sum_not_mean"])

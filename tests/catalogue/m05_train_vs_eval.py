@@ -2,7 +2,7 @@
 
 from autograder.starters import REPAIR_EVALUATE
 
-from . import Mutant, edited
+from . import Mutant, edited, repair_catalogue
 
 MODULE = "05-train-vs-eval"
 
@@ -401,14 +401,8 @@ _LEFT = {"mode": ("test_repair_evaluate_mode", "wrong_mode"),
          "graph": ("test_repair_evaluate_no_graph", "graphs_kept_alive"),
          "mean": ("test_repair_evaluate_value", "unweighted_mean")}
 
-
-def _repaired(*keep_broken, extra=()):
-    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
-    return {"repair_evaluate": edited(REPAIR_EVALUATE, *edits, *extra)}
-
-
-for _bug, (_cell, _code) in _LEFT.items():
-    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell], [_code])
+_repaired, _LEFT_ALONE = repair_catalogue("repair_evaluate", REPAIR_EVALUATE, _FIXES, _LEFT)
+MUTANTS.update(_LEFT_ALONE)
 MUTANTS["repair_eval_without_restoring_mode"] = Mutant(
     _repaired(extra=[("    model.train(was_training)\n", "")]), ["test_repair_evaluate_mode"], ["mode_not_restored"])
 MUTANTS["repair_mode_forced_back_to_train"] = Mutant(

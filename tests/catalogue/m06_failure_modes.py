@@ -5,7 +5,7 @@ import re
 from autograder import nbtools
 from autograder.starters import REPAIR_MAKE_LOADERS
 
-from . import Mutant, edited
+from . import Mutant, repair_catalogue
 
 MODULE = "06-failure-modes"
 
@@ -266,14 +266,8 @@ _LEFT = {"generator": ("test_repair_make_loaders_reproducible", "ignores_generat
          "shuffle": ("test_repair_make_loaders_order", "not_shuffled"),
          "drop_last": ("test_repair_make_loaders_split", "drops_examples")}
 
-
-def _repaired(*keep_broken, extra=()):
-    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
-    return {"repair_make_loaders": edited(REPAIR_MAKE_LOADERS, *edits, *extra)}
-
-
-for _bug, (_cell, _code) in _LEFT.items():
-    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell], [_code])
+_repaired, _LEFT_ALONE = repair_catalogue("repair_make_loaders", REPAIR_MAKE_LOADERS, _FIXES, _LEFT)
+MUTANTS.update(_LEFT_ALONE)
 MUTANTS["repair_validation_shuffled"] = Mutant(
     _repaired(extra=[("DataLoader(val_set, batch_size=batch_size)",
                       "DataLoader(val_set, batch_size=batch_size, shuffle=True)")]),

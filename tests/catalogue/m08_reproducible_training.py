@@ -2,7 +2,7 @@
 
 from autograder.starters import REPAIR_LOAD_CHECKPOINT
 
-from . import Mutant, edited
+from . import Mutant, repair_catalogue
 
 MODULE = "08-reproducible-training"
 
@@ -166,14 +166,8 @@ _LEFT = {"epoch": ("test_repair_load_checkpoint_epoch", "epoch_off_by_one"),
          "optimizer": ("test_repair_load_checkpoint_objects", "optimizer_not_restored"),
          "generator": ("test_repair_load_checkpoint_rngs", "generator_not_restored")}
 
-
-def _repaired(*keep_broken, extra=()):
-    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
-    return {"repair_load_checkpoint": edited(REPAIR_LOAD_CHECKPOINT, *edits, *extra)}
-
-
-for _bug, (_cell, _code) in _LEFT.items():
-    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell], [_code])
+_repaired, _LEFT_ALONE = repair_catalogue("repair_load_checkpoint", REPAIR_LOAD_CHECKPOINT, _FIXES, _LEFT)
+MUTANTS.update(_LEFT_ALONE)
 MUTANTS["repair_python_rng_dropped"] = Mutant(
     _repaired(extra=[('    random.setstate(rng["python"])\n', "")]), ["test_repair_load_checkpoint_rngs"],
     ["python_rng_not_restored"])

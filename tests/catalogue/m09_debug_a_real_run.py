@@ -8,7 +8,7 @@ from autograder import nbtools
 from autograder.starters import REPAIR_RUN
 from conftest import ROOT
 
-from . import Mutant, edited
+from . import Mutant, edited, repair_catalogue
 
 MODULE = "09-debug-a-real-run"
 
@@ -140,15 +140,11 @@ _FIXES = {
 _LEFT = {"stale_grads": ("test_repair_run_gradients", "stale_grads"),
          "eval_mode": ("test_repair_run_eval_mode", "wrong_mode"),
          "preprocessing": ("test_repair_run_preprocessing", "preprocessing_skew")}
+#: Cells that judge the whole repaired run (its accuracy): any fault left in may cost them as well.
+WHOLE_RUN_CELLS = ("test_repair_run_result",)
 
-
-def _repaired(*keep_broken, extra=()):
-    edits = [e for name, fix in _FIXES.items() if name not in keep_broken for e in fix]
-    return {"repair_run": edited(REPAIR_RUN, *edits, *extra)}
-
-
-for _bug, (_cell, _code) in _LEFT.items():
-    MUTANTS[f"repair_left_{_bug}"] = Mutant(_repaired(_bug), [_cell, "test_repair_run_result"], [_code])
+_repaired, _LEFT_ALONE = repair_catalogue("repair_run", REPAIR_RUN, _FIXES, _LEFT)
+MUTANTS.update(_LEFT_ALONE)
 
 VARIANTS = {
     "dataset_item_converts_each_time": {"DigitsDataset": """
