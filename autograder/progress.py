@@ -110,11 +110,17 @@ def record_hint(module_id: str, function: str, level: int) -> None:
         pass
 
 
+def _recorded(data: dict | None) -> dict:
+    """``data`` if given, else what the progress file holds (empty when there is none)."""
+    if data is not None:
+        return data
+    path = progress_file()
+    return _load(path) if path else {}
+
+
 def hints_used(data: dict | None = None) -> dict[str, dict[str, int]]:
     """``{module id: {function: highest hint level shown}}`` (modules and functions without hints left out)."""
-    if data is None:
-        path = progress_file()
-        data = _load(path) if path else {}
+    data = _recorded(data)
     found = {}
     for module in MODULES:
         entry = data.get(module.id)
@@ -128,9 +134,7 @@ def hints_used(data: dict | None = None) -> dict[str, dict[str, int]]:
 
 def status(data: dict | None = None) -> dict[str, dict[str, str]]:
     """``{module id: {function: passed | failed | not attempted}}`` for the whole course."""
-    if data is None:
-        path = progress_file()
-        data = _load(path) if path else {}
+    data = _recorded(data)
     table = {}
     for module in MODULES:
         recorded = data.get(module.id, {})

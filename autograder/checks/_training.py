@@ -245,6 +245,14 @@ def diagnose_modes(ledger: Ledger, function: str, *, training: bool | None, grad
                  "wrap the evaluation loop in torch.no_grad() (or torch.inference_mode()).", code="graph_recorded")
 
 
+def mode_changed(function: str, was: str, now: str, consequence: str = "") -> None:
+    """The model came back from ``function`` in another mode than it went in."""
+    fail(f"the model went into {function} in {was} mode and came out in {now} mode.",
+         f"the model owns its mode; {function} changed it for whoever called it{consequence}.",
+         "remember `model.training` on entry and restore it with `model.train(was_training)` before returning.",
+         code="mode_not_restored")
+
+
 def device_mismatch(error: BaseException) -> bool:
     text = str(error)
     return "same device" in text or "Expected all tensors" in text or "device type" in text

@@ -29,6 +29,7 @@ from ._training import (
     make_loss,
     make_model,
     make_optimizer,
+    mode_changed,
     ref_epoch_losses,
     ref_evaluate,
     ref_step,
@@ -48,14 +49,6 @@ def _trained(seed, device, kind="batchnorm", steps=15):
     for p in model.parameters():
         p.grad = None
     return model
-
-
-def _mode_changed(function: str, was: str, now: str, consequence: str = "") -> None:
-    """The model came back from ``function`` in another mode than it went in."""
-    fail(f"the model went into {function} in {was} mode and came out in {now} mode.",
-         f"the model owns its mode; {function} changed it for whoever called it{consequence}.",
-         "remember `model.training` on entry and restore it with `model.train(was_training)` before returning.",
-         code="mode_not_restored")
 
 
 # --------------------------------------------------------------------------
@@ -80,7 +73,7 @@ def evaluate_modes(evaluate, seed: int = 0, n: int = 40, batch_size: int = 16, *
             diagnose_modes(ledger, "evaluate", training=None, grad=False, owner_hint="")
             if model.training != start_training:
                 was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
-                _mode_changed("evaluate", was, now, " (the next training epoch would run in the wrong mode)")
+                mode_changed("evaluate", was, now, " (the next training epoch would run in the wrong mode)")
 
 
 @graded("evaluate")
@@ -178,7 +171,7 @@ def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *
         want = ((logits > 0).float() == y).float().mean().item()
         if abs(got - want) <= 1e-6:
             if not restored:
-                _mode_changed("accuracy", "train", "eval", " (a training loop that measures accuracy between "
+                mode_changed("accuracy", "train", "eval", " (a training loop that measures accuracy between "
                               "epochs would go on training in eval mode)")
             continue
         if abs(got - 100 * want) <= 1e-4 and got > 1:
@@ -251,7 +244,7 @@ def predict_proba_values(predict_proba, seed: int = 4, n: int = 12, *, notes):
                  "the model's mode during prediction, or the function applied to the logits.",
                  "predict in eval mode and apply the sigmoid to the logits.", code="wrong_value")
         if not restored:
-            _mode_changed("predict_proba", "train", "eval")
+            mode_changed("predict_proba", "train", "eval")
 
 
 # --------------------------------------------------------------------------
@@ -397,7 +390,7 @@ def repair_evaluate_mode(repair_evaluate, seed: int = 0, n: int = 40, batch_size
                      "evaluate with the model in eval mode.", code="buffers_changed")
             if model.training != start_training:
                 was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
-                _mode_changed("repair_evaluate", was, now, " (the next training epoch would run in the wrong mode)")
+                mode_changed("repair_evaluate", was, now, " (the next training epoch would run in the wrong mode)")
 
 
 @graded("repair_evaluate", starter=REPAIR_EVALUATE)

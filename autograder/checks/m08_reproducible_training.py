@@ -184,6 +184,14 @@ def _differences(want: dict, got: dict) -> list[str]:
             if key in want and not _equal(want[key], got.get(key))]
 
 
+def _owners(keys: list[str]) -> tuple[str, str, str]:
+    """The owners ``keys`` name, listed; "differed" (with their count when several); "it" or "them"."""
+    owners = [_OWNERS[k][0] for k in keys]
+    if len(owners) == 1:
+        return owners[0], "differed", "it"
+    return _and_list(owners), f"differed ({len(owners)} owners)", "them"
+
+
 def _pickled_objects(path: Path) -> list[str]:
     """Names of nn.Module / Optimizer objects pickled into the checkpoint file, if it is one file."""
     if not path.is_file():
@@ -252,12 +260,9 @@ def checkpoint_restores_everything(save_checkpoint, load_checkpoint, seed: int =
             now = _state(model2, optimizer2, g2, device)
             keys = _differences(at_save, now)
             if keys:  # every owner that was not carried back, in one message
-                owners = [_OWNERS[k][0] for k in keys]
-                listed = _and_list(owners)
-                verb = "differed" if len(owners) == 1 else f"differed ({len(owners)} owners)"
+                listed, verb, it = _owners(keys)
                 fail(f"right after load_checkpoint into fresh objects, {listed} {verb} from the state at the "
-                     "moment save_checkpoint ran.", f"{listed}: the checkpoint did not carry "
-                     + ("it" if len(owners) == 1 else "them") + " back.",
+                     "moment save_checkpoint ran.", f"{listed}: the checkpoint did not carry {it} back.",
                      " ".join(_OWNERS[k][1] for k in keys), code=_OWNERS[keys[0]][2])
             if type(next_epoch) is not int:
                 fail(f"load_checkpoint returned {describe(next_epoch)}.", "the epoch load_checkpoint reports.",
@@ -359,13 +364,10 @@ def _expect_restored(at_save: dict, now: dict, keys: tuple[str, ...]) -> None:
     """Every owner among ``keys`` holds what it held at the save; all that do not are named in one message."""
     wrong = [k for k in _differences(at_save, now) if k in keys]
     if wrong:
-        owners = [_OWNERS[k][0] for k in wrong]
-        listed = _and_list(owners)
-        verb = "differed" if len(owners) == 1 else f"differed ({len(owners)} owners)"
+        listed, verb, it = _owners(wrong)
         fail(f"right after repair_load_checkpoint into fresh objects, {listed} {verb} from the state at the "
              "moment the checkpoint was saved.",
-             f"{listed}: the checkpoint holds {'it' if len(owners) == 1 else 'them'}, but the load did not put "
-             + ("it" if len(owners) == 1 else "them") + " back into the caller's objects.",
+             f"{listed}: the checkpoint holds {it}, but the load did not put {it} back into the caller's objects.",
              " ".join(_RESTORE[k] for k in wrong), code=_OWNERS[wrong[0]][2])
 
 
