@@ -42,14 +42,8 @@ def cmd_collect(args) -> int:
 def cmd_grade(args) -> int:
     from .cohort.grade import GradeOptions, grade
 
-    shard = None
-    if args.shard:
-        try:
-            k, n = (int(x) for x in args.shard.split("/"))
-        except ValueError:
-            raise ValueError(f"--shard wants K/N, for example 2/4, not {args.shard!r}") from None
-        shard = (k, n)
-    options = GradeOptions(workers=args.workers, students=args.student or None, shard=shard, sandbox=args.sandbox,
+    options = GradeOptions(workers=args.workers, students=args.student or None, scheduler=args.scheduler,
+                           sandbox=args.sandbox,
                            limits=_limits(args), cell_timeout=args.cell_timeout, progress=not args.no_progress,
                            force=args.force)
     record = grade(_course(args), args.assignment, options)
@@ -115,9 +109,11 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade", parents=[common], help="autograde every submission (parallel, sandboxed)",
                        description=_doc("grade"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("assignment")
-    p.add_argument("--workers", type=int, help="worker processes (default: every core)")
+    p.add_argument("--workers", type=int, help="worker processes of the local cluster (default: every core)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
-    p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (split a cohort across machines)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:8786",
+                   help="grade on this Dask cluster (workers started with `dask worker ADDRESS --nthreads 1`) "
+                        "instead of a local one")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="auto",
                    help="auto: bubblewrap when it can run, else none with a loud warning; bwrap: required; off")
     _limit_options(p)

@@ -1,10 +1,13 @@
-"""Nothing lost to a crash: ``grade`` stopped by Ctrl-C (SIGINT) or killed (SIGKILL) mid-run, then run again.
+"""Nothing lost to a crash: ``grade`` stopped by Ctrl-C (SIGINT) or killed (SIGKILL) mid-run, then run again;
+and ``grade --scheduler`` on a real Dask cluster, with one of its workers killed mid-notebook.
 
 One cohort of eight submissions is graded three times from copies of the same course: once
 without interruption (the baseline), once stopped by SIGINT and resumed, once killed with
 SIGKILL and resumed. Each resumed run ends with the baseline's gradebook scores and
 ``grading.json`` entries; students finished before the stop are kept, not graded again; and
-no worker, sandbox or kernel process outlives the stopped coordinator.
+no worker, sandbox or kernel process outlives the stopped coordinator.  The same cohort
+graded on a scheduler and two ``dask worker`` processes (over TCP on 127.0.0.1) gets the
+baseline's grades, also when a worker is killed with SIGKILL in the middle of a notebook.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import pytest
 
 from autograder import grading, nbtools
 from autograder.cohort.cohort import honest_cohort, load_catalogue
-from autograder.cohort.grade import JOURNAL, RECORD
+from autograder.cohort.record import JOURNAL, RECORD
 from autograder.cohort.sandbox import probe
 from conftest import ARTIFACTS
 
@@ -32,10 +35,11 @@ SANDBOX = "bwrap" if probe() is None else "off"
 VOLATILE = ("seconds", "timings")  # what differs between two runs of the same grading
 
 
-def _cli(course: Path, **kw) -> subprocess.Popen:
+def _cli(course: Path, scheduler: str = "", **kw) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "COURSE_DB_URL"}
+    engine = ["--scheduler", scheduler] if scheduler else ["--workers", "2"]
     return subprocess.Popen([sys.executable, "-m", "autograder", "grade", MODULE, "--course", str(course),
-                             "--workers", "2", "--no-progress", "--sandbox", SANDBOX, "--notebook-timeout", "120",
+                             *engine, "--no-progress", "--sandbox", SANDBOX, "--notebook-timeout", "120",
                              "--memory-mb", "3072"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kw)
 
@@ -183,23 +187,116 @@ def test_sigkill_takes_the_workers_and_sandboxes_with_it(killed):
 
 
 def test_journal_resumes_only_the_same_selection_and_ignores_a_torn_line(tmp_path):
-    from autograder.cohort.grade import Journal
+    from autograder.cohort.record import Journal, StudentEntry
+
+    def entry(score):
+        return StudentEntry(status="graded", reason="", score=score, max_score=3.0)
 
     path = tmp_path / JOURNAL
     first = Journal(path, MODULE, ["b", "a", "c"])
     assert not first.resumes and first.carried() == {}
-    first.add("a", {"score": 1.0})
-    first.add("b", {"score": 2.0})
+    first.add("a", entry(1.0))
+    first.add("b", entry(2.0))
     first.close()
     with path.open("a") as fh:
         fh.write('{"student": "c", "entry": {"sco')  # a crash in the middle of a line
     again = Journal(path, MODULE, ["a", "b", "c"])
-    assert again.resumes and again.carried() == {"a": {"score": 1.0}, "b": {"score": 2.0}}
+    assert again.resumes and again.carried() == {"a": entry(1.0), "b": entry(2.0)}
     other = Journal(path, MODULE, ["a"])  # a regrade of a: graded again; b is kept for the record
-    assert not other.resumes and other.carried() == {"b": {"score": 2.0}}
-    other.add("a", {"score": 3.0})
+    assert not other.resumes and other.carried() == {"b": entry(2.0)}
+    other.add("a", entry(3.0))
     other.close()
-    assert Journal(path, MODULE, ["a"]).carried() == {"a": {"score": 3.0}, "b": {"score": 2.0}}
+    assert Journal(path, MODULE, ["a"]).carried() == {"a": entry(3.0), "b": entry(2.0)}
     assert Journal(path, "02-autograd-ledger", ["a", "b", "c"]).carried() == {}
     other.remove()
     assert not path.exists()
+
+
+# --------------------------------------------------------------------------------------------
+# A real Dask cluster of separate processes: a scheduler and two `dask worker`s over TCP on 127.0.0.1
+
+
+def _dask(*args: str, log: Path) -> subprocess.Popen:
+    env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"}
+    return subprocess.Popen([str(Path(sys.executable).with_name("dask")), *args], env=env, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    from distributed import Client
+
+    folder = tmp_path_factory.mktemp("dask")
+    address_file = folder / "scheduler.json"
+    procs = [_dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                   "--scheduler-file", str(address_file), log=folder / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 60
+        while not address_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(address_file.read_text())["address"]
+        procs += [_dask("worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
+                        "--memory-limit", "0", log=folder / f"worker{i}.log") for i in range(2)]
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=120)
+        yield address
+    finally:
+        for proc in reversed(procs):
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _on_cluster(prepared, name: str, address: str, kill_a_worker: bool) -> dict:
+    from distributed import Client
+
+    base, course, baseline = prepared
+    work = base / name
+    shutil.copytree(course, work)
+    proc = _cli(work, scheduler=address)
+    killed = None
+    if kill_a_worker:
+        with Client(address, timeout="30s") as client:
+            deadline = time.monotonic() + 300
+            while killed is None and proc.poll() is None and time.monotonic() < deadline:
+                busy = [w for w, keys in client.processing().items() if keys] if _journaled(work) else []
+                if busy:
+                    time.sleep(1.0)  # well inside a notebook: its kernel is running
+                    busy = [w for w, keys in client.processing().items() if keys]
+                if busy:
+                    killed = client.run(os.getpid, workers=busy[:1])[busy[0]]
+                    os.kill(killed, signal.SIGKILL)
+                time.sleep(0.2)
+            client.wait_for_workers(2, timeout=120)  # the nanny starts a fresh worker
+    out, err = proc.communicate(timeout=600)
+    return {"work": work, "code": proc.returncode, "output": out + err, "killed": killed, "baseline": baseline,
+            "scores": grading.scores(work, MODULE),
+            "record": json.loads((work / "reports" / MODULE / RECORD).read_text())}
+
+
+@pytest.mark.slow
+def test_grades_on_a_dask_cluster_equal_the_local_run(prepared, dask_cluster):
+    found = _on_cluster(prepared, "dask", dask_cluster, kill_a_worker=False)
+    assert found["code"] == 0, found["output"][-3000:]
+    assert f"Dask scheduler {dask_cluster}" in found["output"]
+    assert found["record"]["engine"] == {"kind": "scheduler", "scheduler": dask_cluster, "retried": {}}
+    assert found["scores"] == found["baseline"]["scores"]
+    assert _stable(found["record"]) == _stable(found["baseline"]["record"])
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_no_student_and_grades_none_twice(prepared, dask_cluster):
+    found = _on_cluster(prepared, "dask-killed", dask_cluster, kill_a_worker=True)
+    assert found["killed"], "no worker was busy to be killed"
+    assert found["code"] == 0, found["output"][-3000:]
+    retried = found["record"]["engine"]["retried"]
+    assert len(retried) == 1 and list(retried.values()) == [1], retried  # the one it was grading, given to the other
+    assert f"graded {STUDENTS} of {STUDENTS} submissions" in found["output"]
+    assert found["scores"] == found["baseline"]["scores"]
+    assert _stable(found["record"]) == _stable(found["baseline"]["record"])

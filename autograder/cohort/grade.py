@@ -4,8 +4,10 @@ The coordinator
 
 1. records the assignment in the course's gradebook if needed and copies its cells into
    a template gradebook (SQLite, private to this run) that every worker copies per notebook;
-2. starts N long-lived workers (``worker.py``), each with its own scratch course and its
-   own unprivileged uid for the sandbox, and hands them one submission at a time;
+2. starts the grading engine (``engine.py``): a Dask cluster, local (N worker processes) or an
+   existing one (``--scheduler``), whose workers each keep a long-lived grader (``worker.py``)
+   with its own scratch course and its own unprivileged uid for the sandbox, and hands it
+   the submissions as records (``record.py``): their files travel with them;
 3. checks that a kernel started in the sandbox imports exactly the ``autograder`` package
    this coordinator runs (and stops when it would import another one, or none);
 4. first grades the assignment's own solution as a calibration run, a gate: it must score
@@ -18,38 +20,42 @@ The coordinator
 6. writes the run record ``reports/ASSIGNMENT/grading.json`` that ``feedback`` and
    ``report`` read.
 
-A worker that exceeds a notebook's hard limit or dies is replaced; its submission is
-recorded as failed with the reason.  Submissions are only ever read.
+A submission whose worker dies is given to another worker by Dask; one that a worker dies
+with again, or that runs past the notebook's hard limit, is recorded as failed with the
+reason.  Submissions are only ever read.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import json
-import multiprocessing as mp
 import os
 import shutil
 import sys
 import tempfile
 import time
 import warnings
-import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from multiprocessing.connection import wait
 from pathlib import Path
 
 from . import canary
 from .course import Course, copy_assignment
-from .sandbox import BASE_UID, Limits, drain, kernel_package, probe
-from .worker import WorkerSpec, serve
+from .engine import Assignment, Engine, EngineError, grader_uid, wait_any
+from .record import (
+    JOURNAL,
+    RECORD,
+    REFERENCE,
+    Job,
+    Journal,
+    KernelOutcome,
+    RunRecord,
+    StudentEntry,
+    load_students,
+    pack_folder,
+    safe_url,
+    unpack_folder,
+)
+from .sandbox import Limits, kernel_package, probe
 
-REFERENCE = "__reference__"
-RECORD = "grading.json"
-#: Each student's entry, appended once their grades are in the gradebook; read back by the next run
-#: after a crash or an interrupt (a resume), removed once ``grading.json`` is written.
-JOURNAL = "grading.journal.jsonl"
 #: Seconds a worker may take beyond the notebook's wall-clock limit before it is replaced.
 GRACE_SECONDS = 120
 
@@ -70,7 +76,7 @@ class CalibrationFailed(GradingError):
 class GradeOptions:
     workers: int | None = None  # default: every core this process may use
     students: list[str] | None = None  # default: every submission
-    shard: tuple[int, int] | None = None  # (k, n): only the students of shard k of n (1-based), for several machines
+    scheduler: str | None = None  # a Dask scheduler's address (tcp://HOST:8786); default: a local cluster
     sandbox: str = "auto"  # auto | bwrap | off
     limits: Limits = field(default_factory=Limits)
     cell_timeout: int | None = None  # default: the course's c.Execute.timeout
@@ -84,13 +90,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def in_shard(student: str, k: int, n: int) -> bool:
-    """Whether ``student`` belongs to shard ``k`` of ``n`` (stable: a hash of the id, not its position)."""
-    if not 1 <= k <= n:
-        raise GradingError(f"--shard {k}/{n}: K must be between 1 and N")
-    return zlib.crc32(student.encode()) % n == k - 1
 
 
 def resolve_sandbox(mode: str) -> tuple[bool, str]:
@@ -149,85 +148,6 @@ def _in_order(names, notebook) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
-# Worker processes
-
-
-class _Slot:
-    """One worker process and the job it is running."""
-
-    def __init__(self, ctx, spec: WorkerSpec) -> None:
-        self.ctx, self.spec = ctx, spec
-        self.job: dict | None = None
-        self.started = 0.0
-        self.start()
-
-    def start(self) -> None:
-        self.conn, child = self.ctx.Pipe()
-        self.process = self.ctx.Process(target=serve, args=(self.spec, child), daemon=True,
-                                        name=f"grader-{self.spec.index}")
-        self.process.start()
-        child.close()
-
-    def send(self, job: dict) -> None:
-        self.job, self.started = job, time.monotonic()
-        self.conn.send(job)
-
-    def replace(self) -> None:
-        """Kill this worker (its sandboxes die with it) and start a fresh one."""
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(timeout=10)
-        self.conn.close()
-        self.job = None
-        self.start()
-
-    def stop(self, now: bool = False) -> None:
-        """Ask the worker to finish (``now``: kill it, and the sandbox of any notebook it is grading)."""
-        if now and self.process.is_alive():
-            self.process.kill()
-        try:
-            self.conn.send(None)
-        except (OSError, BrokenPipeError):
-            pass
-        self.process.join(timeout=20)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(timeout=5)
-
-
-_PRELOAD = ["jupyter_client.manager", "nbclient", "nbgrader.converters", "nbgrader.preprocessors",
-            "autograder.cohort.restore", "autograder.cohort.worker"]
-
-
-def _context():
-    """How to start workers without importing nbgrader again in each of them.
-
-    Fork from this process once it has imported what workers use; where other threads run
-    here (a forked child could inherit a lock one of them holds), or fork is unavailable,
-    a fork server with those modules preloaded; spawn as the last resort.
-    """
-    import importlib
-    import threading
-
-    methods = mp.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        for name in _PRELOAD:
-            importlib.import_module(name)
-        return mp.get_context("fork")
-    if "forkserver" in methods:
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(_PRELOAD)
-        return ctx
-    return mp.get_context("spawn")
-
-
-def _failed(student: str, reason: str) -> dict:
-    return {"student": student, "status": "failed", "reason": reason, "grades": {}, "comments": {},
-            "late_penalty": None, "tests": [], "canary": {}, "findings": [], "notes": [], "autograded": "",
-            "seconds": 0.0, "reference": student == REFERENCE}
-
-
-# --------------------------------------------------------------------------------------------
 # The gradebook and the course's folders (written only here)
 
 
@@ -269,11 +189,8 @@ def _place_autograded(course: Course, assignment: str, result: dict) -> None:
     dest = course.autograded(result["student"], assignment)
     if dest.exists():
         shutil.rmtree(dest)
-    staged = Path(result["autograded"]) if result.get("autograded") else None
-    if staged and staged.is_dir():
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(staged, dest)
-        shutil.rmtree(staged, ignore_errors=True)
+    if result.get("autograded"):
+        unpack_folder(result["autograded"], dest)
 
 
 def _flags(result: dict) -> list[dict]:
@@ -313,8 +230,6 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     if missing:
         raise GradingError(f"no submission of {assignment} for {', '.join(missing)} "
                            f"(expected {course.folder('submitted')}/STUDENT/{assignment}/)")
-    if options.shard:
-        students = [s for s in students if in_shard(s, *options.shard)]
     if not students:
         raise GradingError(f"no submissions in {course.folder('submitted')}/*/{assignment}/: run `collect` first")
     reference_dir = course.source(assignment)
@@ -332,9 +247,10 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     workers = max(1, min(options.workers or default_workers(), len(students) + 1))
     scratch = Path(options.scratch or tempfile.mkdtemp(prefix="ag-"))
     scratch.mkdir(parents=True, exist_ok=True)
-    uid_base = BASE_UID + (os.getpid() % 4096) * 256
+    engine = Engine(workers, options.scheduler)
+    engine.launch()  # the cluster starts while the kernel is checked
     try:
-        package = kernel_package(scratch / "preflight", uid_base, options.limits, sandboxed,
+        package = kernel_package(scratch / "preflight", grader_uid(os.getpid()), options.limits, sandboxed,
                                  _kernel_name(reference_nb))
         if package.problem:
             raise GradingError(f"{package.problem}. Nothing was graded. Grade with the interpreter whose "
@@ -343,9 +259,14 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         template = scratch / "template.db"
         copy_assignment(course.db_url, "sqlite:///" + str(template), assignment, course.course_id or "default_course")
         facts = _assignment_facts("sqlite:///" + str(template), assignment, reference_nb)
+        task = Assignment(assignment=assignment, notebook=notebook, sandboxed=sandboxed,
+                          limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
+                          functions=facts["functions"], locked=facts["locked"], config=course.config,
+                          template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)))
         return _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package,
-                    facts, template, scratch, workers, cell_timeout, uid_base, reference_dir)
+                    facts, task, engine, cell_timeout, reference_dir)
     finally:
+        engine.close(now=True)  # a no-op when the run closed it
         if options.scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -359,53 +280,54 @@ def _kernel_name(notebook: Path) -> str:
         return "python3"
 
 
+def _pack_data(paths: list[Path]) -> dict:
+    """The assignment's data files (files or folders) as one packed folder."""
+    files: dict = {}
+    for path in paths:
+        if path.is_dir():
+            files.update({f"{path.name}/{rel}": c for rel, c in pack_folder(path).items()})
+        elif path.is_file() and not path.is_symlink():
+            files[path.name] = path.read_bytes()
+    return files
+
+
 def _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package, facts,
-         template, scratch, workers, cell_timeout, uid_base, reference_dir) -> dict:
-    name = JOURNAL if not options.shard else JOURNAL.replace(".jsonl", "-shard-{}-of-{}.jsonl".format(*options.shard))
-    journal = Journal(course.reports(assignment) / name, assignment, students)  # one per coordinator
+         task: Assignment, engine: Engine, cell_timeout, reference_dir) -> dict:
+    journal = Journal(course.reports(assignment) / JOURNAL, assignment, students)
     carried = journal.carried()
     if journal.resumes:
         print(f"resuming an interrupted run of {assignment}: {len(carried)} of {len(students)} students were "
               f"graded before it stopped and are kept", file=sys.stderr, flush=True)
-    jobs: list[dict] = []
+    todo: list[tuple[int, str, Path]] = []  # (seq, student, folder); packed when handed out
     if not forced:
-        jobs.append({"seq": 0, "student": REFERENCE, "folder": str(reference_dir), "reference": True})
+        todo.append((0, REFERENCE, reference_dir))
     for i, student in enumerate(students, 1):
-        if journal.resumes and student in carried:
-            continue
-        jobs.append({"seq": i, "student": student, "folder": str(course.submitted(student, assignment)),
-                     "reference": False})
-
-    ctx = _context()
-    specs = [WorkerSpec(index=i, uid=uid_base + i, scratch=str(scratch / f"w{i}"), course_root=str(course.root),
-                        template_db=str(template), assignment=assignment, notebook=notebook, sandboxed=sandboxed,
-                        limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
-                        functions=facts["functions"], locked=facts["locked"],
-                        data_files=[str(p) for p in course.data_files(assignment)])
-             for i in range(workers)]
+        if not (journal.resumes and student in carried):
+            todo.append((i, student, course.submitted(student, assignment)))
 
     started = time.monotonic()
     results: dict[str, dict] = {}
     calibration: dict | None = None
     expected: dict | None = None
-    waiting_for_calibration = bool(jobs) and jobs[0]["reference"]
+    waiting_for_calibration = bool(todo) and todo[0][1] == REFERENCE
     pending: list[dict] = []
     refused: str = ""  # the calibration failure that stops the run before anything is written
     hard_limit = options.limits.notebook_seconds + GRACE_SECONDS
 
     from tqdm import tqdm
 
-    tqdm.monitor_interval = 0  # no monitor thread: workers are forked from this process
+    tqdm.monitor_interval = 0
     max_total = sum(facts["max_scores"].values())
-    slots: list[_Slot] = []
     bar = gb = None
     interrupted = False
     restore = _stop_on_signals()
     try:
-        slots += [_Slot(ctx, spec) for spec in specs]  # before the gradebook connection and the bar exist
+        try:
+            engine.start(task)
+        except EngineError as error:
+            raise GradingError(str(error)) from None
         bar = tqdm(total=len(students), initial=len(carried) if journal.resumes else 0, unit="nb",
                    desc=f"grading {assignment}", disable=not options.progress, file=sys.stderr, dynamic_ncols=True)
-        queue = list(jobs)
 
         def finish(result: dict) -> None:
             nonlocal calibration, expected, waiting_for_calibration, refused, forced, gb
@@ -440,40 +362,28 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
             flagged = sum(1 for r in results.values() if r["flags"])
             bar.set_postfix(flagged=flagged, refresh=False)
 
-        while (queue or any(s.job for s in slots)) and not refused:
-            for slot in slots:
-                if slot.job is None and queue:
-                    job = queue.pop(0)
-                    try:
-                        slot.send(job)
-                    except OSError:  # the idle worker died: start another and hand it the job
-                        slot.replace()
-                        slot.send(job)
-            busy = [s for s in slots if s.job is not None]
-            ready = wait([s.conn for s in busy] + [s.process.sentinel for s in busy], timeout=1.0)
-            for slot in busy:
+        # At most one notebook in flight per worker, so that a task's age is its grading time.
+        running: dict = {}  # future -> (student, handed out at)
+        capacity, counted = engine.workers, time.monotonic()
+        while (todo or running) and not refused:
+            if engine.kind == "scheduler" and time.monotonic() - counted > 5:
+                capacity, counted = engine.workers, time.monotonic()
+            while todo and len(running) < max(1, capacity):
+                seq, student, folder = todo.pop(0)
+                job = Job(seq, student, pack_folder(folder), reference=student == REFERENCE)
+                running[engine.submit(job)] = (student, time.monotonic())
+            for future in wait_any(list(running), timeout=1.0):
+                student, _ = running.pop(future)
+                finish(engine.outcome(future, student).as_dict())
                 if refused:
                     break
-                if slot.conn in ready:
-                    try:
-                        result = slot.conn.recv()
-                    except (EOFError, OSError):
-                        result = _failed(slot.job["student"], "the grading process died while grading this "
-                                                              f"notebook (exit code {slot.process.exitcode})")
-                        slot.replace()
-                    else:
-                        slot.job = None
-                    finish(result)
-                elif slot.process.sentinel in ready or not slot.process.is_alive():
-                    student = slot.job["student"]
-                    code = slot.process.exitcode
-                    slot.replace()
-                    finish(_failed(student, f"the grading process died while grading this notebook (exit code {code})"))
-                elif time.monotonic() - slot.started > hard_limit:
-                    student = slot.job["student"]
-                    slot.replace()
-                    finish(_failed(student, f"grading this notebook took over {hard_limit} s; the grading process "
-                                            "was stopped"))
+            now = time.monotonic()
+            for future, (student, handed) in list(running.items()):
+                if now - handed > hard_limit:
+                    running.pop(future)
+                    engine.stop_task(future)
+                    finish(KernelOutcome.failed(student, f"grading this notebook took over {hard_limit} s; the "
+                                                         "grading process was stopped").as_dict())
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -481,11 +391,7 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
         restore()
         if bar is not None:
             bar.close()
-        for slot in slots:
-            slot.stop(now=bool(refused) or interrupted)
-        if interrupted or refused:
-            for spec in specs:
-                drain(spec.uid, patience=5.0)
+        engine.close(now=bool(refused) or interrupted)
         if gb is not None:
             gb.close()
         journal.close()
@@ -499,10 +405,10 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
 
     everyone = {**carried, **{s: _entry(r, max_total, bool(forced)) for s, r in results.items()}}
     record = _record(course, assignment, notebook, facts, everyone, calibration, sandboxed, sandbox_warning,
-                     options, cell_timeout, workers, time.monotonic() - started, forced, package)
+                     options, cell_timeout, engine, time.monotonic() - started, forced, package)
     journal.remove()
     _summarise(record, [s for s in students if s in everyone], course)
-    return record
+    return record.as_dict()
 
 
 def _stop_on_signals():
@@ -549,76 +455,13 @@ class _DeferredStop:
 _deferred_stop = _DeferredStop()
 
 
-class Journal:
-    """Append-only record of the students a run has finished (grades in the gradebook), one JSON line each.
-
-    A run that finds a journal left by a run of the same students (the coordinator was killed or
-    interrupted) resumes it: those students are kept, not graded again.  A run of other students
-    keeps the journal's entries for everyone it does not grade itself, so ``grading.json`` matches
-    the gradebook.  A torn last line (a crash mid-write) is ignored.
-    """
-
-    def __init__(self, path: Path, assignment: str, students: list[str]) -> None:
-        self.path, self.assignment, self.students = path, assignment, sorted(students)
-        self.found: dict[str, dict] = {}
-        self.selection: list[str] | None = None
-        self.entries: dict[str, dict] = {}
-        self._fh = None
-        if path.exists():
-            for line in path.read_text(errors="replace").splitlines():
-                try:
-                    item = json.loads(line)
-                except ValueError:
-                    continue
-                if item.get("assignment") == assignment and "selection" in item:
-                    self.selection = item["selection"]
-                elif "student" in item and "entry" in item:
-                    self.found[item["student"]] = item["entry"]
-
-    @property
-    def resumes(self) -> bool:
-        return self.selection == self.students and bool(self.found)
-
-    def carried(self) -> dict[str, dict]:
-        """Entries this run keeps rather than grades."""
-        if self.resumes:
-            return dict(self.found)
-        return {s: e for s, e in self.found.items() if s not in self.students}
-
-    def add(self, student: str, entry: dict) -> None:
-        if self._fh is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fresh = not self.resumes
-            self._fh = open(self.path, "w" if fresh else "a")  # noqa: SIM115 - kept open for the run
-            if fresh:
-                self._write({"assignment": self.assignment, "selection": self.students})
-                for s, e in self.carried().items():
-                    self._write({"student": s, "entry": e})
-        self._write({"student": student, "entry": entry})
-        self.entries[student] = entry
-
-    def _write(self, item: dict) -> None:
-        self._fh.write(json.dumps(item) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
-
-    def remove(self) -> None:
-        self.close()
-        self.path.unlink(missing_ok=True)
-
-
-def _entry(result: dict, max_total: float, forced: bool) -> dict:
+def _entry(result: dict, max_total: float, forced: bool) -> StudentEntry:
     """A student's entry in the run record."""
-    entry = {k: result.get(k) for k in ("status", "reason", "score", "tests", "findings", "notes", "flags",
-                                         "compromised", "canary_verdict", "seconds", "timings")}
-    entry["max_score"] = result["max_score"] or max_total
-    entry["forced"] = forced  # graded by a run whose calibration failed or was skipped
-    return entry
+    return StudentEntry(status=result["status"], reason=result["reason"], score=result["score"],
+                        max_score=result["max_score"] or max_total, tests=result["tests"],
+                        findings=result["findings"], notes=result["notes"], flags=result["flags"],
+                        compromised=result["compromised"], canary_verdict=result["canary_verdict"],
+                        seconds=result["seconds"], timings=result["timings"], forced=forced)
 
 
 def _full_marks(result: dict) -> bool:
@@ -691,94 +534,60 @@ def _judge(result: dict, expected: dict | None) -> None:
     result["score"], result["max_score"] = score, total
 
 
-def _record(course: Course, assignment: str, notebook: str, facts: dict, results: dict, calibration: dict | None,
-            sandboxed: bool, sandbox_warning: str, options: GradeOptions, cell_timeout: int, workers: int,
-            seconds: float, forced: str = "", package=None) -> dict:
+def _record(course: Course, assignment: str, notebook: str, facts: dict, students: dict[str, StudentEntry],
+            calibration: dict | None, sandboxed: bool, sandbox_warning: str, options: GradeOptions,
+            cell_timeout: int, engine: Engine, seconds: float, forced: str = "", package=None) -> RunRecord:
+    """The run record, merged with the previous one's other students when only some were graded."""
     path = course.reports(assignment) / RECORD
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path.with_suffix(".lock")):
-        return _merge_record(path, course, assignment, notebook, facts, results, calibration, sandboxed,
-                             sandbox_warning, options, cell_timeout, workers, seconds, forced, package)
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    """An exclusive lock on ``path`` (coordinators on several machines may share the course folder)."""
-    with open(path, "a") as fh:
-        fcntl.lockf(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.lockf(fh, fcntl.LOCK_UN)
-
-
-def _merge_record(path: Path, course: Course, assignment: str, notebook: str, facts: dict, results: dict,
-                  calibration: dict | None, sandboxed: bool, sandbox_warning: str, options: GradeOptions,
-                  cell_timeout: int, workers: int, seconds: float, forced: str = "", package=None) -> dict:
-    previous = {}
-    if (options.students or options.shard) and path.exists():
-        try:
-            previous = json.loads(path.read_text()).get("students", {})
-        except (OSError, ValueError):
-            previous = {}
-    students = {**previous, **results}
+    previous = load_students(path) if options.students else {}
     reference = None
     if calibration is not None:
         reference = {"status": calibration["status"], "reason": calibration["reason"],
                      "full_marks": _full_marks(calibration), "first_error": calibration.get("first_error") or {},
                      "canary": calibration.get("canary", {})}
-    record = {
-        "assignment": assignment,
-        "notebook": notebook,
-        "graded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "seconds": round(seconds, 1),
-        "workers": workers,
-        "sandbox": {"mode": "bwrap" if sandboxed else "off", "warning": sandbox_warning},
-        "limits": {**options.limits.as_dict(), "cell_seconds": cell_timeout},
-        "gradebook": _safe_url(course.db_url),
-        "functions": facts["functions"],
-        "tests": [{"test": t, "max_score": facts["max_scores"][t]} for t, _ in facts["tests"]],
-        "calibration": reference,
-        "forced": {"forced": bool(forced), "reason": forced},
-        "package": {"coordinator": package.coordinator, "kernel": package.kernel} if package else {},
-        "kernel_cpu_seconds": round(sum((r.get("timings") or {}).get("kernel_cpu", 0.0)
-                                        for r in [*results.values(), calibration or {}]), 2),
-        "students": dict(sorted(students.items())),
-    }
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=1))
-    tmp.replace(path)
+    record = RunRecord(
+        assignment=assignment,
+        notebook=notebook,
+        graded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        seconds=round(seconds, 1),
+        workers=engine.seen_workers,
+        sandbox={"mode": "bwrap" if sandboxed else "off", "warning": sandbox_warning},
+        limits={**options.limits.as_dict(), "cell_seconds": cell_timeout},
+        gradebook=safe_url(course.db_url),
+        functions=facts["functions"],
+        tests=[{"test": t, "max_score": facts["max_scores"][t]} for t, _ in facts["tests"]],
+        calibration=reference,
+        forced={"forced": bool(forced), "reason": forced},
+        package={"coordinator": package.coordinator, "kernel": package.kernel} if package else {},
+        kernel_cpu_seconds=round(sum((e.timings or {}).get("kernel_cpu", 0.0) for e in students.values())
+                                 + ((calibration or {}).get("timings") or {}).get("kernel_cpu", 0.0), 2),
+        students={**previous, **students},
+        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "retried": dict(sorted(engine.retried.items()))},
+    )
+    record.save(path)
     return record
 
 
-def _safe_url(url: str) -> str:
-    """A database URL without its password."""
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        creds, host = rest.rsplit("@", 1)
-        return f"{scheme}://{creds.split(':')[0]}@{host}"
-    return url
-
-
-def _summarise(record: dict, graded: list[str], course: Course) -> None:
-    students = {s: record["students"][s] for s in graded}
-    failed = {s: r for s, r in students.items() if r["status"] != "graded"}
-    flagged = {s: r for s, r in students.items() if r["flags"] and r["status"] == "graded"}
-    lines = [f"graded {len(students) - len(failed)} of {len(students)} submissions of {record['assignment']} "
-             f"in {record['seconds']} s ({record['workers']} worker{'s' if record['workers'] != 1 else ''}, "
-             f"sandbox: {record['sandbox']['mode']})"]
+def _summarise(record: RunRecord, graded: list[str], course: Course) -> None:
+    students = {s: record.students[s] for s in graded}
+    failed = {s: r for s, r in students.items() if r.status != "graded"}
+    flagged = {s: r for s, r in students.items() if r.flags and r.status == "graded"}
+    where = f"Dask scheduler {record.engine['scheduler']}" if record.engine.get("scheduler") else "local cluster"
+    lines = [f"graded {len(students) - len(failed)} of {len(students)} submissions of {record.assignment} "
+             f"in {record.seconds} s ({record.workers} worker{'s' if record.workers != 1 else ''}, {where}, "
+             f"sandbox: {record.sandbox['mode']})"]
     if failed:
         lines.append("not graded (scored 0):")
-        lines += [f"  {s}: {r['reason']}" for s, r in failed.items()]
+        lines += [f"  {s}: {r.reason}" for s, r in failed.items()]
     if flagged:
         lines.append("flagged for review:")
         for s, r in flagged.items():
-            lines += [f"  {s}: {f['kind']}: {f['detail']}" for f in r["flags"]]
-    lines.append(f"gradebook: {record['gradebook']}")
-    lines.append(f"autograded notebooks: {course.folder('autograded')}/STUDENT/{record['assignment']}/")
-    lines.append(f"run record: {course.reports(record['assignment']) / RECORD}")
-    if record["sandbox"]["warning"]:
-        lines.append("WARNING: " + record["sandbox"]["warning"])
-    if record["forced"]["forced"]:
-        lines.append("WARNING: FORCED RUN (--force): " + record["forced"]["reason"])
+            lines += [f"  {s}: {f['kind']}: {f['detail']}" for f in r.flags]
+    lines.append(f"gradebook: {record.gradebook}")
+    lines.append(f"autograded notebooks: {course.folder('autograded')}/STUDENT/{record.assignment}/")
+    lines.append(f"run record: {course.reports(record.assignment) / RECORD}")
+    if record.sandbox["warning"]:
+        lines.append("WARNING: " + record.sandbox["warning"])
+    if record.forced["forced"]:
+        lines.append("WARNING: FORCED RUN (--force): " + record.forced["reason"])
     print("\n".join(lines), flush=True)

@@ -24,14 +24,15 @@ import os
 import shutil
 import time
 import traceback
-import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from traitlets.config import Config
 
 from . import canary, outcomes, sandbox, scan
-from .course import load_config, reset_dir
+from .course import reset_dir
+from .record import Job, KernelOutcome, pack_folder, unpack_folder
 
 MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
 MAX_EXTRA_FILE_BYTES = 32 * 1024 * 1024
@@ -45,7 +46,7 @@ class WorkerSpec:
     index: int
     uid: int
     scratch: str
-    course_root: str
+    config: Config  # the course's nbgrader configuration
     template_db: str
     assignment: str
     notebook: str
@@ -55,38 +56,7 @@ class WorkerSpec:
     tests: list[tuple[str, str]]  # (test grade id, source with hidden tests), in notebook order
     functions: list[str]  # graded functions: the answer cells' grade ids
     locked: dict[str, str]  # locked cells' grade id -> source (for the static scan)
-    data_files: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Job:
-    """One submission folder to grade; ``reference`` marks the calibration run of the solution."""
-
-    seq: int
-    student: str
-    folder: str
-    reference: bool = False
-
-
-@dataclass
-class Outcome:
-    """What grading one submission produced (sent back to the coordinator as a dict)."""
-
-    student: str
-    status: str = "graded"  # graded | failed
-    reason: str = ""
-    grades: dict = field(default_factory=dict)  # test id -> {auto_score, max_score, needs_manual_grade}
-    comments: dict = field(default_factory=dict)  # solution cell id -> auto comment
-    late_penalty: float | None = None
-    tests: list = field(default_factory=list)  # TestOutcome dicts
-    canary: dict = field(default_factory=dict)  # canary cell -> observation
-    findings: list = field(default_factory=list)  # static scan Finding dicts
-    notes: list = field(default_factory=list)  # what nbgrader restored, cells that errored, timeouts
-    autograded: str = ""  # folder with the autograded notebook (and nbgrader's bookkeeping files)
-    seconds: float = 0.0
-    timings: dict = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, finish
-    first_error: dict = field(default_factory=dict)  # the first cell whose output is an error: cell, ename, evalue
-    reference: bool = False
+    data_files: list[str] = field(default_factory=list)  # paths on this machine
 
 
 class _Capture(logging.Handler):
@@ -182,7 +152,7 @@ class Worker:
         self.spec = spec
         self.scratch = Path(spec.scratch)
         self.scratch.mkdir(parents=True, exist_ok=True)
-        self.course_config = load_config(Path(spec.course_root))
+        self.course_config = spec.config
         self.log = logging.getLogger(f"autograder.cohort.worker{spec.index}")
         self.log.propagate = False
         self.log.setLevel(logging.INFO)
@@ -228,21 +198,21 @@ class Worker:
 
     # -- one job ----------------------------------------------------------------------------
 
-    def grade(self, job: Job) -> Outcome:
+    def grade(self, job: Job) -> KernelOutcome:
         started = time.monotonic()
-        result = Outcome(job.student, reference=job.reference)
+        result = KernelOutcome(job.student, reference=job.reference)
         try:
-            self._grade(job, result)
+            folder = unpack_folder(job.files, reset_dir(self.scratch / "incoming"))
+            self._grade(job, folder, result)
         except Exception as error:  # noqa: BLE001 - one submission must never stop the worker
             result.status, result.reason = "failed", f"internal grading error: {type(error).__name__}: {error}"
             result.notes.append(traceback.format_exc(limit=6))
         result.seconds = round(time.monotonic() - started, 3)
         return result
 
-    def _grade(self, job: Job, result: Outcome) -> None:
+    def _grade(self, job: Job, folder: Path, result: KernelOutcome) -> None:
         job_started = time.monotonic()
         spec = self.spec
-        folder = Path(job.folder)
         nb, problem = read_submission(folder, spec.notebook)
         if problem:
             result.status, result.reason = "failed", problem
@@ -308,10 +278,8 @@ class Worker:
             if event.get("wall_killed"):
                 result.notes.append("the notebook's wall-clock limit stopped its kernel")
 
-        out = reset_dir(self.scratch / "out" / str(job.seq))
-        _copy_plain_files(autograded_dir, out, skip=lambda rel: rel.name == autograded_nb.name)
-        nbformat.write(graded, str(out / autograded_nb.name))
-        result.autograded = str(out)
+        nbformat.write(graded, str(autograded_nb))
+        result.autograded = pack_folder(autograded_dir)
         result.timings["finish"] = round(time.monotonic() - ended, 3)
 
     def _run_nbgrader(self, course: Path, student: str, box: Path, tracker: _CellTracker) -> bool:
@@ -328,7 +296,7 @@ class Worker:
             return False
         return True
 
-    def _read_gradebook(self, course: Path, student: str, result: Outcome) -> dict:
+    def _read_gradebook(self, course: Path, student: str, result: KernelOutcome) -> dict:
         from nbgrader.api import Gradebook
 
         spec = self.spec
@@ -417,41 +385,3 @@ def _explain_failure(capture: _Capture, limits: dict) -> str:
     lines = [line for line in log.splitlines() if line.strip()]
     tail = next((line for line in reversed(lines) if "Error" in line or "Exception" in line), lines[-1] if lines else "")
     return f"nbgrader could not grade the notebook{where}: {tail.strip()[:300]}"
-
-
-def _die_with_coordinator() -> None:
-    """Ask Linux to kill this worker when the coordinator dies, even by SIGKILL (its sandboxes follow it:
-    bubblewrap runs with --die-with-parent), and leave Ctrl-C to the coordinator, which stops the workers.
-
-    SIGINT gets a Python handler rather than SIG_IGN: an ignored signal would be inherited by the
-    kernels this worker starts, and nbgrader interrupts a cell that runs past its timeout with it.
-    """
-    import ctypes
-    import signal
-
-    parent = os.getppid()
-    signal.signal(signal.SIGINT, lambda *_: None)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
-    if os.getppid() != parent:  # the coordinator died before the request took effect
-        os._exit(1)
-
-
-def serve(spec: WorkerSpec, conn) -> None:
-    """The worker process: grade each job received on ``conn`` and send back the outcome as a dict."""
-    _die_with_coordinator()
-    os.environ.pop("JPY_PARENT_PID", None)
-    warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy notes from nbgrader's API
-    warnings.filterwarnings("ignore", message=".*missing an id field.*")  # cells nbgrader puts back
-    worker = Worker(spec)
-    while True:
-        try:
-            job = conn.recv()
-        except EOFError:
-            return
-        if job is None:
-            return
-        outcome = worker.grade(Job(**job))
-        conn.send(asdict(outcome))

@@ -1,0 +1,279 @@
+"""The grading engine: a Dask cluster whose workers each keep one long-lived grader.
+
+``grade`` hands the engine :class:`~.record.Job` records and gets
+:class:`~.record.KernelOutcome` records back; the coordinator stays the only writer of the
+gradebook and of ``autograded/``.
+
+* The default is a ``distributed.LocalCluster`` of N worker processes on this machine,
+  started for the run and closed after it (no set-up).
+* ``--scheduler tcp://HOST:8786`` grades on an existing cluster: workers started with
+  ``dask worker`` on other machines, by dask-jobqueue or by dask-kubernetes.  Each needs the
+  course package installed (the same version) and bubblewrap; start them with
+  ``--nthreads 1`` (a grader grades one notebook at a time).
+
+Every Dask worker gets a :class:`GraderPlugin` for the run: its own scratch course, the
+assignment's template gradebook and data files (sent with the plugin, so no folder is
+shared) and its own unprivileged uid for the sandbox.  A worker that dies mid-notebook is
+Dask's to handle: the scheduler gives the submission to another worker; a submission that a
+worker dies with again ends as ``KilledWorker``, recorded once as failed with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from .record import Job, KernelOutcome, unpack_folder
+
+PLUGIN = "torch-ledger-grader"
+#: How many times a submission may take its worker down before it is recorded as failed
+#: (set on the scheduler of a local cluster; an external scheduler keeps its own setting).
+ALLOWED_FAILURES = 1
+
+
+class EngineError(RuntimeError):
+    """The cluster cannot be reached or has no worker."""
+
+
+@dataclass
+class Assignment:
+    """What every grader needs for one run, sent once to each Dask worker."""
+
+    assignment: str
+    notebook: str
+    sandboxed: bool
+    limits: dict
+    cell_timeout: int
+    tests: list
+    functions: list
+    locked: dict
+    config: object  # the course's traitlets Config
+    template_db: bytes
+    data_files: dict = field(default_factory=dict)  # pack_folder of the data files
+
+
+def grader_uid(pid: int, slot: int = 0) -> int:
+    """The sandbox uid of the grader in process ``pid`` (unique on its machine while ``pid`` lives)."""
+    from .sandbox import BASE_UID
+
+    return BASE_UID + 16 * pid + slot
+
+
+class GraderPlugin(WorkerPlugin):
+    """A Dask worker plugin: one grader per worker, set up when the worker joins the run."""
+
+    def __init__(self, assignment: Assignment, run: str) -> None:
+        self.assignment, self.run = assignment, run
+        self.name = f"{PLUGIN}-{run}"
+        self.grader = None
+        self.scratch: Path | None = None
+        self.lock = threading.Lock()
+
+    def __getstate__(self):
+        return {"assignment": self.assignment, "run": self.run, "name": self.name}
+
+    def __setstate__(self, state):
+        self.__init__(state["assignment"], state["run"])
+
+    async def setup(self, worker=None) -> None:
+        import asyncio
+
+        await asyncio.to_thread(self._setup, worker)  # nbgrader's imports must not stall the worker's heartbeat
+
+    def _setup(self, worker) -> None:
+        import warnings
+
+        from .worker import Worker, WorkerSpec
+
+        os.environ.pop("JPY_PARENT_PID", None)
+        warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy notes from nbgrader's API
+        warnings.filterwarnings("ignore", message=".*missing an id field.*")  # cells nbgrader puts back
+        a = self.assignment
+        base = getattr(worker, "local_directory", None) or tempfile.gettempdir()
+        self.scratch = Path(tempfile.mkdtemp(prefix=f"grader-{self.run}-", dir=base))
+        template = self.scratch / "template.db"
+        template.write_bytes(a.template_db)
+        data = unpack_folder(a.data_files, self.scratch / "data")
+        spec = WorkerSpec(index=0, uid=grader_uid(os.getpid()), scratch=str(self.scratch / "work"), config=a.config,
+                          template_db=str(template), assignment=a.assignment, notebook=a.notebook,
+                          sandboxed=a.sandboxed, limits=a.limits, cell_timeout=a.cell_timeout, tests=a.tests,
+                          functions=a.functions, locked=a.locked,
+                          data_files=[str(p) for p in sorted(data.iterdir())])
+        self.grader = Worker(spec)
+
+    def teardown(self, worker=None) -> None:
+        from .sandbox import drain
+
+        if self.grader is not None:
+            drain(self.grader.spec.uid, patience=5.0)
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def grade_on_worker(plugin_name: str, job: dict) -> dict:
+    """The Dask task: grade one job with this worker's grader."""
+    from distributed import get_worker
+
+    plugin = get_worker().plugins[plugin_name]
+    with plugin.lock:  # a grader grades one notebook at a time
+        return plugin.grader.grade(Job(**job)).as_dict()
+
+
+def _deaths(key: str, dask_scheduler=None) -> int:
+    """How many workers died while running task ``key`` (the scheduler's own count)."""
+    task = dask_scheduler.tasks.get(key)
+    return int(getattr(task, "suspicious", 0) or 0)
+
+
+def _uid_of_worker(plugin_name: str, dask_worker=None) -> int:
+    return dask_worker.plugins[plugin_name].grader.spec.uid
+
+
+class Engine:
+    """A Dask client for one run (and the local cluster it started, if any)."""
+
+    def __init__(self, workers: int, scheduler: str | None = None) -> None:
+        self.scheduler, self.requested = scheduler, workers
+        self.cluster = self.client = None
+        self.plugin_name = ""
+        self.uids: set[int] = set()
+        self.seen_workers = 0  # the most workers the run had at once
+        self.retried: dict[str, int] = {}  # student -> how many workers died grading them
+
+    @property
+    def kind(self) -> str:
+        return "scheduler" if self.scheduler else "local"
+
+    def launch(self) -> None:
+        """Start connecting (or starting the local cluster) in the background; :meth:`start` waits for it."""
+        self._launched = threading.Thread(target=self._connect, name="grading-engine", daemon=True)
+        self._error: BaseException | None = None
+        self._launched.start()
+
+    def _connect(self) -> None:
+        import dask
+        from distributed import Client, LocalCluster
+
+        try:
+            dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES})
+            if self.scheduler:
+                try:
+                    self.client = Client(self.scheduler, timeout="20s")
+                except OSError as error:
+                    raise EngineError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from None
+            else:
+                self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
+                                            host="127.0.0.1", dashboard_address=None, worker_dashboard_address=None,
+                                            memory_limit=0, silence_logs=logging.ERROR)
+                self.client = Client(self.cluster)
+        except BaseException as error:  # noqa: BLE001 - handed to start(), in the calling thread
+            self._error = error
+
+    def start(self, assignment: Assignment) -> None:
+        """Wait for the cluster, then give every worker (present and future) a grader for ``assignment``."""
+        if getattr(self, "_launched", None) is None:
+            self.launch()
+        self._launched.join()
+        if self._error is not None:
+            raise self._error
+        if not self.workers:
+            raise EngineError(f"the Dask scheduler at {self.scheduler} has no worker: start some with "
+                              f"`dask worker {self.scheduler} --nthreads 1`")
+        plugin = GraderPlugin(assignment, uuid.uuid4().hex[:8])
+        self.plugin_name = plugin.name
+        self.client.register_plugin(plugin, name=plugin.name)
+        self._learn_uids()
+
+    def _learn_uids(self) -> None:
+        try:
+            self.uids |= set(self.client.run(_uid_of_worker, self.plugin_name).values())
+        except Exception:  # noqa: BLE001 - a worker that left meanwhile has nothing to drain
+            pass
+
+    @property
+    def workers(self) -> int:
+        """How many workers the cluster has now."""
+        count = len(self.client.scheduler_info(n_workers=-1).get("workers", {})) if self.client else 0
+        self.seen_workers = max(self.seen_workers, count)
+        return count
+
+    def submit(self, job: Job):
+        return self.client.submit(grade_on_worker, self.plugin_name, asdict(job),
+                                  key=f"grade-{job.seq}-{uuid.uuid4().hex[:6]}", pure=False)
+
+    def outcome(self, future, student: str) -> KernelOutcome:
+        """The future's outcome; a failed one (with the reason) when its workers died with it."""
+        try:
+            deaths = self.client.run_on_scheduler(_deaths, future.key)
+        except Exception:  # noqa: BLE001 - the count is for the record only
+            deaths = 0
+        if deaths:
+            self.retried[student] = deaths
+        try:
+            return KernelOutcome.from_dict(future.result())
+        except Exception as error:  # noqa: BLE001 - KilledWorker, a lost scheduler: one student's problem
+            name = type(error).__name__
+            if name == "KilledWorker":
+                return KernelOutcome.failed(student, f"the grading process died while grading this notebook, "
+                                                     f"{ALLOWED_FAILURES + 1} times on different workers")
+            return KernelOutcome.failed(student, f"the grading engine lost this notebook ({name}: {error})")
+
+    def stop_task(self, future) -> None:
+        """Stop a task that ran past its hard limit: cancel it and restart the worker running it."""
+        key = future.key
+        try:
+            busy = [w for w, keys in self.client.processing().items() if key in keys]
+            future.cancel()
+            if busy and self.cluster is not None:
+                self.client.restart_workers(busy, timeout=60)
+                self._learn_uids()
+        except Exception:  # noqa: BLE001 - best effort: the task is recorded as failed either way
+            pass
+
+    def close(self, now: bool = False) -> None:
+        """Close the client (and the local cluster, whose workers take their sandboxes with them)."""
+        from .sandbox import drain
+
+        if getattr(self, "_launched", None) is not None:
+            self._launched.join()
+        if self.client is not None:
+            if self.plugin_name and not now and self.cluster is None:
+                try:
+                    self.client.unregister_worker_plugin(self.plugin_name)
+                except Exception:  # noqa: BLE001 - the plugin is gone with its workers
+                    pass
+            try:
+                self.client.close(timeout=10)
+            except Exception:  # noqa: BLE001
+                pass
+        if self.cluster is not None:
+            try:
+                self.cluster.close(timeout=20)
+            except Exception:  # noqa: BLE001
+                pass
+            for uid in self.uids:
+                drain(uid, patience=5.0)
+        self.client = self.cluster = None
+
+
+def wait_any(futures: list, timeout: float):
+    """The futures of ``futures`` that are done, waiting at most ``timeout`` seconds for one."""
+    from distributed import wait
+
+    if not futures:
+        time.sleep(timeout)
+        return set()
+    try:
+        done, _ = wait(futures, timeout=timeout, return_when="FIRST_COMPLETED")
+    except TimeoutError:
+        return set()
+    return done

@@ -1,0 +1,309 @@
+"""The records a cohort run passes around: a job, a kernel outcome, a student's entry and the run record.
+
+``grade`` sends a :class:`Job` (the submission's files travel with it, so a grader on
+another machine needs no shared folder) and gets back a :class:`KernelOutcome` (the
+autograded notebook's files travel back the same way).  Each student's
+:class:`StudentEntry` goes to the :class:`Journal` as soon as their grades are in the
+gradebook, and into the :class:`RunRecord`, ``reports/ASSIGNMENT/grading.json``, that
+``feedback``, ``report`` and ``export`` read.  The file is written whole and renamed, so
+it is never left half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from pathlib import Path
+
+RECORD = "grading.json"
+#: Each student's entry, appended once their grades are in the gradebook; read back by the next run
+#: after a crash or an interrupt (a resume), removed once ``grading.json`` is written.
+JOURNAL = "grading.journal.jsonl"
+#: The student id of the calibration run (the assignment's own solution).
+REFERENCE = "__reference__"
+
+#: Files larger than this travel as their size only (the grader sees a sparse file of that size).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+class RecordError(RuntimeError):
+    """A run record that cannot be read."""
+
+
+# --------------------------------------------------------------------------------------------
+# A folder as data
+
+
+def pack_folder(folder: Path, skip=lambda rel: False) -> dict[str, bytes | int | None]:
+    """``{relative path: contents}`` of the regular files under ``folder``.
+
+    Symlinks are never followed: each travels as ``None``.  A file over :data:`MAX_FILE_BYTES`
+    travels as its size (an ``int``).  Checkpoint folders are left out.
+    """
+    folder = Path(folder)
+    files: dict[str, bytes | int | None] = {}
+    if not folder.is_dir():
+        return files
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(folder)
+        for d in list(dirnames):
+            if (here / d).is_symlink():
+                files[str(rel_dir / d)] = None
+        dirnames[:] = [d for d in dirnames if not (here / d).is_symlink() and d != ".ipynb_checkpoints"]
+        for name in filenames:
+            path, rel = here / name, rel_dir / name
+            if skip(rel):
+                continue
+            if path.is_symlink():
+                files[str(rel)] = None
+            elif path.is_file():
+                size = path.stat().st_size
+                files[str(rel)] = size if size > MAX_FILE_BYTES else path.read_bytes()
+    return files
+
+
+def unpack_folder(files: dict[str, bytes | int | None], dest: Path) -> Path:
+    """Write :func:`pack_folder`'s files under ``dest`` (a symlink becomes a dangling one, a size a
+    sparse file); refuses a path that would leave ``dest``."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    root = dest.resolve()
+    for rel, content in files.items():
+        path = (dest / rel).resolve() if content is not None else (dest / rel).parent.resolve() / Path(rel).name
+        if root not in path.parents:
+            raise RecordError(f"a packed file would be written outside {dest}: {rel!r}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if content is None:
+            path.symlink_to("symlink-not-followed")
+        elif isinstance(content, int):
+            with open(path, "wb") as fh:
+                fh.truncate(content)
+        else:
+            path.write_bytes(content)
+    return dest
+
+
+# --------------------------------------------------------------------------------------------
+# What travels between the coordinator and a grader
+
+
+@dataclass
+class Job:
+    """One submission to grade; ``reference`` marks the calibration run of the solution."""
+
+    seq: int
+    student: str
+    files: dict = field(default_factory=dict)  # pack_folder of the submission folder
+    reference: bool = False
+
+
+@dataclass
+class KernelOutcome:
+    """What grading one submission produced."""
+
+    student: str
+    status: str = "graded"  # graded | failed
+    reason: str = ""
+    grades: dict = field(default_factory=dict)  # test id -> {auto_score, max_score, needs_manual_grade}
+    comments: dict = field(default_factory=dict)  # solution cell id -> auto comment
+    late_penalty: float | None = None
+    tests: list = field(default_factory=list)  # TestOutcome dicts
+    canary: dict = field(default_factory=dict)  # canary cell -> observation
+    findings: list = field(default_factory=list)  # static scan Finding dicts
+    notes: list = field(default_factory=list)  # what nbgrader restored, cells that errored, timeouts
+    autograded: dict = field(default_factory=dict)  # pack_folder of the autograded notebook's folder
+    seconds: float = 0.0
+    timings: dict = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, finish
+    first_error: dict = field(default_factory=dict)  # the first cell whose output is an error: cell, ename, evalue
+    reference: bool = False
+
+    @classmethod
+    def failed(cls, student: str, reason: str) -> KernelOutcome:
+        return cls(student, status="failed", reason=reason, reference=student == REFERENCE)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> KernelOutcome:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+# --------------------------------------------------------------------------------------------
+# What is kept
+
+
+@dataclass
+class StudentEntry:
+    """One student's line in the run record."""
+
+    status: str
+    reason: str
+    score: float
+    max_score: float
+    tests: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    flags: list = field(default_factory=list)
+    compromised: bool = False
+    canary_verdict: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    timings: dict = field(default_factory=dict)
+    forced: bool = False  # graded by a run whose calibration failed or was skipped
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> StudentEntry:
+        names = {f.name for f in fields(cls)}
+        missing = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING} - set(data)
+        if missing:
+            raise RecordError(f"a student entry lacks {', '.join(sorted(missing))}")
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class RunRecord:
+    """``grading.json``: how a run graded an assignment, and every student's entry."""
+
+    assignment: str
+    notebook: str
+    graded_at: str
+    seconds: float
+    workers: int
+    sandbox: dict  # {"mode": "bwrap" | "off", "warning": str}
+    limits: dict
+    gradebook: str  # the database URL, without its password
+    functions: list
+    tests: list  # [{"test", "max_score"}]
+    calibration: dict | None
+    forced: dict  # {"forced": bool, "reason": str}
+    package: dict
+    kernel_cpu_seconds: float
+    students: dict[str, StudentEntry]
+    engine: dict = field(default_factory=dict)  # {"kind": local | scheduler, "scheduler", "retried": {student: deaths}}
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["students"] = {s: e.as_dict() for s, e in sorted(self.students.items())}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RunRecord:
+        names = {f.name for f in fields(cls)}
+        kept = {k: v for k, v in data.items() if k in names}
+        kept["students"] = {s: StudentEntry.from_dict(e) for s, e in (data.get("students") or {}).items()}
+        try:
+            return cls(**kept)
+        except TypeError as error:
+            raise RecordError(f"not a run record: {error}") from None
+
+    def save(self, path: Path) -> None:
+        """Write the record whole, then rename it into place."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.as_dict(), indent=1))
+        tmp.replace(path)
+
+
+def load(path: Path) -> RunRecord:
+    """The run record at ``path``; a clear error when there is none or it is not one."""
+    path = Path(path)
+    if not path.is_file():
+        raise RecordError(f"no run record at {path}: run `grade` first")
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as error:
+        raise RecordError(f"{path} is not JSON ({error})") from None
+    return RunRecord.from_dict(data)
+
+
+def load_students(path: Path) -> dict[str, StudentEntry]:
+    """The students of the run record at ``path``; none when there is no readable one."""
+    try:
+        return load(path).students
+    except RecordError:
+        return {}
+
+
+# --------------------------------------------------------------------------------------------
+# The journal
+
+
+class Journal:
+    """Append-only record of the students a run has finished (grades in the gradebook), one JSON line each.
+
+    A run that finds a journal left by a run of the same students (the coordinator was killed or
+    interrupted) resumes it: those students are kept, not graded again.  A run of other students
+    keeps the journal's entries for everyone it does not grade itself, so ``grading.json`` matches
+    the gradebook.  A torn last line (a crash mid-write) is ignored.
+    """
+
+    def __init__(self, path: Path, assignment: str, students: list[str]) -> None:
+        self.path, self.assignment, self.students = path, assignment, sorted(students)
+        self.found: dict[str, StudentEntry] = {}
+        self.selection: list[str] | None = None
+        self.entries: dict[str, StudentEntry] = {}
+        self._fh = None
+        if path.exists():
+            for line in path.read_text(errors="replace").splitlines():
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue
+                if item.get("assignment") == assignment and "selection" in item:
+                    self.selection = item["selection"]
+                elif "student" in item and "entry" in item:
+                    try:
+                        self.found[item["student"]] = StudentEntry.from_dict(item["entry"])
+                    except (RecordError, TypeError):
+                        continue
+
+    @property
+    def resumes(self) -> bool:
+        return self.selection == self.students and bool(self.found)
+
+    def carried(self) -> dict[str, StudentEntry]:
+        """Entries this run keeps rather than grades."""
+        if self.resumes:
+            return dict(self.found)
+        return {s: e for s, e in self.found.items() if s not in self.students}
+
+    def add(self, student: str, entry: StudentEntry) -> None:
+        if self._fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fresh = not self.resumes
+            self._fh = open(self.path, "w" if fresh else "a")  # noqa: SIM115 - kept open for the run
+            if fresh:
+                self._write({"assignment": self.assignment, "selection": self.students})
+                for s, e in self.carried().items():
+                    self._write({"student": s, "entry": e.as_dict()})
+        self._write({"student": student, "entry": entry.as_dict()})
+        self.entries[student] = entry
+
+    def _write(self, item: dict) -> None:
+        self._fh.write(json.dumps(item) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def remove(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+
+def safe_url(url: str) -> str:
+    """A database URL without its password."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        return f"{scheme}://{creds.split(':')[0]}@{host}"
+    return url
