@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from .cohort.course import CourseError
     from .cohort.grade import GradingError
+    from .cohort.record import RecordError
 
     try:
         return args.run(args)
@@ -185,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         return 130
-    except (CourseError, FileNotFoundError, FileExistsError, ValueError) as error:
+    except (CourseError, RecordError, FileNotFoundError, FileExistsError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 

@@ -1,8 +1,9 @@
 """Outcomes, learner messages and the ``graded`` decorator every check uses.
 
 A check is a plain function that calls the learner's code through :func:`call`
-and reports a wrong result with :func:`fail`.  The decorator turns what happened
-into one of three outcomes and shows it:
+and reports a wrong result with :func:`fail`, naming it with a diagnosis code from
+:mod:`autograder.diagnoses`.  The decorator turns what happened into one of three
+outcomes (:class:`~autograder.outcome.Outcome`) and shows it:
 
 * ``correct``        – the check ran to the end;
 * ``incorrect``      – :func:`fail` was called, or the learner's code raised;
@@ -12,6 +13,10 @@ Messages always have the same shape: what was seen, which owner held the wrong
 state, what to do.  They never contain the answer.  An outcome other than
 ``correct`` raises :class:`CheckFailed` (an ``AssertionError``) so that nbgrader
 scores the test cell as failed; the grader's own traceback is never shown.
+
+In a notebook a result is one output: its coloured line (``text/html``), its text
+(``text/plain``) and its fields as data (:data:`~autograder.outcome.RESULT_MIME`), which
+the cohort tools read instead of the message text.
 """
 
 from __future__ import annotations
@@ -29,10 +34,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-CORRECT = "correct"
-INCORRECT = "incorrect"
-NOT_ATTEMPTED = "not attempted"
-SKIPPED = "skipped"
+from .diagnoses import UnknownDiagnosis, require
+from .outcome import RESULT_MIME, RESULT_VERSION, Outcome
+
+CORRECT = Outcome.CORRECT
+INCORRECT = Outcome.INCORRECT
+NOT_ATTEMPTED = Outcome.NOT_ATTEMPTED
+SKIPPED = Outcome.SKIPPED
 
 _COLOURS = {
     CORRECT: "#1a7f37",
@@ -48,11 +56,12 @@ class NotAttempted(Exception):
 
 
 class Incorrect(Exception):
-    """A check saw something wrong.  Carries the three parts of a learner message."""
+    """A check saw something wrong.  Carries the three parts of a learner message and a registered
+    diagnosis code (:class:`~autograder.diagnoses.UnknownDiagnosis` for any other)."""
 
-    def __init__(self, seen: str, owner: str, todo: str, *, code: str = ""):
+    def __init__(self, seen: str, owner: str, todo: str, *, code: str):
         super().__init__(seen)
-        self.seen, self.owner, self.todo, self.code = seen, owner, todo, code
+        self.seen, self.owner, self.todo, self.code = seen, owner, todo, require(code)
 
 
 class LearnerRaised(Exception):
@@ -75,11 +84,11 @@ class CheckFailed(AssertionError):
 class Result:
     function: str
     part: str
-    outcome: str
+    outcome: Outcome
     seen: str = ""
     owner: str = ""
     todo: str = ""
-    code: str = ""  # a stable diagnosis code, used by cohort reports
+    code: str = ""  # a diagnosis code from autograder.diagnoses, used by cohort reports
     title: str = ""  # what this part checks, from the check's docstring
     notes: list[str] = field(default_factory=list)
 
@@ -102,15 +111,24 @@ class Result:
         body = html.escape(self.message())
         return (
             f'<div class="autograder-result autograder-{self.outcome.replace(" ", "-")}" '
-            f'data-code="{html.escape(self.code)}" '
             f'style="font-family: sans-serif; padding: 2px 0">'
             f'<span style="background:{colour};color:white;border-radius:3px;'
             f'padding:1px 6px;font-weight:bold">{label}</span> '
             f"<code>{html.escape(self.function)}</code> — {body}</div>"
         )
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebook display
-        return self.html()
+    def data(self) -> dict:
+        """The result's fields, as the instructor tools read them from a notebook's outputs."""
+        return {"version": RESULT_VERSION, "function": self.function, "part": self.part,
+                "outcome": str(self.outcome), "code": self.code, "seen": self.seen, "owner": self.owner,
+                "do": self.todo, "message": self.text()}
+
+    def mimebundle(self) -> dict:
+        """One output's data: JupyterLab shows the coloured line and ignores the data it has no renderer for."""
+        return {"text/html": self.html(), "text/plain": self.text(), RESULT_MIME: self.data()}
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:  # pragma: no cover - notebook display
+        return self.mimebundle()
 
 
 # --------------------------------------------------------------------------
@@ -164,14 +182,14 @@ def call(fn, *args, **kwargs):
         if not str(error):
             raise NotAttempted() from None
         raise LearnerRaised(call_text(fn, args, kwargs), error, name) from None
-    except (Incorrect, NotAttempted, LearnerRaised):
+    except (Incorrect, NotAttempted, LearnerRaised, UnknownDiagnosis):
         raise
     except Exception as error:  # noqa: BLE001 - any learner error becomes a message
         raise LearnerRaised(call_text(fn, args, kwargs), error, name) from None
 
 
-def fail(seen: str, owner: str, todo: str, *, code: str = "") -> None:
-    """Report a wrong result: what was seen, which owner held the wrong state, what to do."""
+def fail(seen: str, owner: str, todo: str, *, code: str) -> None:
+    """Report a wrong result: what was seen, which owner held the wrong state, what to do, and its diagnosis."""
     raise Incorrect(seen, owner, todo, code=code)
 
 
@@ -188,10 +206,11 @@ def _in_notebook() -> bool:
 
 
 def show(result: Result) -> None:
+    """In a notebook, one output with the result's line and data; elsewhere its text."""
     if _in_notebook():
-        from IPython.display import HTML, display
+        from IPython.display import display
 
-        display(HTML(result.html()))
+        display(result.mimebundle(), raw=True)
         _install_short_tracebacks()
     else:
         print(result.text())
@@ -326,7 +345,7 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
             code="not_attempted",
         )
     except Incorrect as bad:
-        return Result(function, part, INCORRECT, bad.seen, bad.owner, bad.todo, bad.code or part)
+        return Result(function, part, INCORRECT, bad.seen, bad.owner, bad.todo, bad.code)
     except LearnerRaised as raised:
         err = raised.error
         return Result(
@@ -338,6 +357,8 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
             todo="call it yourself with the same kind of arguments, read the error, and fix the line it points to.",
             code="raised",
         )
+    except UnknownDiagnosis:
+        raise
     except RecursionError:
         return Result(
             function, part, INCORRECT,

@@ -20,7 +20,9 @@ from pathlib import Path
 
 from . import core
 from .course import MODULES, module_of_checks
+from .outcome import Outcome
 
+#: A graded function's state in the progress table, from its checks' outcomes.
 PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
 
 #: Set to 1 in every kernel a grader runs (the cohort sandbox, ``nbgrader autograde`` through
@@ -85,7 +87,7 @@ def record(result: core.Result, checks_module: str | None = None) -> None:
     """Store one check's outcome (the latest outcome of each part wins)."""
     path = progress_file()
     module = _module_of(checks_module or "")
-    if path is None or module is None or result.outcome == core.SKIPPED:
+    if path is None or module is None or result.outcome == Outcome.SKIPPED:
         return
     data = _load(path)
     parts = _entry(_entry(data, module.id), result.function)
@@ -143,9 +145,9 @@ def status(data: dict | None = None) -> dict[str, dict[str, str]]:
         for function in module.functions:  # the "hints" key is no function: it is never read here
             parts = recorded.get(function, {})
             parts = [p.get("outcome") for p in parts.values() if isinstance(p, dict)] if isinstance(parts, dict) else []
-            if parts and all(o == core.CORRECT for o in parts):
+            if parts and all(o == Outcome.CORRECT for o in parts):
                 row[function] = PASSED
-            elif any(o == core.INCORRECT for o in parts):
+            elif any(o == Outcome.INCORRECT for o in parts):
                 row[function] = FAILED
             else:
                 row[function] = NOT_ATTEMPTED

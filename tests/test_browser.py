@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.outcome import RESULT_MIME
 from conftest import ARTIFACTS, ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -372,6 +373,10 @@ def test_filled_exercise_checks_then_start_page_progress(page, lab):
     assert notebook.locator(".autograder-incorrect").count() == 0
     assert notebook.locator(".autograder-not-attempted").count() == 0
     assert "incorrect" not in " ".join(correct.all_inner_texts()).lower()
+    # Each result's output also carries its data (RESULT_MIME); JupyterLab renders the HTML line alone.
+    rendered = notebook.locator(".jp-OutputArea-output[data-mime-type='text/html'] .autograder-result")
+    assert rendered.count() == notebook.locator(".autograder-result").count()
+    assert notebook.locator(f".jp-OutputArea-output[data-mime-type='{RESULT_MIME}']").count() == 0
     shot(page, "06-exercise-filled-correct", correct.first)
     shot(page, "07-exercise-filled-correct-last", correct.last)
 

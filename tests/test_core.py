@@ -14,7 +14,7 @@ def _double_check(fn, *, notes):
     out = call(fn, torch.ones(3))
     expect_tensor(out, "double(ones(3))", "the tensor double returned.", shape=(3,), dtype=torch.float32)
     if not torch.equal(out, torch.full((3,), 2.0)):
-        fail("double(ones(3)) did not give twos.", "the values double computed.", "multiply by two.", code="values")
+        fail("double(ones(3)) did not give twos.", "the values double computed.", "multiply by two.", code="wrong_value")
 
 
 def _stub(x):
@@ -38,7 +38,7 @@ def test_incorrect_has_three_parts():
     with pytest.raises(CheckFailed) as info:
         _double_check(lambda x: x * 3)
     result = info.value.result
-    assert result.outcome == INCORRECT and result.code == "values"
+    assert result.outcome == INCORRECT and result.code == "wrong_value"
     assert str(info.value).startswith("[incorrect] double — Seen: ")
     assert " Owner: " in str(info.value) and " Do: " in str(info.value)
 

@@ -159,7 +159,7 @@ def expect_float(value, what: str, function: str) -> float:
              code="not_a_float")
     if value != value:
         fail(f"{what} is NaN.", f"the loss {function} computed.", "check that the loss is computed from this batch.",
-             code="nan")
+             code="nonfinite")
     return value
 
 
@@ -250,7 +250,7 @@ def mode_changed(function: str, was: str, now: str, consequence: str = "") -> No
     fail(f"the model went into {function} in {was} mode and came out in {now} mode.",
          f"the model owns its mode; {function} changed it for whoever called it{consequence}.",
          "remember `model.training` on entry and restore it with `model.train(was_training)` before returning.",
-         code="mode_not_restored")
+         code="mode_changed")
 
 
 def device_mismatch(error: BaseException) -> bool:

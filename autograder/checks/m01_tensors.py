@@ -147,7 +147,7 @@ def standardize_values(standardize, n: int = 50, d: int = 3, seed: int = 0, *, n
                         f"and its per-feature stds range {got.std(0).min().item():.3g}–{got.std(0).max().item():.3g}.")
                 owner = "the statistics standardize computed (mean and std per feature)."
                 todo = "subtract each feature's mean over dim 0 and divide by that feature's std over dim 0."
-                code = "wrong_values"
+                code = "wrong_value"
             fail(seen, owner, todo, code=code)
 
 
@@ -162,7 +162,7 @@ def standardize_leaves_input(standardize, n: int = 40, d: int = 4, seed: int = 1
         if x._version != version or not torch.equal(plain(x), before):
             fail("after standardize(x), the caller's x holds different values.",
                  "the caller owns x; standardize wrote into it with an in-place operation (`-=`, `/=`, `sub_`, ...).",
-                 "build a new tensor from x instead of modifying it.", code="in_place")
+                 "build a new tensor from x instead of modifying it.", code="modified_input")
         expect_tensor(out, "standardize(x)", "the tensor standardize returned.", shape=x.shape)
         if out.data_ptr() == x.data_ptr() and out.numel() > 0:
             fail("standardize(x) returned a tensor sharing x's memory.",
@@ -212,7 +212,7 @@ def pairwise_sq_dists_values(pairwise_sq_dists, n: int = 6, m: int = 4, d: int =
                 seen, todo = (f"entries differ from the squared distances by up to {worst:.3g}.",
                               "for one pair (a[i], b[j]) subtract, square, then sum over features; "
                               "check that broadcasting pairs every row of a with every row of b.")
-            fail(seen, "the values of the distance matrix pairwise_sq_dists built.", todo, code="wrong_values")
+            fail(seen, "the values of the distance matrix pairwise_sq_dists built.", todo, code="wrong_value")
 
 
 # --------------------------------------------------------------------------

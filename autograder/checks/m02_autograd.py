@@ -140,7 +140,7 @@ def _expect_gradient(out, x, before, derivative, where: str) -> None:
         owner = "the gradient grad_of returned: autograd differentiated something other than f at x."
         todo = ("call f once, on the tracked tensor you made from x, and return the gradient of that output "
                 "with respect to that same tensor, unchanged.")
-        code = "wrong_values"
+        code = "wrong_value"
     fail(seen, owner, todo, code=code)
 
 
@@ -229,7 +229,7 @@ def grad_of_leaves_caller(grad_of, n: int = 4, seed: int = 0, *, notes):
                          "and grad_of's backward pass wrote into it.",
                          "differentiate a copy of x cut from x's history (detach), never x or anything still "
                          "connected to it.",
-                         code="changed_caller_grad")
+                         code="grads_changed")
             if behind is not None and behind.grad is not None:
                 fail(f"{where}, the leaf that x was computed from received a .grad.",
                      "autograd followed x's grad_fn back to the caller's leaf: the tensor grad_of "
@@ -264,7 +264,7 @@ def grad_of_no_history(grad_of, n: int = 3, seed: int = 0, *, notes):
                      "applied to a tensor still connected to x's history), and the caller now holds that record.",
                      "return a gradient with no history: differentiate a detached copy of x, without "
                      "create_graph, and detach the result if anything still records it.",
-                     code="result_has_history")
+                     code="has_history")
 
 
 # --------------------------------------------------------------------------
@@ -377,7 +377,7 @@ def _explain_numerical(got, ref, f, base, x, step, eps, derivative, tol, where):
          owner,
          "for each element i: nudge a float64 copy of x by +eps and by -eps at position i only, evaluate f "
          "at both, and store (f(x + eps) - f(x - eps)) / (2 * eps) at position i.",
-         code="wrong_values")
+         code="wrong_value")
 
 
 @graded("numerical_grad")
@@ -568,7 +568,7 @@ def grad_report_leaves_grads(grad_report, seed: int = 1, *, notes):
                 fail(f"after grad_report(model), {name}.grad is {describe(p.grad)}; it was None.",
                      f"{name} owns its .grad: None meant 'no path reached me', and grad_report filled it in.",
                      "only read .grad: handle None in your own code instead of writing into the parameter.",
-                     code="filled_none_grad")
+                     code="left_grad")
             if g is not None and p.grad is None:
                 fail(f"after grad_report(model), {name}.grad is None; it held a tensor.",
                      f"{name} owns its .grad, and the optimizer reads it next: grad_report cleared it "
@@ -581,12 +581,12 @@ def grad_report_leaves_grads(grad_report, seed: int = 1, *, notes):
                      f" (changed by up to {max_abs_diff(p.grad, values):.3g}).",
                      f"{name} owns its .grad, and the optimizer reads it next: grad_report modified it.",
                      "only read .grad: compute on it out of place (no zero_(), abs_(), or assignment).",
-                     code="modified_grad")
+                     code="grads_changed")
             if p.requires_grad != flag or not torch.equal(plain(p), weights):
                 fail(f"after grad_report(model), the parameter {name} changed.",
                      "the module owns its parameters and their flags: a report only reads.",
                      "do not write into parameters or change requires_grad in grad_report.",
-                     code="modified_parameter")
+                     code="params_changed")
 
 
 # --------------------------------------------------------------------------
@@ -785,7 +785,7 @@ def stable_softmax_values(stable_softmax, seed: int = 0, *, notes):
             fail(f"after {what}, the caller's z held other values than before the call.",
                  "an in-place operation (`z -= ...`, `z.sub_(...)`, `z.exp_()`) wrote into the caller's tensor, "
                  "which still belongs to the caller.",
-                 "compute new tensors (`z - m`), never write into z.", code="modifies_input")
+                 "compute new tensors (`z - m`), never write into z.", code="modified_input")
         expect_tensor(out, what, "the probabilities stable_softmax returned.", shape=tuple(z.shape),
                       dtype=torch.float32, device=device)
         want = torch.softmax(before, dim=-1)

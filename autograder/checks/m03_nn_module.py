@@ -156,14 +156,14 @@ def _tiny_layers(net: nn.Module) -> dict:
         if not isinstance(module, nn.Linear):
             fail(f"TinyNet().{layer} is {describe(module)}, not an nn.Linear.",
                  f"the layer registered as `{layer}`.",
-                 f"assign `self.{layer} = nn.Linear({n_in}, {n_out})`.", code="wrong_layer")
+                 f"assign `self.{layer} = nn.Linear({n_in}, {n_out})`.", code="wrong_layers")
     for name, shape in _TINY_SHAPES.items():
         if tuple(named[name].shape) != shape:
             fail(f"TinyNet()'s `{name}` has shape {list(named[name].shape)}; hidden = Linear(2, 4) and "
                  f"out = Linear(4, 1) give it shape {list(shape)}.",
                  f"the sizes you passed to nn.Linear for `{name.split('.')[0]}`.",
                  "2 input features, 4 hidden units, 1 output: nn.Linear(in_features, out_features).",
-                 code="wrong_layer")
+                 code="wrong_layers")
     return named
 
 
@@ -179,7 +179,7 @@ def TinyNet_registers(TinyNet, n: int = 5, seed: int = 0, *, notes):
     if total != 17 or lost:
         fail(f"TinyNet() holds {total} parameter values and its state_dict() lacks {_names(lost)}.",
              "the module's registries (parameters and state_dict).",
-             "register exactly the two Linear layers as attributes.", code="wrong_count")
+             "register exactly the two Linear layers as attributes.", code="wrong_layers")
     for device in each_device(notes):
         net.to(device)
         x = _randn(n, 2, seed=seed, device=device)
@@ -252,7 +252,7 @@ def TinyNet_forward(TinyNet, n: int = 16, seed: int = 0, *, notes):
             seen = f"{what} never returns a negative value: a ReLU runs after self.out."
             owner = "forward(): the last layer's raw output (a logit) can be any real number."
             todo = "return self.out(...) as it is, with no activation after it."
-            code = "relu_after_out"
+            code = "relu_after_last"
         elif _ref_close(got, torch.sigmoid(ref)):
             seen = f"{what} lies between 0 and 1: a sigmoid runs after self.out."
             owner = "forward(): the model returns logits; the loss (BCEWithLogitsLoss) applies the sigmoid itself."
@@ -262,7 +262,7 @@ def TinyNet_forward(TinyNet, n: int = 16, seed: int = 0, *, notes):
             seen = f"{what} differs from out(relu(hidden(x))) by up to {max_abs_diff(got, ref):.3g}."
             owner = "forward(): the computation from x to the output."
             todo = "send x through self.hidden, a ReLU, then self.out, and return that."
-            code = "wrong_values"
+            code = "wrong_value"
         fail(seen, owner, todo, code=code)
 
 
@@ -320,7 +320,7 @@ def _mlp_linears(model: nn.Module, what: str, sizes) -> list[nn.Linear]:
         if id(m.weight) not in held or id(m.bias) not in held:
             fail(f"{what}.state_dict() lacks the weight of Linear layer #{i + 1}.",
                  "the module's state_dict, which a checkpoint saves.",
-                 "register every layer as a submodule.", code="not_in_state_dict")
+                 "register every layer as a submodule.", code="not_registered")
     return linears
 
 
@@ -355,7 +355,7 @@ def _mlp_values(got, linears, x, what: str) -> None:
          f"layers in their registration order, by up to {max_abs_diff(got, ref):.3g}.",
          "forward(): the order in which it applies the layers, or an extra operation.",
          "apply the layers in the order you registered them: Linear, ReLU (and Dropout) between layers, "
-         "and nothing after the last Linear.", code="wrong_values")
+         "and nothing after the last Linear.", code="wrong_value")
 
 
 @graded("MLP")
@@ -815,14 +815,14 @@ def freeze_mode(freeze, seed: int = 0, *, notes):
                  "the mode (`training`) belongs to the module and is set by train()/eval(); it changes how "
                  "Dropout and BatchNorm behave, and has nothing to do with which parameters are trained.",
                  "remove the eval()/train() call from freeze: a caller who also wants eval mode calls it "
-                 "separately.", code="changed_mode")
+                 "separately.", code="mode_changed")
     model = _nest(seed + 1)
     model.train()
     call(freeze, model.body)
     if not model.head.training or not model.training:
         fail("freeze(model.body) switched the rest of the model to eval mode.",
              "the mode belongs to each module; freeze is about requires_grad only.",
-             "do not call eval() in freeze.", code="changed_mode")
+             "do not call eval() in freeze.", code="mode_changed")
 
 
 # --------------------------------------------------------------------------

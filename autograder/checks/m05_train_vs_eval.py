@@ -114,7 +114,7 @@ def evaluate_leaves_state(evaluate, seed: int = 1, n: int = 40, batch_size: int 
         if with_grad:
             fail(f"after evaluate, {', '.join(with_grad[:3])} hold a .grad.",
                  "a backward() ran inside the evaluation.", "evaluation computes losses, never gradients.",
-                 code="grads_written")
+                 code="left_grad")
 
 
 @graded("evaluate")

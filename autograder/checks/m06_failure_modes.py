@@ -115,7 +115,7 @@ def _judge_reproducible(make_loaders, name, n, seed):
     if splits[0] == splits[2]:
         fail(f"generators seeded {seed} and {seed + 1} gave the same validation set.",
              "the split does not depend on the generator it was given.",
-             "use the generator argument for the split instead of a fixed seed.", code="fixed_split")
+             "use the generator argument for the split instead of a fixed seed.", code="fixed_seed")
 
 
 @graded("make_loaders")

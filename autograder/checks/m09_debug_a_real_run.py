@@ -195,7 +195,7 @@ def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, no
         fail("the normaliser's output holds inf or NaN.",
              "its std: some pixels (the borders) are 0 in every training image, so their std is 0.",
              "keep std away from zero (for example clamp it to at least 1, or add a small epsilon).",
-             code="nonfinite_output")
+             code="nonfinite")
     t = _raw(train)
     candidates = {
         "per pixel": (t.mean(0, keepdim=True), t.std(0, keepdim=True)),

@@ -178,13 +178,17 @@ class Engine:
         except BaseException as error:  # noqa: BLE001 - handed to start(), in the calling thread
             self._error = error
 
-    def start(self, assignment: Assignment) -> None:
-        """Wait for the cluster, then give every worker (present and future) a grader for ``assignment``."""
+    def connect(self) -> None:
+        """Wait for the cluster (started by :meth:`launch`, or now)."""
         if getattr(self, "_launched", None) is None:
             self.launch()
         self._launched.join()
         if self._error is not None:
             raise self._error
+
+    def start(self, assignment: Assignment) -> None:
+        """Wait for the cluster, then give every worker (present and future) a grader for ``assignment``."""
+        self.connect()
         if not self.workers:
             raise EngineError(f"the Dask scheduler at {self.scheduler} has no worker: start some with "
                               f"`dask worker {self.scheduler} --nthreads 1`")
@@ -213,12 +217,6 @@ class Engine:
     def outcome(self, future, student: str) -> KernelOutcome:
         """The future's outcome; a failed one (with the reason) when its workers died with it."""
         try:
-            deaths = self.client.run_on_scheduler(_deaths, future.key)
-        except Exception:  # noqa: BLE001 - the count is for the record only
-            deaths = 0
-        if deaths:
-            self.retried[student] = deaths
-        try:
             return KernelOutcome.from_dict(future.result())
         except Exception as error:  # noqa: BLE001 - KilledWorker, a lost scheduler: one student's problem
             name = type(error).__name__
@@ -226,6 +224,16 @@ class Engine:
                 return KernelOutcome.failed(student, f"the grading process died while grading this notebook, "
                                                      f"{ALLOWED_FAILURES + 1} times on different workers")
             return KernelOutcome.failed(student, f"the grading engine lost this notebook ({name}: {error})")
+        finally:
+            self._count_deaths(future.key, student)
+
+    def _count_deaths(self, key: str, student: str) -> None:
+        try:
+            deaths = self.client.run_on_scheduler(_deaths, key)
+        except Exception:  # noqa: BLE001 - the count is for the record only
+            deaths = 0
+        if deaths:
+            self.retried[student] = deaths
 
     def stop_task(self, future) -> None:
         """Stop a task that ran past its hard limit: cancel it and restart the worker running it."""

@@ -1,7 +1,7 @@
 """``feedback``: one HTML page per student, built from the autograded notebook and the gradebook.
 
 Each graded function shows the student's own answer code, then each of its checks with
-the points and the diagnosis the check printed (``Seen: … Owner: … Do: …``).  The page
+the points and the diagnosis the check reported (its Seen, Owner and Do parts).  The page
 is written from our records and the answer cells only: test-cell source, hidden tests
 and raw cell outputs (which a compromised kernel controls) never reach it.
 
@@ -14,14 +14,14 @@ hand them out through the exchange.
 from __future__ import annotations
 
 import html
-import json
 import shutil
 from pathlib import Path
 
 import nbformat
 
+from . import record as records
 from .course import Course
-from .grade import RECORD
+from .record import RECORD
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
@@ -40,20 +40,12 @@ def _badge(outcome: str) -> str:
     return f'<span class="badge {outcome.replace(" ", "-")}">{html.escape(outcome)}</span>'
 
 
-def _message(text: str) -> str:
-    """The check's message as Seen / Owner / Do lines (escaped)."""
-    body = text.split(" — ", 1)[1] if " — " in text else text
-    parts = []
-    for label in ("Seen:", "Owner:", "Do:"):
-        if label in body:
-            parts.append(label)
-    if len(parts) == 3:
-        seen = body.split("Seen:", 1)[1].split("Owner:", 1)[0].strip()
-        owner = body.split("Owner:", 1)[1].split("Do:", 1)[0].strip()
-        todo = body.split("Do:", 1)[1].strip()
-        return (f"<div><b>Seen:</b> {html.escape(seen)}</div><div><b>Owner:</b> {html.escape(owner)}</div>"
-                f"<div><b>Do:</b> {html.escape(todo)}</div>")
-    return f"<div>{html.escape(body)}</div>"
+def _message(test: dict) -> str:
+    """A check's diagnosis as Seen / Owner / Do lines, from the record's fields (escaped)."""
+    if test.get("owner") or test.get("do"):
+        return "".join(f"<div><b>{label}</b> {html.escape(test.get(key, ''))}</div>"
+                       for label, key in (("Seen:", "seen"), ("Owner:", "owner"), ("Do:", "do")))
+    return f"<div>{html.escape(test.get('seen') or test['text'])}</div>"
 
 
 def _answers(path: Path) -> dict[str, str]:
@@ -110,7 +102,7 @@ def render(student: str, assignment: str, entry: dict, answers: dict[str, str], 
         for t in by_function.get(fn, []):
             score, max_score = scores.get(t["test"], (t["score"], t["max_score"]))
             part = t["test"].removeprefix(f"test_{fn}").strip("_") or t["test"]
-            message = _message(t["text"]) if t["text"] else "<div>passed</div>"
+            message = _message(t) if t["text"] else "<div>passed</div>"
             rows.append(f"<tr><td>{html.escape(part)}</td><td>{score:g} / {max_score:g}</td>"
                         f"<td>{_badge(t['outcome'])}</td><td class='msg'>{message}</td></tr>")
         if rows:
@@ -123,9 +115,7 @@ def render(student: str, assignment: str, entry: dict, answers: dict[str, str], 
 def generate(course: Course, assignment: str, students: list[str] | None = None) -> list[Path]:
     """Write the feedback pages of the graded students (all of them by default)."""
     record_path = course.reports(assignment) / RECORD
-    if not record_path.exists():
-        raise FileNotFoundError(f"no grading record {record_path}: run `grade {assignment}` first")
-    record = json.loads(record_path.read_text())
+    record = records.load(record_path).as_dict()
     notebook = record["notebook"]
     written = []
     for student, entry in record["students"].items():

@@ -1,24 +1,25 @@
 """Read what each test cell of an autograded notebook reported.
 
-A check prints one coloured line and, unless it passed, raises ``CheckFailed`` whose
-text is ``[incorrect] fn — Seen: … Owner: … Do: …`` or ``[not attempted] fn — …``.
-Anything else a test cell raised (a ``NameError`` because the function was renamed,
-a timeout) is an *errored* outcome.  Feedback and reports are built from these
-records, never from the test cells' source.
+A check shows each result as one output that carries, next to its coloured line, the
+result's fields as data (:data:`autograder.outcome.RESULT_MIME`: outcome, diagnosis code,
+seen, owner, do, message); unless it passed, it then raises ``CheckFailed``.  A test cell
+calls its checks one after another and stops at the first that does not pass, so that
+result decides the cell.  Anything else a test cell raised (a ``NameError`` because the
+function was renamed, a timeout) is an *errored* outcome, read from the error's name and
+value.  Feedback and reports are built from these records, never from the test cells' source.
 """
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
-CORRECT, INCORRECT, NOT_ATTEMPTED, ERRORED = "correct", "incorrect", "not attempted", "errored"
-OUTCOMES = (CORRECT, INCORRECT, NOT_ATTEMPTED, ERRORED)
+from ..outcome import RESULT_MIME, RESULT_VERSION, Outcome
 
-_PREFIX = re.compile(r"^\[(incorrect|not attempted)\]\s+(\S+)\s+—\s+(.*)$", re.S)
-_CODE_ATTR = re.compile(r'data-code="([^"]*)"')
-_TAGS = re.compile(r"<[^>]+>")
+#: A graded test cell's outcomes, in the order reports show them.
+OUTCOMES = (Outcome.CORRECT, Outcome.INCORRECT, Outcome.NOT_ATTEMPTED, Outcome.ERRORED)
+#: The outcomes of a result that fails its test cell (a skipped check does not).
+_FAILING = {Outcome.INCORRECT.value, Outcome.NOT_ATTEMPTED.value}
 
 
 @dataclass
@@ -27,28 +28,39 @@ class TestOutcome:
 
     test: str
     function: str
-    outcome: str
+    outcome: str  # an Outcome value
     text: str  # the one-line message the learner saw (empty when correct)
-    code: str = ""  # the check's diagnosis code, when the output carries one
+    code: str = ""  # the check's diagnosis code (autograder.diagnoses), when a check failed the cell
     score: float = 0.0
     max_score: float = 0.0
-
-    @property
-    def seen(self) -> str:
-        """The ``Seen:`` part of an incorrect outcome's message."""
-        match = re.search(r"Seen:\s*(.*?)(?:\s+Owner:|$)", self.text, re.S)
-        return match.group(1).strip() if match else self.text
+    seen: str = ""  # the three parts of the check's message
+    owner: str = ""
+    do: str = ""
+    error: str = ""  # the name of the exception the cell raised, when it raised
 
     @property
     def key(self) -> str:
-        """What groups the same failure across students: the diagnosis code, or the ``Seen:`` text
-        with its numbers masked."""
+        """What groups the same failure across students: the diagnosis code, else the outcome and the
+        name of what the cell raised."""
         if self.code:
             return self.code
-        return re.sub(r"\d+(\.\d+)?(e-?\d+)?", "#", self.seen)[:200]
+        return f"{self.outcome}: {self.error}" if self.error else str(self.outcome)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The record's entry (``grading.json``), with the outcome as its plain string."""
+        return {**asdict(self), "outcome": str(self.outcome)}
+
+
+class Reading(NamedTuple):
+    """What one test cell's outputs say."""
+
+    outcome: Outcome
+    text: str
+    code: str = ""
+    seen: str = ""
+    owner: str = ""
+    do: str = ""
+    error: str = ""
 
 
 def function_of(test_id: str, functions: list[str]) -> str:
@@ -65,28 +77,34 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def read_cell(cell, function: str) -> tuple[str, str, str]:
-    """``(outcome, message, code)`` from one executed test cell's outputs."""
-    code = ""
+def results(cell) -> list[dict]:
+    """The data of every check result among a cell's outputs, in order."""
+    found = []
     for out in cell.get("outputs", []):
-        data = out.get("data", {})
-        if "text/html" in data:
-            found = _CODE_ATTR.search(str(data["text/html"]))
-            if found:
-                code = html.unescape(found.group(1))
+        data = out.get("data", {}).get(RESULT_MIME)
+        if isinstance(data, dict) and data.get("version") == RESULT_VERSION:
+            found.append(data)
+    return found
+
+
+def read_cell(cell, function: str) -> Reading:
+    """What one executed test cell reported: its first result that failed it, else the error it raised."""
+    failed = next((r for r in results(cell) if r.get("outcome") in _FAILING), None)
+    if failed is not None:
+        return Reading(Outcome(failed["outcome"]), _first_line(str(failed.get("message", "")), 1000),
+                       str(failed.get("code", "")), str(failed.get("seen", "")), str(failed.get("owner", "")),
+                       str(failed.get("do", "")))
     for out in cell.get("outputs", []):
         if out.get("output_type") != "error":
             continue
         ename, evalue = out.get("ename", ""), str(out.get("evalue", ""))
-        if ename == "CheckFailed":
-            match = _PREFIX.match(evalue.strip())
-            if match:
-                return match.group(1), _first_line(evalue, 1000), code
-            return INCORRECT, _first_line(evalue, 1000), code
+        if ename == "CheckFailed":  # a check's verdict whose result data is missing
+            return Reading(Outcome.INCORRECT, _first_line(evalue, 1000), error=ename)
         if ename == "CellTimeoutError":
-            return ERRORED, "the cell ran past the per-cell time limit and was interrupted", "timeout"
-        return ERRORED, f"{ename}: {_first_line(_TAGS.sub('', evalue))}".rstrip(": "), code
-    return CORRECT, "", code
+            return Reading(Outcome.ERRORED, "the cell ran past the per-cell time limit and was interrupted",
+                           error=ename)
+        return Reading(Outcome.ERRORED, f"{ename}: {_first_line(evalue)}".rstrip(": "), error=ename)
+    return Reading(Outcome.CORRECT, "")
 
 
 def read_notebook(nb, functions: list[str], scores: dict[str, tuple[float, float]]) -> list[TestOutcome]:
@@ -98,9 +116,11 @@ def read_notebook(nb, functions: list[str], scores: dict[str, tuple[float, float
             continue
         test_id = meta["grade_id"]
         function = function_of(test_id, functions)
-        outcome, text, code = read_cell(cell, function)
+        reading = read_cell(cell, function)
+        outcome, text = reading.outcome, reading.text
         score, max_score = scores.get(test_id, (0.0, float(meta.get("points", 0))))
-        if outcome == CORRECT and score < max_score:
-            outcome, text = INCORRECT, "the cell ran without an error but nbgrader did not give it full marks"
-        found.append(TestOutcome(test_id, function, outcome, text, code, score, max_score))
+        if outcome == Outcome.CORRECT and score < max_score:
+            outcome, text = Outcome.INCORRECT, "the cell ran without an error but nbgrader did not give it full marks"
+        found.append(TestOutcome(test_id, function, outcome, text, reading.code, score, max_score,
+                                 reading.seen, reading.owner, reading.do, reading.error))
     return found

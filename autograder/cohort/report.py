@@ -4,32 +4,40 @@ From the run record written by ``grade``: for each graded function, the share of
 students whose checks were all correct, who got something incorrect, who had not
 attempted it, and whose notebook errored (a test cell raised something other than a
 check's verdict, the notebook could not be graded, or the canary caught it); the most
-frequent diagnoses (the failure modes the checks name); the flags for review; and the
-sandbox mode.  Writes ``reports/ASSIGNMENT/report.html`` with PNG plots next to it.
+frequent diagnoses (the failure modes the checks name, by diagnosis code, labelled with
+its meaning from :mod:`autograder.diagnoses`); the flags for review; and the sandbox mode.  Writes ``reports/ASSIGNMENT/report.html`` with PNG plots next to it.
 """
 
 from __future__ import annotations
 
 import html
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..diagnoses import meaning
+from ..outcome import Outcome
+from . import record as records
 from .course import Course
-from .grade import RECORD
-from .outcomes import CORRECT, ERRORED, INCORRECT, NOT_ATTEMPTED, OUTCOMES, TestOutcome
+from .outcomes import OUTCOMES, TestOutcome
+from .record import RECORD
 
-_COLOURS = {CORRECT: "#1a7f37", INCORRECT: "#cf222e", NOT_ATTEMPTED: "#d4a72c", ERRORED: "#57606a"}
+_COLOURS = {Outcome.CORRECT: "#1a7f37", Outcome.INCORRECT: "#cf222e", Outcome.NOT_ATTEMPTED: "#d4a72c",
+            Outcome.ERRORED: "#57606a"}
 
 
 @dataclass
 class Diagnosis:
-    key: str
+    key: str  # the diagnosis code (see TestOutcome.key)
     function: str
     students: int
     example: str  # one learner message with this diagnosis
     tests: set[str] = field(default_factory=set)
+
+    @property
+    def label(self) -> str:
+        """What the diagnosis means, from the registry of diagnosis codes."""
+        return meaning(self.key)
 
 
 @dataclass
@@ -46,10 +54,10 @@ class FunctionStats:
 def function_outcome(tests: list[TestOutcome]) -> str:
     """One student's outcome on one function, from its checks."""
     outcomes = {t.outcome for t in tests}
-    for outcome in (ERRORED, NOT_ATTEMPTED, INCORRECT):
+    for outcome in (Outcome.ERRORED, Outcome.NOT_ATTEMPTED, Outcome.INCORRECT):
         if outcome in outcomes:
             return outcome
-    return CORRECT if tests else ERRORED
+    return Outcome.CORRECT if tests else Outcome.ERRORED
 
 
 def analyse(record: dict) -> list[FunctionStats]:
@@ -61,13 +69,13 @@ def analyse(record: dict) -> list[FunctionStats]:
         keyed: dict[str, Diagnosis] = {}
         for entry in record["students"].values():
             if entry["status"] != "graded" or entry.get("compromised"):
-                counts[ERRORED] += 1
+                counts[Outcome.ERRORED] += 1
                 continue
             tests = [TestOutcome(**t) for t in entry["tests"] if t["function"] == fn]
             counts[function_outcome(tests)] += 1
             seen_here = set()
             for t in tests:
-                if t.outcome != INCORRECT or t.key in seen_here:
+                if t.outcome != Outcome.INCORRECT or t.key in seen_here:
                     continue
                 seen_here.add(t.key)
                 d = keyed.setdefault(t.key, Diagnosis(t.key, fn, 0, t.text))
@@ -109,7 +117,7 @@ def _plot_diagnoses(stats: list[FunctionStats], path: Path, top: int = 4) -> boo
     if not rows:
         return False
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(rows) + 1.2))
-    ax.barh([r[0] for r in rows][::-1], [r[1] for r in rows][::-1], color=_COLOURS[INCORRECT])
+    ax.barh([r[0] for r in rows][::-1], [r[1] for r in rows][::-1], color=_COLOURS[Outcome.INCORRECT])
     ax.set_xlabel("students")
     ax.tick_params(axis="y", labelsize=8)
     fig.tight_layout()
@@ -186,8 +194,8 @@ def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
         out.append(f"<h3><code>{e(s.function)}</code></h3><table><tr><th>students</th><th>diagnosis</th>"
                    "<th>checks</th><th>what a student saw</th></tr>")
         for d in s.diagnoses[:8]:
-            out.append(f"<tr><td class='num'>{d.students}</td><td><code>{e(_short(d.key, 90))}</code></td>"
-                       f"<td>{e(', '.join(sorted(d.tests)))}</td><td>{e(d.example)}</td></tr>")
+            out.append(f"<tr><td class='num'>{d.students}</td><td>{e(d.label)}<br><code>{e(_short(d.key, 90))}</code>"
+                       f"</td><td>{e(', '.join(sorted(d.tests)))}</td><td>{e(d.example)}</td></tr>")
         out.append("</table>")
     out.append("<h2>Flagged for review</h2>")
     if flagged:
@@ -214,9 +222,7 @@ def write(course: Course, assignment: str) -> Path:
     """Write ``reports/ASSIGNMENT/report.html`` and its plots; returns the page's path."""
     folder = course.reports(assignment)
     record_path = folder / RECORD
-    if not record_path.exists():
-        raise FileNotFoundError(f"no grading record {record_path}: run `grade {assignment}` first")
-    record = json.loads(record_path.read_text())
+    record = records.load(record_path).as_dict()
     stats = analyse(record)
     plots = ["outcomes.png", "scores.png"]
     _plot_outcomes(stats, folder / "outcomes.png")
@@ -230,7 +236,7 @@ def write(course: Course, assignment: str) -> Path:
 
 def summary(course: Course, assignment: str) -> str:
     """A few lines for the terminal."""
-    record = json.loads((course.reports(assignment) / RECORD).read_text())
+    record = records.load(course.reports(assignment) / RECORD).as_dict()
     lines = []
     if record["sandbox"]["mode"] != "bwrap":
         lines.append("WARNING: graded without the sandbox: " + record["sandbox"]["warning"])

@@ -8,10 +8,18 @@ Each module's catalogue defines
   ``code`` (optional) is the diagnosis code the learner must be shown;
 * ``VARIANTS`` – ``{name: answers}``: correct solutions in other styles that must keep
   full marks.
+
+A mutant that is one mistake in the solution is written as that mistake: ``patched(MODULE, "train_step",
+(old, new), ...)``, the solution's own answer cell with a few replacements.
 """
 
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+
+from autograder import nbtools
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -33,6 +41,26 @@ def edited(source: str, *edits: tuple[str, str]) -> str:
             raise ValueError(f"{old!r} is not in the source being edited")
         source = source.replace(old, new, 1)
     return source
+
+
+@cache
+def _solution_cells(module_id: str) -> dict:
+    nb = nbtools.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb")
+    return {name: nbtools.strip_solution_markers(cell.source) for name, cell in nbtools.answer_cells(nb).items()}
+
+
+def solution_of(module_id: str, function: str) -> str:
+    """The whole answer cell ``function`` of the module's solution notebook, as a learner's correct cell holds
+    it (without nbgrader's solution markers); a class's cell, or one of several definitions, comes whole."""
+    cells = _solution_cells(module_id)
+    if function not in cells:
+        raise KeyError(f"{module_id} has no answer cell {function!r}; it has {sorted(cells)}")
+    return cells[function]
+
+
+def patched(module_id: str, function: str, *edits: tuple[str, str]) -> dict:
+    """``{function: source}``: the solution's answer cell ``function`` with each ``(old, new)`` made once."""
+    return {function: edited(solution_of(module_id, function), *edits)}
 
 
 def repair_catalogue(task: str, starter: str, fixes: dict, left: dict):

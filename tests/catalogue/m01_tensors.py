@@ -72,11 +72,11 @@ def standardize(x):
     x -= x.mean(dim=0)
     x /= x.std(dim=0)
     return x
-"""}, ["test_standardize_leaves_input"], ["in_place"]),
+"""}, ["test_standardize_leaves_input"], ["modified_input"]),
     "standardize_global_stats": Mutant({"standardize": """
 def standardize(x):
     return (x - x.mean()) / x.std()
-"""}, ["test_standardize_values"], ["wrong_values"]),
+"""}, ["test_standardize_values"], ["wrong_value"]),
     "standardize_no_keepdim_dim1": Mutant({"standardize": """
 def standardize(x):
     return (x.T - x.mean(dim=1)).T / x.std()
@@ -84,7 +84,7 @@ def standardize(x):
     "standardize_centre_only": Mutant({"standardize": """
 def standardize(x):
     return x - x.mean(dim=0)
-"""}, ["test_standardize_values"], ["wrong_values"]),
+"""}, ["test_standardize_values"], ["wrong_value"]),
     "standardize_returns_numpy": Mutant({"standardize": """
 def standardize(x):
     x = x.cpu().numpy()
@@ -98,7 +98,7 @@ def pairwise_sq_dists(a, b):
     "pairwise_sqrt": Mutant({"pairwise_sq_dists": """
 def pairwise_sq_dists(a, b):
     return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1).sqrt()
-"""}, ["test_pairwise_sq_dists_values"], ["wrong_values"]),
+"""}, ["test_pairwise_sq_dists_values"], ["wrong_value"]),
     "pairwise_transposed": Mutant({"pairwise_sq_dists": """
 def pairwise_sq_dists(a, b):
     return ((a[None, :, :] - b[:, None, :]) ** 2).sum(-1)
@@ -110,12 +110,12 @@ def pairwise_sq_dists(a, b):
     "pairwise_no_square": Mutant({"pairwise_sq_dists": """
 def pairwise_sq_dists(a, b):
     return (a[:, None, :] - b[None, :, :]).abs().sum(-1)
-"""}, ["test_pairwise_sq_dists_values"], ["wrong_values"]),
+"""}, ["test_pairwise_sq_dists_values"], ["wrong_value"]),
     "pairwise_rowwise_only": Mutant({"pairwise_sq_dists": """
 def pairwise_sq_dists(a, b):
     m = b.shape[0]
     return ((a[:, :] - b[:1, :]) ** 2).sum(-1, keepdim=True).expand(-1, m)
-"""}, ["test_pairwise_sq_dists_values"], ["wrong_values"]),
+"""}, ["test_pairwise_sq_dists_values"], ["wrong_value"]),
     # --- align_targets -------------------------------------------------------------------
     "align_reshapes_whatever": Mutant({"align_targets": """
 def align_targets(logits, y):

@@ -16,7 +16,7 @@ MUTANTS = {
     z -= z.max(dim=dim, keepdim=True).values
     e = z.exp()
     return e / e.sum(dim=dim, keepdim=True)
-"""}, ["test_stable_softmax_values"], ["modifies_input"]),
+"""}, ["test_stable_softmax_values"], ["modified_input"]),
     "softmax_divides_saved_exp_in_place": Mutant({"stable_softmax": SOFTMAX + """
     e = (z - z.max(dim=dim, keepdim=True).values).exp()
     e /= e.sum(dim=dim, keepdim=True)
@@ -56,17 +56,17 @@ MUTANTS = {
         leaf = x.detach().requires_grad_()
         (g,) = torch.autograd.grad(f(leaf), leaf, create_graph=True)
     return g
-"""}, ["test_grad_of_no_history"], ["result_has_history"]),
+"""}, ["test_grad_of_no_history"], ["has_history"]),
     "grad_of_func_grad_on_tracked_x": Mutant({"grad_of": GRAD_OF + """
     return torch.func.grad(f)(x)
-"""}, ["test_grad_of_no_history"], ["result_has_history"]),
+"""}, ["test_grad_of_no_history"], ["has_history"]),
     "grad_of_clone_keeps_history": Mutant({"grad_of": GRAD_OF + """
     with torch.enable_grad():
         copy = x.clone().requires_grad_()
         copy.retain_grad()
         f(copy).backward()
     return copy.grad
-"""}, ["test_grad_of_leaves_caller"], ["changed_caller_grad"]),
+"""}, ["test_grad_of_leaves_caller"], ["grads_changed"]),
     "grad_of_ignores_callers_no_grad": Mutant({"grad_of": GRAD_OF + """
     leaf = x.detach().requires_grad_()
     (g,) = torch.autograd.grad(f(leaf), leaf)
@@ -207,7 +207,7 @@ MUTANTS = {
             p.grad = torch.zeros_like(p)
         report[name] = "zero" if torch.count_nonzero(p.grad) == 0 else "nonzero"
     return report
-"""}, ["test_grad_report_states", "test_grad_report_leaves_grads"], ["none_as_zero", "filled_none_grad"]),
+"""}, ["test_grad_report_states", "test_grad_report_leaves_grads"], ["none_as_zero", "left_grad"]),
     "grad_report_zero_grad_after": Mutant({"grad_report": REPORT + """
     report = {}
     for name, p in model.named_parameters():
@@ -227,7 +227,7 @@ MUTANTS = {
             report[name] = "zero" if torch.count_nonzero(p.grad) == 0 else "nonzero"
             p.grad.zero_()
     return report
-"""}, ["test_grad_report_leaves_grads"], ["modified_grad"]),
+"""}, ["test_grad_report_leaves_grads"], ["grads_changed"]),
     "grad_report_trainable_only": Mutant({"grad_report": REPORT + """
     report = {}
     for name, p in model.named_parameters():

@@ -49,7 +49,7 @@ MUTANTS = {
     "tinynet_relu_after_out": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
     def forward(self, x):
         return torch.relu(self.out(torch.relu(self.hidden(x))))
-"""}, ["test_TinyNet_forward"], ["relu_after_out"]),
+"""}, ["test_TinyNet_forward"], ["relu_after_last"]),
     "tinynet_sigmoid_output": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
     def forward(self, x):
         return torch.sigmoid(self.out(torch.relu(self.hidden(x))))
@@ -79,7 +79,7 @@ MUTANTS = {
 
     def forward(self, x):
         return self.out(torch.relu(self.hidden(x)))
-"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_layer"]),
+"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_layers"]),
     "tinynet_sequential_inside": Mutant({"TinyNet": TINY_HEAD + """
     def __init__(self):
         super().__init__()
@@ -340,12 +340,12 @@ def count_parameters(model, trainable_only=False):
     "freeze_calls_eval": Mutant({"freeze": FREEZE_HEAD + """
     module.eval()
     return module
-"""}, ["test_freeze_parameters", "test_freeze_mode"], ["eval_not_freeze", "changed_mode"]),
+"""}, ["test_freeze_parameters", "test_freeze_mode"], ["eval_not_freeze", "mode_changed"]),
     "freeze_and_eval": Mutant({"freeze": FREEZE_HEAD + """
     module.requires_grad_(False)
     module.eval()
     return module
-"""}, ["test_freeze_mode"], ["changed_mode"]),
+"""}, ["test_freeze_mode"], ["mode_changed"]),
     "freeze_direct_parameters_only": Mutant({"freeze": FREEZE_HEAD + """
     for p in module.parameters(recurse=False):
         p.requires_grad = False

@@ -78,7 +78,7 @@ MUTANTS = {
             total += loss_fn(model(x), y).item() * len(x)
             count += len(x)
     return total / count
-"""}, ["test_evaluate_modes"], ["mode_not_restored"]),
+"""}, ["test_evaluate_modes"], ["mode_changed"]),
     "evaluate_always_train_afterwards": Mutant({"evaluate": EV + """
     model.eval()
     total, count = 0.0, 0
@@ -89,7 +89,7 @@ MUTANTS = {
             count += len(x)
     model.train()
     return total / count
-"""}, ["test_evaluate_modes"], ["mode_not_restored"]),
+"""}, ["test_evaluate_modes"], ["mode_changed"]),
     "evaluate_returns_tensor": Mutant({"evaluate": EV + """
     was = model.training
     model.eval()
@@ -170,7 +170,7 @@ MUTANTS = {
             correct += ((model(x) > 0).float() == y).sum().item()
             count += len(y)
     return correct / count
-"""}, ["test_accuracy_value"], ["mode_not_restored"]),
+"""}, ["test_accuracy_value"], ["mode_changed"]),
     "accuracy_count": Mutant({"accuracy": AC + """
     model.eval()
     correct = 0
@@ -203,7 +203,7 @@ MUTANTS = {
     model.eval()
     with torch.no_grad():
         return torch.sigmoid(model(x))
-"""}, ["test_predict_proba_values"], ["mode_not_restored"]),
+"""}, ["test_predict_proba_values"], ["mode_changed"]),
     "predict_proba_logits": Mutant({"predict_proba": PP + """
     model.eval()
     with torch.no_grad():
@@ -404,10 +404,10 @@ _LEFT = {"mode": ("test_repair_evaluate_mode", "wrong_mode"),
 _repaired, _LEFT_ALONE = repair_catalogue("repair_evaluate", REPAIR_EVALUATE, _FIXES, _LEFT)
 MUTANTS.update(_LEFT_ALONE)
 MUTANTS["repair_eval_without_restoring_mode"] = Mutant(
-    _repaired(extra=[("    model.train(was_training)\n", "")]), ["test_repair_evaluate_mode"], ["mode_not_restored"])
+    _repaired(extra=[("    model.train(was_training)\n", "")]), ["test_repair_evaluate_mode"], ["mode_changed"])
 MUTANTS["repair_mode_forced_back_to_train"] = Mutant(
     _repaired(extra=[("    model.train(was_training)\n", "    model.train()\n")]), ["test_repair_evaluate_mode"],
-    ["mode_not_restored"])
+    ["mode_changed"])
 
 VARIANTS["repair_float_total_no_grad_block"] = {"repair_evaluate": """
 def repair_evaluate(model, loader, loss_fn, device):

@@ -76,7 +76,7 @@ MUTANTS = {
     train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=g)
     train = DataLoader(train_set, batch_size=batch_size, shuffle=True)
     return train, DataLoader(val_set, batch_size=batch_size)
-"""}, ["test_make_loaders_reproducible"], ["fixed_split"]),
+"""}, ["test_make_loaders_reproducible"], ["fixed_seed"]),
     # --- lr_sweep ---------------------------------------------------------------------------
     "sweep_records_nan": Mutant({"lr_sweep": SW + """
     results = {}

@@ -62,7 +62,7 @@ MUTANTS = {
         "            return (x - x.mean(dim=0, keepdim=True)) / x.std(dim=0, keepdim=True).clamp_min(1.0)\n")),
         ["test_fit_normalizer_statistics"], ["stats_per_batch"]),
     "normalizer_std_not_floored": Mutant(_edit("fit_normalizer", (".clamp_min(1.0)    #", "    #")),
-                                         ["test_fit_normalizer_statistics"], ["nonfinite_output"]),
+                                         ["test_fit_normalizer_statistics"], ["nonfinite"]),
     # --- DigitCNN
     "cnn_ignores_normalizer": Mutant(_edit("DigitCNN", (
         "        return self.head(self.features(self.normalizer(x)))\n",
@@ -122,7 +122,7 @@ class DigitCNN(nn.Module):
     "predict_in_train_mode": Mutant(_edit("predict_digits", ("    model.eval()\n", "")),
                                     ["test_predict_digits_labels", "test_predict_digits_modes"]),
     "predict_mode_not_restored": Mutant(_edit("predict_digits", ("    model.train(was_training)\n", "")),
-                                        ["test_predict_digits_modes"], ["mode_not_restored"]),
+                                        ["test_predict_digits_modes"], ["mode_changed"]),
     "predict_returns_logits": Mutant(_edit("predict_digits", ("model(x).argmax(dim=1)", "model(x)")),
                                      ["test_predict_digits_labels"], ["wrong_labels"]),
     "predict_records_graph": Mutant(_edit("predict_digits", ("    with torch.no_grad():\n        labels",

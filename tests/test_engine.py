@@ -1,0 +1,77 @@
+"""The grading engine on a real local Dask cluster, and the records that travel through it."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from autograder.cohort import record
+from autograder.cohort.engine import ALLOWED_FAILURES, Engine, wait_any
+
+
+def test_a_folder_travels_as_data_without_following_links(tmp_path):
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.ipynb").write_text("{}")
+    (src / "sub" / "data.csv").write_bytes(b"1,2\n")
+    (src / "secret").symlink_to("/etc/passwd")
+    (src / "big.bin").write_bytes(b"")
+    os.truncate(src / "big.bin", record.MAX_FILE_BYTES + 1)
+    (src / ".ipynb_checkpoints").mkdir()
+    (src / ".ipynb_checkpoints" / "a-checkpoint.ipynb").write_text("{}")
+    files = record.pack_folder(src)
+    assert files == {"a.ipynb": b"{}", "sub/data.csv": b"1,2\n", "secret": None, "big.bin": record.MAX_FILE_BYTES + 1}
+    dest = record.unpack_folder(files, tmp_path / "dest")
+    assert (dest / "secret").is_symlink() and not (dest / "secret").exists()  # dangling: never the original target
+    assert (dest / "big.bin").stat().st_size == record.MAX_FILE_BYTES + 1
+    assert (dest / "sub" / "data.csv").read_bytes() == b"1,2\n"
+    with pytest.raises(record.RecordError, match="outside"):
+        record.unpack_folder({"../escape.txt": b"x"}, tmp_path / "other")
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_a_run_record_round_trips_and_a_broken_one_is_named(tmp_path):
+    entry = record.StudentEntry(status="graded", reason="", score=3.0, max_score=4.0, tests=[{"test": "t"}])
+    run = record.RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=2,
+                           sandbox={"mode": "off", "warning": ""}, limits={}, gradebook="sqlite://", functions=[],
+                           tests=[], calibration=None, forced={"forced": False, "reason": ""}, package={},
+                           kernel_cpu_seconds=0.0, students={"s": entry})
+    path = tmp_path / record.RECORD
+    run.save(path)
+    assert record.load(path) == run and not path.with_suffix(".tmp").exists()
+    path.write_text('{"assignment": "a"}')
+    with pytest.raises(record.RecordError, match="not a run record"):
+        record.load(path)
+    with pytest.raises(record.RecordError, match="run `grade` first"):
+        record.load(tmp_path / "none.json")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    found = Engine(workers=2)
+    found.connect()
+    yield found
+    found.close()
+
+
+def test_a_task_that_kills_its_workers_is_recorded_once_as_failed(engine):
+    future = engine.client.submit(os._exit, 1, key="kills-its-worker", pure=False)
+    outcome = engine.outcome(future, "mallory")
+    assert outcome.status == "failed" and "died" in outcome.reason and outcome.student == "mallory"
+    assert engine.retried == {"mallory": ALLOWED_FAILURES + 1}
+    engine.client.wait_for_workers(2, timeout=60)  # the nannies started fresh workers
+
+
+def test_a_task_past_its_hard_limit_is_stopped_and_its_worker_replaced(engine):
+    before = set(engine.client.run(os.getpid).values())
+    future = engine.client.submit(time.sleep, 600, key="hangs", pure=False)
+    while not any(engine.client.processing().values()):
+        time.sleep(0.05)
+    engine.stop_task(future)
+    assert future.cancelled()
+    engine.client.wait_for_workers(2, timeout=60)
+    after = set(engine.client.run(os.getpid).values())
+    assert len(before - after) == 1  # the worker that ran it is a new process; the other one is untouched
+    assert wait_any([engine.client.submit(sum, [1, 2], pure=False)], timeout=30)
