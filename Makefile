@@ -110,4 +110,4 @@ demo-cohort: venv  ## a synthetic cohort in ./cohort taken through collect, grad
 	$(AUTOGRADER) demo-cohort --dir $(COHORT_DIR) --module $(ASSIGNMENT) $(GRADE_WORKERS) --sandbox $(SANDBOX)
 
 bench-grade: venv  ## plain serial nbgrader vs grade --workers 2 (sandbox on) on 24 students, and the floor
-	$(AUTOGRADER) bench-grade --module $(ASSIGNMENT) --students 24 --workers $(if $(filter command line environment,$(origin WORKERS)),$(WORKERS),2) --sandbox $(if $(filter command line environment,$(origin SANDBOX)),$(SANDBOX),bwrap)
+	$(AUTOGRADER) bench-grade --module $(ASSIGNMENT) --students 24 --workers $(if $(filter command line environment,$(origin WORKERS)),$(WORKERS),2) --sandbox $(if $(filter command line environment,$(origin SANDBOX)),$(SANDBOX),bwrap) --out artifacts/bench-grade.json

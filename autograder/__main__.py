@@ -76,7 +76,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .cohort import demo
+    from .dev import demo
 
     demo.run(Path(args.dir), module=args.module, workers=args.workers, sandbox=args.sandbox,
              cell_timeout=args.cell_timeout, notebook_timeout=args.notebook_timeout)
@@ -84,10 +84,10 @@ def cmd_demo(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .cohort import bench
+    from .dev import bench
 
     bench.run(students=args.students, workers=args.workers, module=args.module, sandbox=args.sandbox,
-              dest=Path(args.dir) if args.dir else None)
+              dest=Path(args.dir) if args.dir else None, out=Path(args.out) if args.out else None)
     return 0
 
 
@@ -150,6 +150,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--module", default="01-tensors")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="bwrap")
     p.add_argument("--dir", help="where to build the two courses (default: a temporary directory)")
+    p.add_argument("--out", help="also write the figures to this JSON file")
     p.set_defaults(run=cmd_bench)
     return top
 

@@ -23,7 +23,7 @@ import numbers
 import re
 
 from . import core, progress
-from .course import MODULES
+from .syllabus import MODULES
 
 _REPAIR_1 = ("Run the check cells under it first and read which owner each failing check names. The colleague's "
              "code runs without an error: its bugs show only as the wrong owner holding the wrong state, so the "

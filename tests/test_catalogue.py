@@ -8,7 +8,7 @@ import importlib
 import pytest
 import torch
 
-from autograder import nbtools
+from autograder.dev import nbtools
 from catalogue import MODULES
 from conftest import ROOT
 

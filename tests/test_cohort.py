@@ -18,12 +18,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grading, nbtools
-from autograder.cohort import canary, collect, feedback, hostile, outcomes, report, scan
-from autograder.cohort.cohort import load_catalogue, pick_mutant
+from autograder.cohort import canary, collect, feedback, outcomes, report, scan
 from autograder.cohort.course import Course
 from autograder.cohort.grade import GradeOptions, GradingError, grade, resolve_sandbox
 from autograder.cohort.sandbox import BWRAP_ENV, Limits, bwrap_argv, prepare_box, probe
+from autograder.dev import courses, hostile, nbtools
+from autograder.dev.synthetic import load_catalogue, pick_mutant
 
 MODULE = "01-tensors"
 LIMITS = Limits(notebook_seconds=45, memory_mb=2048, file_mb=64, disk_mb=128)
@@ -43,7 +43,7 @@ def release(root):
 
 
 def _empty_course(path: Path, root: Path) -> Course:
-    grading.make_course(path, [MODULE], root)
+    courses.make_course(path, [MODULE], root)
     return Course.open(path)
 
 
@@ -289,17 +289,17 @@ def cohort(tmp_path_factory, root, solution, release):
     honest.update({f"variant-{n}": nbtools.substitute(solution, catalogue.VARIANTS[n]) for n in HONEST_VARIANTS})
 
     base = tmp_path_factory.mktemp("cohort")
-    alone = grading.make_course(base / "alone", [MODULE], root)  # baseline: plain nbgrader, honest students only
-    grading.release(alone, MODULE)
+    alone = courses.make_course(base / "alone", [MODULE], root)  # baseline: plain nbgrader, honest students only
+    courses.release(alone, MODULE)
     for student, nb in honest.items():
-        grading.submit(alone, MODULE, student, nb)
-    grading.autograde(alone, MODULE)
-    baseline = grading.scores(alone, MODULE)
+        courses.submit(alone, MODULE, student, nb)
+    courses.autograde(alone, MODULE)
+    baseline = courses.scores(alone, MODULE)
 
-    course_dir = grading.make_course(base / "course", [MODULE], root)
-    grading.release(course_dir, MODULE)
+    course_dir = courses.make_course(base / "course", [MODULE], root)
+    courses.release(course_dir, MODULE)
     for student, nb in honest.items():
-        grading.submit(course_dir, MODULE, student, nb)
+        courses.submit(course_dir, MODULE, student, nb)
     answers, breaks = pick_mutant(catalogue)
     ctx = hostile.Context(solution, release, course_dir.resolve(), MODULE, answers, breaks, cell_timeout=CELL_TIMEOUT)
     mutant_student = f"mutant-{next(n for n in HONEST_MUTANTS if catalogue.MUTANTS[n].answers == answers)}"
@@ -314,7 +314,7 @@ def cohort(tmp_path_factory, root, solution, release):
 
 
 def _scores(course: Course) -> dict:
-    return grading.scores(course.root, MODULE)
+    return courses.scores(course.root, MODULE)
 
 
 @pytest.mark.slow
@@ -443,9 +443,9 @@ def test_report_names_the_cohort_misconceptions_and_flags(cohort):
 
 @pytest.mark.slow
 def test_grading_without_a_sandbox_warns_in_output_and_report(tmp_path, root, solution, monkeypatch, capsys):
-    course_dir = grading.make_course(tmp_path / "course", [MODULE], root)
-    grading.release(course_dir, MODULE)
-    grading.submit(course_dir, MODULE, "solution", solution)
+    course_dir = courses.make_course(tmp_path / "course", [MODULE], root)
+    courses.release(course_dir, MODULE)
+    courses.submit(course_dir, MODULE, "solution", solution)
     monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
     course = Course.open(course_dir)
     record = grade(course, MODULE, GradeOptions(workers=1, sandbox="auto", limits=LIMITS, progress=False))

@@ -128,8 +128,8 @@ def test_release_step_puts_starter_code_where_the_stub_was():
     from nbgrader.preprocessors import ClearSolutions
     from traitlets.config import Config
 
-    from autograder import nbtools
     from autograder.cohort.starter import InsertStarterCode, with_starter_code
+    from autograder.dev import nbtools
     from autograder.starters import STARTERS
 
     nb = nbtools.new_notebook([

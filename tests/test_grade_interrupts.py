@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import grading, nbtools
-from autograder.cohort.cohort import honest_cohort, load_catalogue
 from autograder.cohort.record import JOURNAL, RECORD
 from autograder.cohort.sandbox import probe
+from autograder.dev import courses, nbtools
+from autograder.dev.synthetic import honest_cohort, load_catalogue
 from conftest import ARTIFACTS
 
 MODULE = "01-tensors"
@@ -95,17 +95,17 @@ def _stable(record: dict) -> dict:
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory, root):
     base = tmp_path_factory.mktemp("interrupts")
-    course = grading.make_course(base / "prepared", [MODULE], root)
-    release = grading.release(course, MODULE)
+    course = courses.make_course(base / "prepared", [MODULE], root)
+    release = courses.release(course, MODULE)
     solution = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
     cohort = honest_cohort(solution, nbtools.read(release), load_catalogue(MODULE), size=STUDENTS)
     for student, nb in cohort.notebooks.items():
-        grading.submit(course, MODULE, student, nb)
+        courses.submit(course, MODULE, student, nb)
     whole = base / "whole"
     shutil.copytree(course, whole)
     code, output = _run(whole)
     assert code == 0, output[-3000:]
-    baseline = {"scores": grading.scores(whole, MODULE),
+    baseline = {"scores": courses.scores(whole, MODULE),
                 "record": json.loads((whole / "reports" / MODULE / RECORD).read_text())}
     return base, course, baseline
 
@@ -141,7 +141,7 @@ def _stopped_then_resumed(prepared, name: str, sig: int) -> dict:
     return {"work": work, "code": proc.returncode, "output": out + err, "stop_seconds": stop_seconds,
             "running": running, "left": left, "kept": kept, "autograded": autograded, "resume_code": code,
             "resumed": resumed, "baseline": baseline,
-            "scores": grading.scores(work, MODULE),
+            "scores": courses.scores(work, MODULE),
             "record": json.loads((work / "reports" / MODULE / RECORD).read_text())}
 
 
@@ -276,7 +276,7 @@ def _on_cluster(prepared, name: str, address: str, kill_a_worker: bool) -> dict:
             client.wait_for_workers(2, timeout=120)  # the nanny starts a fresh worker
     out, err = proc.communicate(timeout=600)
     return {"work": work, "code": proc.returncode, "output": out + err, "killed": killed, "baseline": baseline,
-            "scores": grading.scores(work, MODULE),
+            "scores": courses.scores(work, MODULE),
             "record": json.loads((work / "reports" / MODULE / RECORD).read_text())}
 
 

@@ -24,9 +24,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grading, nbtools
 from autograder.cohort.course import Course
 from autograder.cohort.sandbox import PACKAGE_ROOT, Limits, kernel_package, probe
+from autograder.dev import courses, nbtools
 
 MODULE = "01-tensors"
 LIMITS = ["--notebook-timeout", "120", "--memory-mb", "3072", "--cell-timeout", "30"]
@@ -57,11 +57,11 @@ def _cli(python: str, course: Path, *args: str) -> subprocess.CompletedProcess:
 def prepared(tmp_path_factory, root):
     """A released course directory (a full copy, package and project files included) with two students."""
     base = tmp_path_factory.mktemp("environment")
-    course = grading.make_course(base / "prepared", [MODULE], root)
-    grading.release(course, MODULE)
+    course = courses.make_course(base / "prepared", [MODULE], root)
+    courses.release(course, MODULE)
     solution = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
-    grading.submit(course, MODULE, "alice", solution)
-    grading.submit(course, MODULE, "blank", course / "exercises" / MODULE / f"{MODULE}.ipynb")
+    courses.submit(course, MODULE, "alice", solution)
+    courses.submit(course, MODULE, "blank", course / "exercises" / MODULE / f"{MODULE}.ipynb")
     _copy_project(root, course)
     return base, course
 
@@ -113,7 +113,7 @@ def test_kernel_imports_the_coordinators_package(prepared, mode):
     assert record["package"] == {"coordinator": str((course / "autograder").resolve()),
                                  "kernel": f"{PACKAGE_ROOT}/autograder/__init__.py"}
     assert record["calibration"]["full_marks"] and not record["forced"]["forced"]
-    scores = grading.scores(course, MODULE)
+    scores = courses.scores(course, MODULE)
     assert all(s == m for s, m in scores["alice"].values()) and scores["alice"]
     assert all(s == 0 for s, _ in scores["blank"].values())
 

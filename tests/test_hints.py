@@ -11,8 +11,10 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from autograder import core, grading, hints, nbtools, progress
-from autograder.course import MODULES
+from autograder import core, hints, progress
+from autograder.cohort import commands
+from autograder.dev import courses, nbtools
+from autograder.syllabus import MODULES
 from conftest import ROOT
 
 #: Every exercise's text cells carry the hint line (`nbtools.ensure_hint_lines`).
@@ -299,8 +301,8 @@ def test_hint_lines_refuse_a_function_without_hints():
 @pytest.mark.slow
 def test_a_hint_cell_changes_nothing_under_real_nbgrader(tmp_path, monkeypatch, solutions):
     module_id = "01-tensors"
-    course = grading.make_course(tmp_path / "course", [module_id], ROOT)
-    released = nbtools.read(grading.release(course, module_id))
+    course = courses.make_course(tmp_path / "course", [module_id], ROOT)
+    released = nbtools.read(courses.release(course, module_id))
     answers = {f: "\n".join(line for line in cell.source.splitlines() if "### " not in line)
                for f, cell in nbtools.answer_cells(solutions[module_id]).items()}
     plain = nbtools.substitute(released, answers)
@@ -309,18 +311,19 @@ def test_a_hint_cell_changes_nothing_under_real_nbgrader(tmp_path, monkeypatch, 
     hinted.cells[at + 1:at + 1] = [nbformat.v4.new_code_cell('check.hint("make_blobs")'),
                                    nbformat.v4.new_code_cell('import os\nprint("grading:", os.environ.get('
                                                              '"TORCH_LEDGER_GRADING"))')]
-    grading.submit(course, module_id, "plain", plain)
-    grading.submit(course, module_id, "hinted", hinted)
+    courses.submit(course, module_id, "plain", plain)
+    courses.submit(course, module_id, "hinted", hinted)
     # The kernels get a real progress file: a graded run must leave it unwritten.
     learner_file = tmp_path / "home" / "progress.json"
-    env = grading._env
-    monkeypatch.setattr(grading, "_env", lambda db=None: {**env(db), "TORCH_LEDGER_PROGRESS": str(learner_file)})
+    env = commands.environment
+    monkeypatch.setattr(commands, "environment",
+                        lambda db=None: {**env(db), "TORCH_LEDGER_PROGRESS": str(learner_file)})
     monkeypatch.delenv(progress.GRADING_ENV, raising=False)
-    grading.autograde(course, module_id)
+    courses.autograde(course, module_id)
 
-    scores = grading.scores(course, module_id)
+    scores = courses.scores(course, module_id)
     assert scores["hinted"] == scores["plain"] and all(s == m for s, m in scores["plain"].values()), scores
-    graded = nbtools.read(grading.autograded_notebook(course, module_id, "hinted"))
+    graded = nbtools.read(courses.autograded_notebook(course, module_id, "hinted"))
     cells = {c.source: c for c in graded.cells if c.cell_type == "code"}
     assert cells['check.hint("make_blobs")'].outputs == []
     probe = "".join(o.get("text", "") for o in cells[hinted.cells[at + 2].source].outputs)

@@ -5,7 +5,7 @@ import importlib
 import pytest
 import torch
 
-from autograder import grading, nbtools
+from autograder.dev import courses, nbtools
 from catalogue import MODULES
 from conftest import MODULE_IDS
 
@@ -19,24 +19,24 @@ CATALOGUES = {importlib.import_module(f"catalogue.{n}").MODULE: importlib.import
 def graded_course(request, tmp_path_factory, root):
     """One course per module: solution, blank release and every catalogue entry, autograded once."""
     module_id = request.cls.MODULE_ID
-    course = grading.make_course(tmp_path_factory.mktemp(module_id), [module_id], root)
-    released = grading.release(course, module_id)
+    course = courses.make_course(tmp_path_factory.mktemp(module_id), [module_id], root)
+    released = courses.release(course, module_id)
     solution = nbtools.read(root / "solutions" / module_id / f"{module_id}.ipynb")
-    grading.submit(course, module_id, "solution", solution)
-    grading.submit(course, module_id, "blank", released)
+    courses.submit(course, module_id, "solution", solution)
+    courses.submit(course, module_id, "blank", released)
     cat = CATALOGUES.get(module_id)
     students = {}
     if cat is not None:
         for name, mutant in cat.MUTANTS.items():
             student = f"mutant-{name}"
-            grading.submit(course, module_id, student, nbtools.substitute(solution, mutant.answers))
+            courses.submit(course, module_id, student, nbtools.substitute(solution, mutant.answers))
             students[student] = ("mutant", mutant)
         for name, answers in cat.VARIANTS.items():
             student = f"variant-{name}"
-            grading.submit(course, module_id, student, nbtools.substitute(solution, answers))
+            courses.submit(course, module_id, student, nbtools.substitute(solution, answers))
             students[student] = ("variant", answers)
-    grading.autograde(course, module_id)
-    return module_id, course, released, grading.scores(course, module_id), students
+    courses.autograde(course, module_id)
+    return module_id, course, released, courses.scores(course, module_id), students
 
 
 class _NbgraderModule:
@@ -61,7 +61,7 @@ class _NbgraderModule:
         module_id, course, _, scores, _ = graded_course
         grades = scores["blank"]
         assert grades and all(s == 0 for s, _ in grades.values()), grades
-        nb = nbtools.read(grading.autograded_notebook(course, module_id, "blank"))
+        nb = nbtools.read(courses.autograded_notebook(course, module_id, "blank"))
         for test_id, cell in nbtools.test_cells(nb).items():
             text = " ".join(str(o.get("evalue", "")) + " ".join(o.get("traceback", [])) for o in cell.outputs)
             assert "[not attempted]" in text, f"{test_id}: {text[:300]}"
@@ -88,7 +88,7 @@ class _NbgraderModule:
         mutant = next((s for s in graded_course[4] if s.startswith("mutant-")), None)
         if mutant is None:
             pytest.skip("this module has no catalogue yet")
-        nb = nbtools.read(grading.autograded_notebook(course, module_id, mutant))
+        nb = nbtools.read(courses.autograded_notebook(course, module_id, mutant))
         text = "".join(str(o) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
         assert "Seen:" in text and "Owner:" in text
         assert "File " not in text or "site-packages/autograder" not in text, "grader traceback leaked"

@@ -6,7 +6,7 @@ import time
 import nbclient
 import pytest
 
-from autograder import nbtools
+from autograder.dev import nbtools
 from conftest import ARTIFACTS, ROOT
 
 pytestmark = pytest.mark.slow

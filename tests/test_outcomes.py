@@ -6,9 +6,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_output
 
-from autograder import core, nbtools
+from autograder import core
 from autograder.checks import m01_tensors as check
 from autograder.cohort import feedback, outcomes, report
+from autograder.dev import nbtools
 from autograder.diagnoses import DIAGNOSES
 from autograder.outcome import RESULT_MIME, Outcome
 

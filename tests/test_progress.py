@@ -31,7 +31,7 @@ def test_checks_record_outcomes(progress_file):
     table = progress.status()
     assert table["01-tensors"] == {"make_blobs": "not attempted", "standardize": "failed",
                                    "pairwise_sq_dists": "passed", "align_targets": "not attempted"}
-    assert set(table) == {m.id for m in autograder.course.MODULES}
+    assert set(table) == {m.id for m in autograder.syllabus.MODULES}
     assert torch  # the checks ran on real tensors
 
 
@@ -56,6 +56,6 @@ def test_rendering(progress_file):
     check.pairwise_sq_dists_shape(lambda a, b: ((a[:, None] - b[None]) ** 2).sum(-1))
     shown = progress.progress(show_chart=False)
     assert "pairwise_sq_dists: passed" in str(shown)
-    assert shown._repr_html_().count("<tr>") == len(autograder.course.MODULES)
+    assert shown._repr_html_().count("<tr>") == len(autograder.syllabus.MODULES)
     fig = shown.figure()
-    assert len(fig.axes[0].patches) == 3 * len(autograder.course.MODULES)
+    assert len(fig.axes[0].patches) == 3 * len(autograder.syllabus.MODULES)

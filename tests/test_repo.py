@@ -9,7 +9,7 @@ import pytest
 import tomllib
 import yaml
 
-from autograder import nbtools
+from autograder.dev import nbtools
 from conftest import MODULE_IDS, ROOT
 
 REQUIRED = {"course", "exercises", "solutions", "autograder", "tests", "environment.yml", "Makefile",
@@ -118,14 +118,14 @@ def test_ruff_passes():
 
 
 def _module_of(path):
-    from autograder.course import module
+    from autograder.syllabus import module
 
     return None if path.stem == "00-start" else module(path.stem)
 
 
 @pytest.mark.parametrize("path", _all_notebooks(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_first_code_cell_is_colab_setup(path):
-    from autograder.course import colab_setup_source
+    from autograder.syllabus import colab_setup_source
 
     nb = nbtools.read(path)
     first = next(c for c in nb.cells if c.cell_type == "code")
@@ -136,7 +136,7 @@ def test_first_code_cell_is_colab_setup(path):
 
 @pytest.mark.parametrize("module_id", MODULE_IDS)
 def test_every_exercise_ends_with_whats_next(module_id):
-    from autograder.course import whats_next_source
+    from autograder.syllabus import whats_next_source
 
     for folder in ("solutions", "exercises"):
         path = ROOT / folder / module_id / f"{module_id}.ipynb"
@@ -150,7 +150,7 @@ def test_every_exercise_ends_with_whats_next(module_id):
 def test_colab_setup_does_nothing_outside_colab():
     import subprocess
 
-    from autograder.course import colab_setup_source
+    from autograder.syllabus import colab_setup_source
 
     proc = subprocess.run([sys.executable, "-c", colab_setup_source(("onnx",))], capture_output=True, text=True,
                           timeout=60)
@@ -158,7 +158,7 @@ def test_colab_setup_does_nothing_outside_colab():
 
 
 def test_start_page_links_every_module():
-    from autograder.course import MODULES
+    from autograder.syllabus import MODULES
 
     text = " ".join(c.source for c in nbtools.read(ROOT / "course" / "00-start.ipynb").cells)
     for m in MODULES:
@@ -166,13 +166,13 @@ def test_start_page_links_every_module():
         assert (ROOT / m.lesson).exists(), m.lesson
     assert "mybinder.org" in text and "colab.research.google.com" in text
     assert "progress()" in text
-    from autograder.course import start_table
+    from autograder.syllabus import start_table
 
-    assert start_table() in text, "the start page's table is autograder.course.start_table()"
+    assert start_table() in text, "the start page's table is autograder.syllabus.start_table()"
 
 
 def test_course_table_matches_solutions():
-    from autograder.course import MODULES
+    from autograder.syllabus import MODULES
 
     assert [m.id for m in MODULES] == MODULE_IDS
     for m in MODULES:
@@ -181,7 +181,7 @@ def test_course_table_matches_solutions():
 
 
 def test_readme_has_binder_and_a_colab_badge_per_notebook():
-    from autograder.course import MODULES, binder_url, colab_url
+    from autograder.syllabus import MODULES, binder_url, colab_url
 
     readme = (ROOT / "README.md").read_text()
     assert binder_url() in readme
@@ -233,7 +233,7 @@ def test_lesson_links_to_notebooks_work_on_colab(path):
     """A relative link to a notebook breaks on Colab, so each one has the Colab link beside it, in the same cell."""
     import json
 
-    from autograder.course import colab_url
+    from autograder.syllabus import colab_url
 
     cells = json.loads(path.read_text())["cells"]
     for cell in cells:
@@ -245,3 +245,76 @@ def test_lesson_links_to_notebooks_work_on_colab(path):
             assert target.is_file(), f"{path.name}: the link ({rel}) leads nowhere"
             url = colab_url(target.relative_to(ROOT).as_posix())
             assert f"]({url})" in source, f"{path.name}: the link ({rel}) has no Colab link ({url}) in its cell"
+
+
+# The package's three layers: the learner runtime (autograder/*.py, checks/), the instructor
+# tools (cohort/) and development support (dev/); the command line (__main__) sits on top.
+LAYERS = {"runtime": 0, "cohort": 1, "dev": 2, "__main__": 3}
+
+
+def _module_name(path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.get(parts[1], 0) if len(parts) > 1 else 0
+
+
+def _imported(path) -> set[str]:
+    """Every module ``path`` imports (at any depth of its code), relative imports resolved."""
+    package = _module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            target = ".".join([*base, node.module] if node.module else base)
+            found.add(target)
+            found |= {f"{target}.{alias.name}" for alias in node.names}  # `from . import x` names a module
+    return found
+
+
+def _package_modules() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in (ROOT / "autograder").rglob("*.py")}
+    return {name: {m for m in _imported(path) if m in modules} | {m for m in _imported(path)
+                                                                      if m.split(".")[0] in {"tests", "catalogue"}}
+            for name, path in modules.items()}
+
+
+def test_the_package_imports_downward_only_and_never_from_tests():
+    wrong = []
+    for module, imports in _package_modules().items():
+        for other in imports:
+            if other.split(".")[0] in {"tests", "catalogue"}:
+                wrong.append(f"{module} imports {other} (the installed package has no tests/)")
+            elif _layer(other) > _layer(module):
+                wrong.append(f"{module} imports {other}, a layer above it")
+    assert not wrong, "\n".join(sorted(wrong))
+    sources = "\n".join(p.read_text() for p in (ROOT / "autograder").rglob("*.py"))
+    assert '"tests"' not in sources and "'tests'" not in sources, "the package reaches into tests/"
+
+
+def test_the_learner_runtime_has_no_import_circle():
+    graph = {m: {o for o in imports if _layer(o) == 0 and o != m}
+             for m, imports in _package_modules().items() if _layer(m) == 0}
+    done, path = set(), []
+
+    def visit(module):
+        if module in path:
+            raise AssertionError("import circle: " + " -> ".join(path[path.index(module):] + [module]))
+        if module in done:
+            return
+        path.append(module)
+        for other in sorted(graph.get(module, ())):
+            visit(other)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)

@@ -20,7 +20,7 @@ import nbclient
 import nbformat
 import pytest
 
-from autograder import nbtools
+from autograder.dev import nbtools
 from conftest import ARTIFACTS, ROOT
 
 pytestmark = pytest.mark.slow

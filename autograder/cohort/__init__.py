@@ -1,14 +1,16 @@
 """The instructors' cohort tools, on top of real nbgrader.
 
 ``python -m autograder`` runs them: ``collect`` (LMS download -> ``submitted/``), ``grade``
-(parallel, sandboxed autograding; only the coordinating process writes the gradebook),
-``feedback`` (per-student HTML without test code), ``export`` (``grades.csv``), ``report``
-(cohort analytics), ``demo-cohort`` and ``bench-grade``.
+(parallel, sandboxed autograding on a Dask cluster; only the coordinating process writes the
+gradebook), ``feedback`` (per-student HTML without test code), ``export`` (``grades.csv``) and
+``report`` (cohort analytics).
 
-Modules: ``course`` (the course directory and its gradebook), ``collect``, ``sandbox``
-(bubblewrap kernel manager), ``restore`` (an nbgrader preprocessor restoring edited cell
-metadata), ``canary`` (tamper detection), ``scan`` (static scan), ``outcomes`` (reading
-check results), ``worker`` and ``grade`` (grading), ``feedback``, ``report``, ``export``,
-``hostile`` (a corpus of hostile submissions), ``cohort`` (synthetic cohorts), ``demo``
-and ``bench``.
+Modules: ``course`` (the course directory and its gradebook), ``commands`` (the one wrapper
+around nbgrader's commands), ``collect``, ``sandbox`` (bubblewrap kernel manager), ``restore``
+(an nbgrader preprocessor restoring edited cell metadata), ``starter`` (the release step that
+inserts repair tasks' starter code), ``canary`` (tamper detection), ``scan`` (static scan),
+``outcomes`` (reading check results), ``record`` (the records a run passes around and keeps),
+``engine`` (the Dask cluster), ``worker`` and ``grade`` (grading), ``feedback``, ``report``
+and ``export``.  The development tools (synthetic cohorts, the demo, the benchmark, the
+hostile corpus) live in :mod:`autograder.dev`.
 """

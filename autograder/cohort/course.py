@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from pathlib import Path
 
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
+
+from .commands import NbgraderError, nbgrader
 
 CONFIG_FILE = "nbgrader_config.py"
 
@@ -134,13 +135,11 @@ class Course:
             raise CourseError(f"assignment {assignment!r} is neither in the gradebook nor in "
                               f"{self.source(assignment)}")
         with tempfile.TemporaryDirectory(prefix="ag-release-") as tmp:
-            env = dict(os.environ, COURSE_DB_URL=self.db_url)
-            proc = subprocess.run(
-                [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
-                 f"--CourseDirectory.release_directory={tmp}", "--log-level=WARN"],
-                cwd=self.root, env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise CourseError(f"nbgrader generate_assignment {assignment} failed:\n{proc.stderr[-3000:]}")
+            try:
+                nbgrader(self.root, "generate_assignment", assignment, "--force",
+                         f"--CourseDirectory.release_directory={tmp}", "--log-level=WARN", db=self.db_url)
+            except NbgraderError as error:
+                raise CourseError(str(error)) from None
 
     def notebook_name(self, assignment: str) -> str:
         """The assignment's one notebook (this course names it after the assignment)."""

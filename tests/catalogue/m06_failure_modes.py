@@ -2,7 +2,7 @@
 
 import re
 
-from autograder import nbtools
+from autograder.dev import nbtools
 from autograder.starters import REPAIR_MAKE_LOADERS
 
 from . import Mutant, repair_catalogue

@@ -4,7 +4,7 @@ Mutants are small edits of the solution's answers (or of the repair task's start
 one shows exactly the mistake it stands for.
 """
 
-from autograder import nbtools
+from autograder.dev import nbtools
 from autograder.starters import REPAIR_RUN
 from conftest import ROOT
 

@@ -1,4 +1,4 @@
-"""Thin, tested wrappers around real nbgrader for a course directory.
+"""Course directories for the tests, the demo and the benchmark, driven by real nbgrader.
 
 A course directory holds ``nbgrader_config.py``, ``solutions/`` (the source),
 ``exercises/`` (the release), ``submitted/`` and the gradebook.  These helpers run
@@ -8,42 +8,13 @@ what an instructor gets.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from ..cohort.commands import NbgraderError, nbgrader  # noqa: F401 - NbgraderError is part of this API
 
-
-class NbgraderError(RuntimeError):
-    pass
-
-
-def _env(db: str | None = None) -> dict:
-    env = dict(os.environ)
-    bindir = str(Path(sys.executable).parent)
-    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-    env.setdefault("MPLBACKEND", "Agg")
-    env["TORCH_LEDGER_PROGRESS"] = "off"  # grading records no learner progress
-    # The gradebook is the course directory's own unless a URL is passed explicitly.
-    env.pop("COURSE_DB_URL", None)
-    if db:
-        env["COURSE_DB_URL"] = db
-    return env
-
-
-def nbgrader(course: Path, *args: str, check: bool = True, timeout: float | None = None,
-             db: str | None = None) -> subprocess.CompletedProcess:
-    """Run ``nbgrader ARGS`` in ``course`` with this interpreter's environment."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args],
-        cwd=course, env=_env(db), capture_output=True, text=True, timeout=timeout,
-    )
-    if check and proc.returncode != 0:
-        raise NbgraderError(f"nbgrader {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
-    return proc
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def make_course(dest: Path, module_ids, root: Path = ROOT) -> Path:

@@ -141,7 +141,7 @@ def run_in_process(nb, answers: dict | None = None) -> Scores:
     them; the hidden ones only when those passed, as in a graded run.  The cells whose visible calls
     failed are listed in the result's ``visible_failures``.
     """
-    from .core import CheckFailed
+    from ..core import CheckFailed
 
     if answers:
         nb = substitute(nb, answers)
@@ -179,7 +179,7 @@ def run_in_process(nb, answers: dict | None = None) -> Scores:
 
 def ensure_colab_cell(nb, packages: tuple = (), locked: bool = False) -> nbformat.NotebookNode:
     """Make the notebook's first code cell the Colab set-up cell (replacing an older one)."""
-    from .course import COLAB_MARKER, colab_setup_source
+    from ..syllabus import COLAB_MARKER, colab_setup_source
 
     nb = copy.deepcopy(nb)
     source = colab_setup_source(tuple(packages)).rstrip("\n")
@@ -198,7 +198,7 @@ def ensure_colab_cell(nb, packages: tuple = (), locked: bool = False) -> nbforma
 
 def ensure_whats_next(nb, module_id: str) -> nbformat.NotebookNode:
     """Make the notebook's last cell the exercise's locked "What's next" cell (replacing an older one)."""
-    from .course import WHATS_NEXT_MARKER, whats_next_source
+    from ..syllabus import WHATS_NEXT_MARKER, whats_next_source
 
     nb = copy.deepcopy(nb)
     cell = markdown(whats_next_source(module_id), "whats_next")
@@ -216,7 +216,7 @@ HINT_LINE_MARKER = "*Stuck?*"
 
 def hint_line(functions) -> str:
     """The exercise's line under a graded function's text saying that hints exist (one or more functions)."""
-    from .hints import next_call
+    from ..hints import next_call
 
     functions = list(functions)
     first = " and ".join(f"`{next_call(f, 1)}`" for f in functions)
@@ -234,7 +234,7 @@ def ensure_hint_lines(nb, module_id: str) -> nbformat.NotebookNode:
     above the function's answer cell (a text cell shared by two functions gets one line naming both).  Every
     graded function of the notebook must have hints in :data:`autograder.hints.HINTS`.  Idempotent.
     """
-    from .hints import hints_of
+    from ..hints import hints_of
 
     nb = copy.deepcopy(nb)
     answers = answer_cells(nb)

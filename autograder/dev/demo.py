@@ -15,14 +15,14 @@ from pathlib import Path
 
 import nbformat
 
-from .. import grading, nbtools
-from . import export as export_mod
-from . import feedback, hostile, report
-from .cohort import REPO, honest_cohort, load_catalogue, pick_mutant
-from .collect import collect
-from .course import Course
-from .grade import GradeOptions, grade
-from .sandbox import Limits
+from ..cohort import export as export_mod
+from ..cohort import feedback, report
+from ..cohort.collect import collect
+from ..cohort.course import Course
+from ..cohort.grade import GradeOptions, grade
+from ..cohort.sandbox import Limits
+from . import courses, hostile, nbtools
+from .synthetic import REPO, honest_cohort, load_catalogue, pick_mutant
 
 MARKER = ".demo-cohort"
 DEMO_HOSTILE = ["infinite-loop", "os-exit", "segfault", "deleted-test-cell", "edited-test-cell", "corrupt-json",
@@ -79,9 +79,9 @@ def run(dest: Path, module: str = "01-tensors", workers: int | None = None, sand
     """Build the demo course in ``dest`` and take it through collect, grade, feedback, export and report."""
     dest = Path(dest).resolve()
     _fresh(dest)
-    grading.make_course(dest, [module])
+    courses.make_course(dest, [module])
     print(f"[demo] course directory: {dest}")
-    grading.release(dest, module)
+    courses.release(dest, module)
     zip_path = dest / "downloads" / f"{module}.zip"
     kinds = build_download(dest, module, zip_path)
     print(f"[demo] LMS download with {len(kinds)} submissions: {zip_path}")

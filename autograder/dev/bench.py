@@ -5,7 +5,7 @@ from its solution, release and bug catalogue), in one run:
 
 * **plain**: ``nbgrader autograde ASSIGNMENT --create --force``, serial, no sandbox — what
   an instructor gets out of the box;
-* **ours**: ``grade ASSIGNMENT --workers N --sandbox bwrap`` (worker start-up and the
+* **ours**: ``grade ASSIGNMENT --workers N --sandbox bwrap`` on a local Dask cluster (its start-up and the
   calibration run of the solution included);
 * **floor**: each notebook's code (as autograded, hidden tests included) run as a plain
   Python script, one after the other: the cost of the work itself, without a kernel.
@@ -34,10 +34,10 @@ from pathlib import Path
 
 import nbformat
 
-from .. import grading, nbtools
-from .cohort import REPO, honest_cohort, load_catalogue
-from .course import Course
-from .grade import GradeOptions, grade
+from ..cohort.course import Course
+from ..cohort.grade import GradeOptions, grade
+from . import nbtools
+from .synthetic import REPO, honest_cohort, load_catalogue
 
 
 def _script(nb) -> str:
@@ -90,17 +90,18 @@ def _courses(root: Path, module: str, students: int) -> tuple[dict[str, Path], l
         course = root / kind
         if course.exists():
             shutil.rmtree(course)
-        grading.make_course(course, [module])
-        grading.release(course, module)
+        courses.make_course(course, [module])
+        courses.release(course, module)
         for student, nb in cohort.notebooks.items():
-            grading.submit(course, module, student, nb)
+            courses.submit(course, module, student, nb)
         courses[kind] = course
     return courses, list(cohort.notebooks)
 
 
 def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbox: str = "bwrap",
-        dest: Path | None = None) -> dict:
-    """Measure plain, ours and the floor on the same cohort; prints the figures and returns them.
+        dest: Path | None = None, out: Path | None = None) -> dict:
+    """Measure plain, ours and the floor on the same cohort; prints the figures, writes them to ``out``
+    (JSON) when given, and returns them.
 
     On a machine shared with other work the load drifts, so the runs are placed symmetrically
     in time: ours, floor (first half of the notebooks), plain, floor (second half), ours again
@@ -123,7 +124,7 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
         print(f"[bench] step {step + 1}/5: {kind} ...", flush=True)
         started, cpu = time.monotonic(), _cpu()
         if kind == "plain":
-            grading.autograde(courses["plain"], module)
+            courses.autograde(courses["plain"], module)
         elif kind == "ours":
             record = grade(Course.open(courses["ours"]), module,
                            GradeOptions(workers=workers, sandbox=sandbox, progress=False))
@@ -141,7 +142,7 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
     wall["ours"] /= 2
     cpu_used["ours"] /= 2
 
-    plain_scores, ours_scores = grading.scores(courses["plain"], module), grading.scores(courses["ours"], module)
+    plain_scores, ours_scores = courses.scores(courses["plain"], module), courses.scores(courses["ours"], module)
     disagree = sorted(s for s in names if plain_scores.get(s) != ours_scores.get(s))
     plain_s, ours_s = wall["plain"], wall["ours"]
     floor = statistics.mean(floors)
@@ -165,7 +166,7 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
     print(f"""
 bench-grade: {n} notebooks of {module}, {cores} cores (ours, floor, plain, floor, ours: ours is the mean of two runs)
   plain nbgrader autograde (serial)      {plain_s:7.1f} s  {result['plain_per_minute']:6.1f} notebooks/min
-  grade --workers {workers} (sandbox {sandbox_mode:5})  {ours_s:7.1f} s  {result['ours_per_minute']:6.1f} notebooks/min
+  grade --workers {workers} (Dask local cluster, sandbox {sandbox_mode:5})  {ours_s:7.1f} s  {result['ours_per_minute']:6.1f} notebooks/min
   ratio ours / plain                      {result['speedup']:.2f}x   (target >= 1.7x on 2 cores)
   floor: notebook code as a Python script {floor:7.2f} s per notebook
   ours, wall-clock per notebook           {ours_s / n:7.2f} s = {result['ours_wall_vs_floor']:.2f}x the floor (target <= 1.3x)
@@ -177,7 +178,7 @@ CPU seconds per notebook (everything: nbgrader, kernels, workers; not affected b
 {result['idle_estimate_speedup']}x
 load average (1 min) after each step: {result['load_average']} on {cores} cores \
 (above {cores}, other work shared the machine)""")
-    artifacts = REPO / "artifacts"
-    if artifacts.is_dir():
-        (artifacts / "bench-grade.json").write_text(json.dumps(result, indent=1))
+    if out is not None:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(result, indent=1))
     return result

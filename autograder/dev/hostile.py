@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from .. import nbtools
+from . import nbtools
 
 
 @dataclass

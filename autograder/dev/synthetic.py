@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from .. import nbtools
+from . import nbtools
 
 REPO = Path(__file__).resolve().parents[2]
 
