@@ -120,7 +120,6 @@ class Ledger:
         self.events: list[Event] = []
         self._handles: list = []
         self._patched: list[tuple[object, str, bool]] = []
-        self._names: dict[int, str] = {}
         self._received: set[str] = set()
         self._in_backward = 0
         self._step_snapshot: dict | None = None
@@ -138,9 +137,6 @@ class Ledger:
                     seen.setdefault(id(p), (f"optimizer.param_groups[{gi}][{pi}]", p))
         return list(seen.values())
 
-    def name_of(self, p: torch.Tensor) -> str:
-        return self._names.get(id(p), "an unnamed tensor")
-
     def _record(self, kind: str, owner: str, **data) -> Event:
         event = Event(len(self.events), kind, owner, data)
         self.events.append(event)
@@ -150,7 +146,6 @@ class Ledger:
     def __enter__(self) -> Ledger:
         self.active = True
         params = self._params()
-        self._names = {id(p): n for n, p in params}
         for name, p in params:
             if p.requires_grad:
                 self._handles.append(p.register_post_accumulate_grad_hook(self._on_grad(name)))
@@ -304,10 +299,6 @@ class Ledger:
             outputs=[tensor_info(o) for o in outs],
         )
         return result
-
-    def note(self, kind: str, owner: str, **data) -> Event:
-        """Add an event by hand (lessons use this to annotate a trace)."""
-        return self._record(kind, owner, **data)
 
     # -- queries ---------------------------------------------------------------
     def of(self, *kinds: str) -> list[Event]:

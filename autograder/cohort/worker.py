@@ -8,6 +8,8 @@ scoring preprocessors), called through its Python API, in a private scratch cour
   opens the course's gradebook, and the coordinator merges the scores;
 * the kernel runs in the sandbox (``sandbox.py``), whose home holds the data files and
   the student's other files, never the notebook being graded;
+* the grading of one notebook is a declared list of small steps (:attr:`Worker.STEPS`), and
+  its state (:class:`Grading`) is passed from step to step, never kept in the module;
 * canary cells are appended to the working copy (``canary.py``), observed, and stripped
   from the autograded notebook handed back.
 
@@ -124,29 +126,59 @@ def _copy_plain_files(src: Path, dst: Path, skip=lambda p: False) -> None:
             shutil.copy(path, dst / rel / name)
 
 
-#: The cell nbclient started last in this process (to say where a kernel died), and when the
-#: first and the last cell started (to time the kernel's start and the cells).
-CURRENT_CELL: dict = {"cell": "", "first": 0.0, "last": 0.0}
-
-
 class _CellTracker:
-    """``on_cell_start`` hook recording the cell being run (traitlets copies the hook, so state is global)."""
+    """``on_cell_start`` hook recording the cell being run: which one (to say where a kernel died), and
+    when the first and the last cell started (to time the kernel's start and the cells)."""
+
+    def __init__(self) -> None:
+        self.cell, self.first, self.last = "", 0.0, 0.0
+
+    def __deepcopy__(self, memo):  # traitlets copies its configuration: the hook must stay this object
+        return self
 
     def __call__(self, cell=None, cell_index=None, **_) -> None:
         if cell is None:
             return
         now = time.monotonic()
-        CURRENT_CELL["first"] = CURRENT_CELL["first"] or now
-        CURRENT_CELL["last"] = now
+        self.first = self.first or now
+        self.last = now
         if canary.is_canary(cell):
-            CURRENT_CELL["cell"] = "the canary cells appended at grading time"
+            self.cell = "the canary cells appended at grading time"
             return
         name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        CURRENT_CELL["cell"] = f"cell {name!r}" if name else f"cell {cell_index + 1 if cell_index is not None else '?'}"
+        self.cell = f"cell {name!r}" if name else f"cell {cell_index + 1 if cell_index is not None else '?'}"
+
+
+class Stop(Exception):
+    """A step found that the notebook cannot be graded further (the outcome says why)."""
+
+
+@dataclass
+class Grading:
+    """One notebook's state on its way through the steps: passed from step to step, never kept."""
+
+    job: Job
+    folder: Path  # the submission as it arrived
+    result: KernelOutcome
+    started: float = field(default_factory=time.monotonic)
+    nb: nbformat.NotebookNode | None = None  # the submission's notebook, canary cells added
+    course: Path | None = None  # the scratch course nbgrader grades in
+    box: Path | None = None  # the sandbox's directory
+    nonce: str = ""
+    capture: _Capture = field(default_factory=_Capture)  # nbgrader's log
+    tracker: _CellTracker = field(default_factory=_CellTracker)
+    kernel_events: list = field(default_factory=list)  # what happened to the kernels (sandbox.py)
+    graded: nbformat.NotebookNode | None = None  # the autograded notebook
+    scores: dict = field(default_factory=dict)  # test id -> (score, max score)
+    autograded_at: float = 0.0  # when nbgrader returned
 
 
 class Worker:
-    """Grades jobs for one :class:`WorkerSpec`."""
+    """Grades jobs for one :class:`WorkerSpec`, one notebook at a time, through :attr:`STEPS`."""
+
+    #: The steps grading one notebook goes through, in order; each is a method ``step_NAME(grading)``.
+    STEPS = ("read", "scan", "stage", "add_canary", "autograde", "observe_canary", "read_scores",
+             "read_outcomes", "collect_notes")
 
     def __init__(self, spec: WorkerSpec) -> None:
         self.spec = spec
@@ -157,9 +189,141 @@ class Worker:
         self.log.propagate = False
         self.log.setLevel(logging.INFO)
 
-    # -- configuration --------------------------------------------------------------------
+    # -- one job ----------------------------------------------------------------------------
 
-    def _config(self, course: Path, student: str, box: Path, tracker: _CellTracker):
+    def grade(self, job: Job) -> KernelOutcome:
+        started = time.monotonic()
+        result = KernelOutcome(job.student, reference=job.reference)
+        try:
+            folder = unpack_folder(job.files, reset_dir(self.scratch / "incoming"))
+            self.run(Grading(job, folder, result))
+        except Exception as error:  # noqa: BLE001 - one submission must never stop the worker
+            result.status, result.reason = "failed", f"internal grading error: {type(error).__name__}: {error}"
+            result.notes.append(traceback.format_exc(limit=6))
+        result.seconds = round(time.monotonic() - started, 3)
+        return result
+
+    def run(self, grading: Grading, steps=None) -> Grading:
+        """Run ``steps`` (default: every step) on ``grading``; a step that raises :class:`Stop` ends it."""
+        for name in steps or self.STEPS:
+            try:
+                getattr(self, f"step_{name}")(grading)
+            except Stop:
+                break
+        return grading
+
+    # -- the steps ----------------------------------------------------------------------------
+
+    def step_read(self, g: Grading) -> None:
+        """The submission's notebook, or the reason it cannot be read."""
+        g.nb, problem = read_submission(g.folder, self.spec.notebook)
+        if problem:
+            g.result.status, g.result.reason = "failed", problem
+            raise Stop
+
+    def step_scan(self, g: Grading) -> None:
+        """Lines that reach for the grader's internals, and locked cells the student edited."""
+        if not g.job.reference:
+            g.result.findings = [f.as_dict() for f in scan.scan_notebook(g.nb, self.spec.locked)]
+        g.result.notes += [f"edited locked cell {name} — nbgrader restored it"
+                           for name in scan.edited_locked(g.nb, self.spec.locked)]
+
+    def step_stage(self, g: Grading) -> None:
+        """A scratch course (the submission, the data files, a private gradebook) and a fresh sandbox
+        whose home holds the data files and the student's other files, never a notebook."""
+        spec = self.spec
+        g.course = course = reset_dir(self.scratch / "course")
+        submitted = course / "submitted" / g.job.student / spec.assignment
+        submitted.mkdir(parents=True)
+        _copy_plain_files(g.folder, submitted, skip=lambda rel: rel.suffix == ".ipynb")
+        source = course / "source" / spec.assignment
+        source.mkdir(parents=True)
+        for f in spec.data_files:
+            p = Path(f)
+            (shutil.copytree if p.is_dir() else shutil.copy)(p, source / p.name)
+        shutil.copy(spec.template_db, course / "gradebook.db")
+        g.box = self.scratch / "box"
+        sandbox.drain(spec.uid)
+        sandbox.prepare_box(g.box, spec.uid)
+        _copy_plain_files(g.folder, g.box / "home",
+                          skip=lambda rel: rel.suffix == ".ipynb" or rel.name in PRIVATE_FILES)
+        _copy_plain_files(source, g.box / "home")
+
+    def step_add_canary(self, g: Grading) -> None:
+        """Canary cells appended to the working copy, which is written where nbgrader reads it."""
+        g.nonce = canary.new_nonce()
+        canary.append(g.nb, self.spec.tests, self.spec.functions, g.nonce)
+        nbformat.write(g.nb, str(self._submitted(g)))
+
+    def step_autograde(self, g: Grading) -> None:
+        """nbgrader's ``Autograde`` converter on the scratch course, its kernel in the sandbox."""
+        started = time.monotonic()
+        g.result.timings["prepare"] = round(started - g.started, 3)
+        self.log.handlers = [g.capture]
+        ok = self._run_nbgrader(g)
+        ended = time.monotonic()
+        cpu = sum(e.get("cpu_seconds", 0.0) for e in g.kernel_events)
+        if cpu:
+            g.result.timings["kernel_cpu"] = round(cpu, 3)
+        if g.tracker.first:
+            g.result.timings["kernel_start"] = round(g.tracker.first - started, 3)
+            g.result.timings["cells"] = round(ended - g.tracker.first, 3)
+        g.result.notes += _notes_from_log(g.capture.text())
+        autograded = self._autograded(g)
+        if not ok or not autograded.exists():
+            g.result.status = "failed"
+            g.result.reason = _explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernel_events)
+            log = g.box / "kernel.log"
+            if "did not start" in g.result.reason and log.exists():
+                g.result.notes.append("kernel log: " + log.read_text(errors="replace")[-1500:])
+            raise Stop
+        g.graded = nbformat.read(str(autograded), as_version=4)
+        g.autograded_at = ended
+
+    def step_observe_canary(self, g: Grading) -> None:
+        """What the canary cells saw; they are then stripped from the autograded notebook."""
+        g.result.canary = canary.observe(g.graded, g.nonce)
+        canary.strip(g.graded)
+
+    def step_read_scores(self, g: Grading) -> None:
+        """The scores and comments nbgrader wrote into the private gradebook."""
+        from nbgrader.api import Gradebook
+
+        spec, result = self.spec, g.result
+        with Gradebook("sqlite:///" + str(g.course / "gradebook.db")) as gb:
+            sub = gb.find_submission_notebook(spec.notebook, spec.assignment, g.job.student)
+            for grade in sub.grades:
+                result.grades[grade.name] = {"auto_score": grade.auto_score, "max_score": float(grade.max_score),
+                                             "needs_manual_grade": bool(grade.needs_manual_grade)}
+                g.scores[grade.name] = (float(grade.auto_score or 0.0), float(grade.max_score))
+            result.comments = {c.name: c.auto_comment for c in sub.comments}
+            result.late_penalty = sub.late_submission_penalty
+
+    def step_read_outcomes(self, g: Grading) -> None:
+        """Each test cell's outcome, read from the results the checks displayed."""
+        g.result.tests = [t.as_dict() for t in outcomes.read_notebook(g.graded, self.spec.functions, g.scores)]
+        g.result.first_error = first_error(g.graded)
+
+    def step_collect_notes(self, g: Grading) -> None:
+        """Notes for the instructor, and the autograded notebook (canary-free) packed to travel back."""
+        g.result.notes += _notes_from_cells(g.graded)
+        if any(event.get("wall_killed") for event in g.kernel_events):
+            g.result.notes.append("the notebook's wall-clock limit stopped its kernel")
+        autograded = self._autograded(g)
+        nbformat.write(g.graded, str(autograded))
+        g.result.autograded = pack_folder(autograded.parent)
+        if g.autograded_at:
+            g.result.timings["finish"] = round(time.monotonic() - g.autograded_at, 3)
+
+    # -- nbgrader ---------------------------------------------------------------------------
+
+    def _submitted(self, g: Grading) -> Path:
+        return g.course / "submitted" / g.job.student / self.spec.assignment / f"{self.spec.notebook}.ipynb"
+
+    def _autograded(self, g: Grading) -> Path:
+        return g.course / "autograded" / g.job.student / self.spec.assignment / f"{self.spec.notebook}.ipynb"
+
+    def _config(self, g: Grading):
         from nbgrader.preprocessors import (
             CheckCellMetadata,
             ClearOutput,
@@ -173,120 +337,36 @@ class Worker:
 
         spec = self.spec
         cfg = Config(copy.deepcopy(self.course_config))
-        cfg.CourseDirectory.root = str(course)
-        cfg.CourseDirectory.db_url = "sqlite:///" + str(course / "gradebook.db")
+        cfg.CourseDirectory.root = str(g.course)
+        cfg.CourseDirectory.db_url = "sqlite:///" + str(g.course / "gradebook.db")
         cfg.CourseDirectory.source_directory = "source"
         cfg.CourseDirectory.submitted_directory = "submitted"
         cfg.CourseDirectory.autograded_directory = "autograded"
         cfg.CourseDirectory.assignment_id = spec.assignment
-        cfg.CourseDirectory.student_id = student
+        cfg.CourseDirectory.student_id = g.job.student
         cfg.Autograde.force = True
         cfg.Autograde.create_student = True
         cfg.Autograde.sanitize_preprocessors = [RestoreCellMetadata, ClearOutput, DeduplicateIds,
                                                 OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
         cfg.OverwriteCells.add_missing_cells = True
-        cfg.Execute.kernel_manager_class = sandbox.SandboxedKernelManager
+        # A kernel manager class of this notebook's own, so that what happens to its kernels lands here.
+        cfg.Execute.kernel_manager_class = type("NotebookKernelManager", (sandbox.SandboxedKernelManager,),
+                                                {"events": g.kernel_events})
         cfg.Execute.timeout = spec.cell_timeout
         cfg.Execute.interrupt_on_timeout = True
-        cfg.Execute.on_cell_start = tracker
+        cfg.Execute.on_cell_start = g.tracker
         cfg.Execute.shutdown_kernel = "immediate"  # its state is discarded anyway
-        cfg.SandboxedKernelManager.box = str(box)
+        cfg.SandboxedKernelManager.box = str(g.box)
         cfg.SandboxedKernelManager.uid = spec.uid
         cfg.SandboxedKernelManager.limits = dict(spec.limits)
         cfg.SandboxedKernelManager.sandboxed = spec.sandboxed
         return cfg
 
-    # -- one job ----------------------------------------------------------------------------
-
-    def grade(self, job: Job) -> KernelOutcome:
-        started = time.monotonic()
-        result = KernelOutcome(job.student, reference=job.reference)
-        try:
-            folder = unpack_folder(job.files, reset_dir(self.scratch / "incoming"))
-            self._grade(job, folder, result)
-        except Exception as error:  # noqa: BLE001 - one submission must never stop the worker
-            result.status, result.reason = "failed", f"internal grading error: {type(error).__name__}: {error}"
-            result.notes.append(traceback.format_exc(limit=6))
-        result.seconds = round(time.monotonic() - started, 3)
-        return result
-
-    def _grade(self, job: Job, folder: Path, result: KernelOutcome) -> None:
-        job_started = time.monotonic()
-        spec = self.spec
-        nb, problem = read_submission(folder, spec.notebook)
-        if problem:
-            result.status, result.reason = "failed", problem
-            return
-        result.findings = [f.as_dict() for f in scan.scan_notebook(nb, spec.locked)] if not job.reference else []
-        result.notes += [f"edited locked cell {name} — nbgrader restored it" for name in scan.edited_locked(nb, spec.locked)]
-
-        course = reset_dir(self.scratch / "course")
-        submitted = course / "submitted" / job.student / spec.assignment
-        submitted.mkdir(parents=True)
-        _copy_plain_files(folder, submitted, skip=lambda rel: rel.suffix == ".ipynb")
-        nonce = canary.new_nonce()
-        canary.append(nb, spec.tests, spec.functions, nonce)
-        nbformat.write(nb, str(submitted / f"{spec.notebook}.ipynb"))
-        source = course / "source" / spec.assignment
-        source.mkdir(parents=True)
-        for f in spec.data_files:
-            p = Path(f)
-            (shutil.copytree if p.is_dir() else shutil.copy)(p, source / p.name)
-        shutil.copy(spec.template_db, course / "gradebook.db")
-
-        box = self.scratch / "box"
-        sandbox.drain(spec.uid)
-        sandbox.prepare_box(box, spec.uid)
-        _copy_plain_files(folder, box / "home",
-                          skip=lambda rel: rel.suffix == ".ipynb" or rel.name in PRIVATE_FILES)
-        _copy_plain_files(source, box / "home")
-
-        tracker = _CellTracker()
-        CURRENT_CELL.update(cell="", first=0.0, last=0.0)
-        started = time.monotonic()
-        result.timings["prepare"] = round(started - job_started, 3)
-        capture = _Capture()
-        self.log.handlers = [capture]
-        sandbox.KERNEL_EVENTS.clear()
-        ok = self._run_nbgrader(course, job.student, box, tracker)
-        ended = time.monotonic()
-        cpu = sum(e.get("cpu_seconds", 0.0) for e in sandbox.KERNEL_EVENTS)
-        if cpu:
-            result.timings["kernel_cpu"] = round(cpu, 3)
-        if CURRENT_CELL["first"]:
-            result.timings["kernel_start"] = round(CURRENT_CELL["first"] - started, 3)
-            result.timings["cells"] = round(ended - CURRENT_CELL["first"], 3)
-        autograded_dir = course / "autograded" / job.student / spec.assignment
-        autograded_nb = autograded_dir / f"{spec.notebook}.ipynb"
-        result.notes += _notes_from_log(capture.text())
-        if not ok or not autograded_nb.exists():
-            result.status = "failed"
-            result.reason = _explain_failure(capture, self.spec.limits)
-            log = box / "kernel.log"
-            if "did not start" in result.reason and log.exists():
-                result.notes.append("kernel log: " + log.read_text(errors="replace")[-1500:])
-            return
-
-        graded = nbformat.read(str(autograded_nb), as_version=4)
-        result.canary = canary.observe(graded, nonce)
-        canary.strip(graded)
-        scores = self._read_gradebook(course, job.student, result)
-        result.tests = [t.as_dict() for t in outcomes.read_notebook(graded, spec.functions, scores)]
-        result.notes += _notes_from_cells(graded)
-        result.first_error = first_error(graded)
-        for event in sandbox.KERNEL_EVENTS:
-            if event.get("wall_killed"):
-                result.notes.append("the notebook's wall-clock limit stopped its kernel")
-
-        nbformat.write(graded, str(autograded_nb))
-        result.autograded = pack_folder(autograded_dir)
-        result.timings["finish"] = round(time.monotonic() - ended, 3)
-
-    def _run_nbgrader(self, course: Path, student: str, box: Path, tracker: _CellTracker) -> bool:
+    def _run_nbgrader(self, g: Grading) -> bool:
         from nbgrader.converters import Autograde
         from nbgrader.coursedir import CourseDirectory
 
-        cfg = self._config(course, student, box, tracker)
+        cfg = self._config(g)
         coursedir = CourseDirectory(config=cfg, log=self.log)
         converter = Autograde(coursedir=coursedir, config=cfg, log=self.log)
         try:
@@ -295,21 +375,6 @@ class Worker:
             self.log.error("autograde stopped: %s: %s", type(error).__name__, error)
             return False
         return True
-
-    def _read_gradebook(self, course: Path, student: str, result: KernelOutcome) -> dict:
-        from nbgrader.api import Gradebook
-
-        spec = self.spec
-        scores = {}
-        with Gradebook("sqlite:///" + str(course / "gradebook.db")) as gb:
-            sub = gb.find_submission_notebook(spec.notebook, spec.assignment, student)
-            for g in sub.grades:
-                result.grades[g.name] = {"auto_score": g.auto_score, "max_score": float(g.max_score),
-                                         "needs_manual_grade": bool(g.needs_manual_grade)}
-                scores[g.name] = (float(g.auto_score or 0.0), float(g.max_score))
-            result.comments = {c.name: c.auto_comment for c in sub.comments}
-            result.late_penalty = sub.late_submission_penalty
-        return scores
 
 
 def _notes_from_log(lines: list[str]) -> list[str]:
@@ -365,17 +430,18 @@ def first_error(nb) -> dict:
     return {}
 
 
-def _explain_failure(capture: _Capture, limits: dict) -> str:
+def _explain_failure(capture: _Capture, limits: dict, cell: str, kernel_events: list) -> str:
+    """Why nbgrader produced no autograded notebook, from its log and what happened to the kernel."""
     log = "\n".join(capture.text(logging.ERROR))
-    where = f" while running {CURRENT_CELL['cell']}" if CURRENT_CELL["cell"] else ""
-    for event in sandbox.KERNEL_EVENTS:
+    where = f" while running {cell}" if cell else ""
+    for event in kernel_events:
         if event.get("wall_killed"):
             seconds = limits.get("notebook_seconds")
             return f"the notebook ran past its wall-clock limit ({seconds} s){where}; its kernel was stopped"
     if "before replying to kernel_info" in log or "Kernel didn't respond" in log:
         return "the kernel did not start (see the kernel log in the grading notes)"
     if "DeadKernelError" in log or "Kernel died" in log or "UnresponsiveKernelError" in log:
-        exits = [sandbox.describe_exit(e) for e in sandbox.KERNEL_EVENTS]
+        exits = [sandbox.describe_exit(e) for e in kernel_events]
         cause = next((e for e in exits if e), "the kernel died")
         return f"{cause}{where}"
     if "CellTimeoutError" in log or "Timeout waiting for IOPub" in log:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -56,7 +56,6 @@ class HostileCase:
     reason: str = ""  # expected in the failure reason, or in the grading notes / cell outputs
     flagged_by_scan: bool = False
     slow: bool = False  # waits for a timeout
-    tags: list[str] = field(default_factory=list)
 
 
 def _answers(ctx: Context, function: str, extra: str, *, before: bool = False, base=None) -> nbformat.NotebookNode:

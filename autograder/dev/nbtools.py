@@ -1,13 +1,12 @@
 """Small helpers for the course's notebooks: nbgrader cells, answer substitution, cleaning.
 
 Used by the test suite (to build submissions from the solutions and the bug
-catalogues) and by the cohort tools.
+catalogues) and by the development tools.
 """
 
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import nbformat
 
@@ -62,13 +61,6 @@ def read(path) -> nbformat.NotebookNode:
     return nbformat.read(str(path), as_version=4)
 
 
-def write(nb, path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, str(path))
-    return path
-
-
 def grade_id(cell) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
@@ -107,15 +99,6 @@ def substitute(nb, answers: dict) -> nbformat.NotebookNode:
 def is_clean(nb) -> bool:
     return all(not c.get("outputs") and c.get("execution_count") is None
                for c in nb.cells if c.cell_type == "code")
-
-
-def clean(nb) -> nbformat.NotebookNode:
-    nb = copy.deepcopy(nb)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-    return nb
 
 
 HIDDEN_TESTS_MARK = "### BEGIN HIDDEN TESTS"

@@ -1,0 +1,144 @@
+"""The grading worker's steps, each on its own, on notebooks built from cell factories.
+
+``autograde`` (nbgrader with a sandboxed kernel) is the one step left to the cohort tests,
+which run every step together on real submissions.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import nbformat
+import pytest
+from traitlets.config import Config
+
+from autograder import core
+from autograder.cohort import canary
+from autograder.cohort.record import Job, KernelOutcome, pack_folder
+from autograder.cohort.sandbox import BASE_UID
+from autograder.cohort.worker import Grading, Worker, WorkerSpec, _Capture, _CellTracker, _explain_failure
+from autograder.dev import nbtools
+
+NB = "demo"
+LOCKED = "import torch\nfrom autograder.checks import m01_tensors as check"
+TEST = "check.standardize_values(standardize)"
+
+
+def _notebook(answer="def standardize(x):\n    return (x - x.mean(0)) / x.std(0)", locked=LOCKED):
+    return nbtools.new_notebook([nbtools.code(locked, "setup"), nbtools.answer("standardize", answer),
+                                 nbtools.test("test_standardize_values", TEST, 2)])
+
+
+@pytest.fixture
+def worker(tmp_path):
+    (tmp_path / "template.db").write_bytes(b"")
+    data = tmp_path / "data.csv"
+    data.write_text("1,2\n")
+    spec = WorkerSpec(index=0, uid=BASE_UID + 16 * 4095, scratch=str(tmp_path / "scratch"), config=Config(),
+                      template_db=str(tmp_path / "template.db"), assignment=NB, notebook=NB, sandboxed=False,
+                      limits={"notebook_seconds": 60}, cell_timeout=10, tests=[("test_standardize_values", TEST)],
+                      functions=["standardize"], locked={"setup": LOCKED}, data_files=[str(data)])
+    return Worker(spec)
+
+
+def _grading(tmp_path, files: dict, reference=False) -> Grading:
+    folder = tmp_path / "submission"
+    folder.mkdir(parents=True)
+    for name, content in files.items():
+        (folder / name).write_text(content) if isinstance(content, str) else nbformat.write(content, str(folder / name))
+    student = "__reference__" if reference else "ada"
+    return Grading(Job(1, student, pack_folder(folder), reference=reference), folder, KernelOutcome(student))
+
+
+def test_the_steps_are_declared_in_order(worker):
+    assert Worker.STEPS == ("read", "scan", "stage", "add_canary", "autograde", "observe_canary", "read_scores",
+                            "read_outcomes", "collect_notes")
+    assert all(callable(getattr(worker, f"step_{name}")) for name in Worker.STEPS)
+
+
+def test_read_stops_the_run_on_a_notebook_that_is_not_json(worker, tmp_path):
+    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": "{not json"}), steps=["read", "scan", "stage"])
+    assert g.result.status == "failed" and "not valid JSON" in g.result.reason
+    assert g.course is None, "no step after read ran"
+
+
+def test_scan_reports_reaches_into_the_grader_and_edited_locked_cells(worker, tmp_path):
+    nb = _notebook(answer="import sys\nsys.modules['autograder'] = None\ndef standardize(x):\n    return x",
+                   locked=LOCKED + "\ncheck.standardize_values = print")
+    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": nb}), steps=["read", "scan"])
+    assert {f["rule"] for f in g.result.findings} >= {"sys-modules"}
+    assert "edited locked cell setup — nbgrader restored it" in g.result.notes
+    honest = worker.run(_grading(tmp_path / "honest", {f"{NB}.ipynb": _notebook()}), steps=["read", "scan"])
+    assert honest.result.findings == [] and honest.result.notes == []
+
+
+def test_stage_keeps_notebooks_and_nbgrader_files_out_of_the_sandbox(worker, tmp_path):
+    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": _notebook(), "other.ipynb": _notebook(),
+                                       "notes.txt": "mine", "timestamp.txt": "2026-12-01 10:00:00"}),
+                   steps=["read", "stage"])
+    home = {p.name for p in (g.box / "home").iterdir()}
+    assert home == {"notes.txt", "data.csv"}, home
+    submitted = g.course / "submitted" / "ada" / NB
+    assert {p.name for p in submitted.iterdir()} == {"notes.txt", "timestamp.txt"}
+    assert (g.course / "gradebook.db").exists() and (g.course / "source" / NB / "data.csv").exists()
+
+
+def test_add_canary_writes_the_working_copy_with_its_cells(worker, tmp_path):
+    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": _notebook()}), steps=["read", "stage", "add_canary"])
+    written = nbtools.read(g.course / "submitted" / "ada" / NB / f"{NB}.ipynb")
+    assert g.nonce and any(canary.is_canary(c) for c in written.cells)
+    assert [c.source for c in written.cells if not canary.is_canary(c)] == [c.source for c in _notebook().cells]
+
+
+def _graded(result: core.Result | None, error: dict | None = None, nonce="n0nce"):
+    nb = _notebook()
+    outputs = [nbformat.v4.new_output("display_data", data=result.mimebundle())] if result else []
+    if error:
+        outputs.append(nbformat.v4.new_output("error", traceback=[], **error))
+    nb.cells[2].outputs = outputs
+    canary.append(nb, [("test_standardize_values", TEST)], ["standardize"], nonce)
+    return nb
+
+
+def test_observe_canary_then_read_outcomes_from_the_checks_data(worker, tmp_path):
+    g = _grading(tmp_path, {})
+    wrong = core.Result("standardize", "values", core.INCORRECT, "the rows have mean 0", "the dim", "use dim 0",
+                        code="wrong_dim")
+    g.graded = _graded(wrong, {"ename": "CheckFailed", "evalue": wrong.text()})
+    g.scores = {"test_standardize_values": (0.0, 2.0)}
+    worker.run(g, steps=["observe_canary", "read_outcomes"])
+    assert set(g.result.canary) >= {"setup", "test_standardize_values"}
+    assert not any(canary.is_canary(c) for c in g.graded.cells), "canary cells are stripped"
+    (test,) = g.result.tests
+    assert (test["function"], test["outcome"], test["code"], test["seen"]) == \
+        ("standardize", "incorrect", "wrong_dim", "the rows have mean 0")
+    assert g.result.first_error == {"cell": "test_standardize_values", "ename": "CheckFailed",
+                                    "evalue": wrong.text()}
+
+
+def test_collect_notes_and_pack_the_autograded_notebook(worker, tmp_path):
+    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": _notebook()}), steps=["read", "stage"])
+    g.graded = _notebook()
+    g.graded.cells[1].outputs = [nbformat.v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero",
+                                                        traceback=[])]
+    g.kernel_events.append({"wall_killed": True})
+    (g.course / "autograded" / "ada" / NB).mkdir(parents=True)
+    worker.run(g, steps=["collect_notes"])
+    assert "standardize raised ZeroDivisionError: division by zero" in g.result.notes
+    assert "the notebook's wall-clock limit stopped its kernel" in g.result.notes
+    packed = nbformat.reads(g.result.autograded[f"{NB}.ipynb"].decode(), as_version=4)
+    assert packed.cells[1].outputs[0]["ename"] == "ZeroDivisionError"
+
+
+def test_a_failure_is_explained_by_this_notebooks_kernel_and_cell():
+    log = _Capture()
+    assert _explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [{"wall_killed": True}]) == \
+        "the notebook ran past its wall-clock limit (30 s) while running cell 'test_f'; its kernel was stopped"
+    assert "wall-clock" not in _explain_failure(log, {"notebook_seconds": 30}, "", [])
+
+
+def test_the_cell_tracker_survives_the_configurations_copy():
+    tracker = _CellTracker()
+    assert copy.deepcopy(Config({"Execute": {"on_cell_start": tracker}}))["Execute"]["on_cell_start"] is tracker
+    tracker(cell=nbtools.test("test_f", "pass", 1), cell_index=3)
+    assert tracker.cell == "cell 'test_f'" and tracker.first and tracker.last >= tracker.first
