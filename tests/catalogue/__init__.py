@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from autograder import nbtools
+import nbformat
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,10 +43,20 @@ def edited(source: str, *edits: tuple[str, str]) -> str:
     return source
 
 
+_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
 @cache
 def _solution_cells(module_id: str) -> dict:
-    nb = nbtools.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb")
-    return {name: nbtools.strip_solution_markers(cell.source) for name, cell in nbtools.answer_cells(nb).items()}
+    """``{grade_id: source}`` of the solution notebook's answer cells, without nbgrader's solution markers."""
+    nb = nbformat.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb", as_version=4)
+    cells = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
+            lines = [line for line in cell.source.splitlines() if line.strip() not in _MARKERS]
+            cells[meta["grade_id"]] = "\n".join(lines) + "\n"
+    return cells
 
 
 def solution_of(module_id: str, function: str) -> str:

@@ -1,10 +1,15 @@
 """Module 01-tensors: mutants and correct variants."""
 
-from . import Mutant
+from . import Mutant, patched
 
 MODULE = "01-tensors"
 
 MAKE_BLOBS_HEAD = "def make_blobs(n, device='cpu', generator=None):\n"
+
+# align_targets in the solution: its check, and the error message that check raises.
+_MESSAGE = ('\n            f"targets of shape {tuple(y.shape)} do not hold one value per row "\n'
+            '            f"of logits of shape {tuple(logits.shape)}"\n        ')
+_CHECK = "    if y.numel() != logits.numel():\n        raise ValueError(" + _MESSAGE + ")\n"
 
 MUTANTS = {
     # --- make_blobs -----------------------------------------------------------------
@@ -117,36 +122,27 @@ def pairwise_sq_dists(a, b):
     return ((a[:, :] - b[:1, :]) ** 2).sum(-1, keepdim=True).expand(-1, m)
 """}, ["test_pairwise_sq_dists_values"], ["wrong_value"]),
     # --- align_targets -------------------------------------------------------------------
-    "align_reshapes_whatever": Mutant({"align_targets": """
-def align_targets(logits, y):
-    return y.reshape(logits.shape)
-"""}, ["test_align_targets_rejects"], ["wrong_exception"]),
-    "align_always_column": Mutant({"align_targets": """
-def align_targets(logits, y):
-    return y.reshape(-1, 1)
-"""}, ["test_align_targets_reshapes", "test_align_targets_rejects"]),
-    "align_broadcasts": Mutant({"align_targets": """
-def align_targets(logits, y):
-    return y + torch.zeros_like(logits)
-"""}, ["test_align_targets_reshapes", "test_align_targets_rejects"], ["broadcast"]),
-    "align_message_without_shapes": Mutant({"align_targets": """
-def align_targets(logits, y):
-    if y.numel() != logits.numel():
-        raise ValueError("targets and logits do not match")
-    return y.reshape(logits.shape)
-"""}, ["test_align_targets_rejects"], ["message_without_shapes"]),
-    "align_casts_dtype": Mutant({"align_targets": """
-def align_targets(logits, y):
-    if y.numel() != logits.numel():
-        raise ValueError(f"{logits.shape} vs {y.shape}")
-    return y.reshape(logits.shape).long()
-"""}, ["test_align_targets_reshapes"], ["wrong_dtype"]),
-    "align_no_error_returns_none": Mutant({"align_targets": """
-def align_targets(logits, y):
-    if y.numel() != logits.numel():
-        return None
-    return y.view(logits.shape)
-"""}, ["test_align_targets_rejects"], ["no_error"]),
+    "align_reshapes_whatever": Mutant(patched(MODULE, "align_targets", (_CHECK, "")),
+                                      ["test_align_targets_rejects"], ["wrong_exception"]),
+    "align_always_column": Mutant(patched(
+        MODULE, "align_targets", (_CHECK, ""),
+        ("y.reshape(logits.shape)", "y.reshape(-1, 1)")),
+        ["test_align_targets_reshapes", "test_align_targets_rejects"]),
+    "align_broadcasts": Mutant(patched(
+        MODULE, "align_targets", (_CHECK, ""),
+        ("y.reshape(logits.shape)", "y + torch.zeros_like(logits)")),
+        ["test_align_targets_reshapes", "test_align_targets_rejects"], ["broadcast"]),
+    "align_message_without_shapes": Mutant(patched(
+        MODULE, "align_targets", (_MESSAGE, '"targets and logits do not match"')),
+        ["test_align_targets_rejects"], ["message_without_shapes"]),
+    "align_casts_dtype": Mutant(patched(
+        MODULE, "align_targets", (_MESSAGE, 'f"{logits.shape} vs {y.shape}"'),
+        ("y.reshape(logits.shape)", "y.reshape(logits.shape).long()")),
+        ["test_align_targets_reshapes"], ["wrong_dtype"]),
+    "align_no_error_returns_none": Mutant(patched(
+        MODULE, "align_targets", ("        raise ValueError(" + _MESSAGE + ")\n", "        return None\n"),
+        ("y.reshape(", "y.view(")),
+        ["test_align_targets_rejects"], ["no_error"]),
     # --- hostile-ish ----------------------------------------------------------------------
     "always_equal_object": Mutant({"pairwise_sq_dists": """
 class _Anything(torch.Tensor):

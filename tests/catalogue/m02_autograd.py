@@ -1,6 +1,6 @@
 """Module 02-autograd-ledger: mutants and correct variants."""
 
-from . import Mutant
+from . import Mutant, patched
 
 MODULE = "02-autograd-ledger"
 
@@ -10,34 +10,40 @@ REPORT = "def grad_report(model):\n"
 LEAVES = "def leaves_of(t):\n"
 SOFTMAX = "def stable_softmax(z, dim=-1):\n"
 
+# Lines of the solution that the mutants below edit, and edits that several of them share.
+_SHIFT = "    shifted = z - z.max(dim=dim, keepdim=True).values   # a new tensor: the caller's z is untouched\n"
+_EXP = "    e = shifted.exp()                                   # exp saves e for the backward pass\n"
+_EXP_OF_SHIFT = (_SHIFT + _EXP, "    e = (z - z.max(dim=dim, keepdim=True).values).exp()\n")
+_OUT_AND_GRAD = ("        out = f(leaf)                          # () a scalar with a grad_fn\n"
+                 "        (grad,) = torch.autograd.grad(out, leaf)  # no create_graph: grad carries no record\n")
+_RETURN_G = ("return grad", "return g")
+
 MUTANTS = {
     # --- stable_softmax -----------------------------------------------------------------
-    "softmax_subtracts_in_place": Mutant({"stable_softmax": SOFTMAX + """
-    z -= z.max(dim=dim, keepdim=True).values
-    e = z.exp()
-    return e / e.sum(dim=dim, keepdim=True)
-"""}, ["test_stable_softmax_values"], ["modified_input"]),
-    "softmax_divides_saved_exp_in_place": Mutant({"stable_softmax": SOFTMAX + """
-    e = (z - z.max(dim=dim, keepdim=True).values).exp()
-    e /= e.sum(dim=dim, keepdim=True)
-    return e
-"""}, ["test_stable_softmax_gradient"], ["inplace_saved"]),
-    "softmax_without_max": Mutant({"stable_softmax": SOFTMAX + """
-    e = z.exp()
-    return e / e.sum(dim=dim, keepdim=True)
-"""}, ["test_stable_softmax_values"], ["not_stable"]),
-    "softmax_wrong_dim": Mutant({"stable_softmax": SOFTMAX + """
-    e = (z - z.max(dim=0, keepdim=True).values).exp()
-    return e / e.sum(dim=0, keepdim=True)
-"""}, ["test_stable_softmax_values"], ["wrong_dim"]),
-    "softmax_ignores_dim": Mutant({"stable_softmax": SOFTMAX + """
-    e = (z - z.max(dim=-1, keepdim=True).values).exp()
-    return e / e.sum(dim=-1, keepdim=True)
-"""}, ["test_stable_softmax_values"], ["ignores_dim"]),
-    "softmax_detached_sum": Mutant({"stable_softmax": SOFTMAX + """
-    e = (z - z.max(dim=dim, keepdim=True).values).exp()
-    return e / e.sum(dim=dim, keepdim=True).detach()
-"""}, ["test_stable_softmax_gradient"], ["wrong_gradient"]),
+    "softmax_subtracts_in_place": Mutant(patched(
+        MODULE, "stable_softmax", ("shifted = z - z.max", "z -= z.max"),
+        ("shifted.exp()", "z.exp()")),
+        ["test_stable_softmax_values"], ["modified_input"]),
+    "softmax_divides_saved_exp_in_place": Mutant(patched(
+        MODULE, "stable_softmax", _EXP_OF_SHIFT,
+        ("    return e / e.sum(dim=dim, keepdim=True)", "    e /= e.sum(dim=dim, keepdim=True)\n    return e")),
+        ["test_stable_softmax_gradient"], ["inplace_saved"]),
+    "softmax_without_max": Mutant(patched(MODULE, "stable_softmax", (_SHIFT, ""), ("shifted.exp()", "z.exp()")),
+                                  ["test_stable_softmax_values"], ["not_stable"]),
+    "softmax_wrong_dim": Mutant(patched(
+        MODULE, "stable_softmax", _EXP_OF_SHIFT,
+        ("z.max(dim=dim", "z.max(dim=0"),
+        ("e.sum(dim=dim", "e.sum(dim=0")),
+        ["test_stable_softmax_values"], ["wrong_dim"]),
+    "softmax_ignores_dim": Mutant(patched(
+        MODULE, "stable_softmax", _EXP_OF_SHIFT,
+        ("z.max(dim=dim", "z.max(dim=-1"),
+        ("e.sum(dim=dim", "e.sum(dim=-1")),
+        ["test_stable_softmax_values"], ["ignores_dim"]),
+    "softmax_detached_sum": Mutant(patched(
+        MODULE, "stable_softmax", _EXP_OF_SHIFT,
+        ("e.sum(dim=dim, keepdim=True)", "e.sum(dim=dim, keepdim=True).detach()")),
+        ["test_stable_softmax_gradient"], ["wrong_gradient"]),
     # --- grad_of ------------------------------------------------------------------------
     "grad_of_flips_requires_grad": Mutant({"grad_of": GRAD_OF + """
     x.requires_grad_()
@@ -51,12 +57,10 @@ MUTANTS = {
     x.requires_grad_(False)
     return g
 """}, ["test_grad_of_leaves_caller"], ["left_grad"]),
-    "grad_of_create_graph": Mutant({"grad_of": GRAD_OF + """
-    with torch.enable_grad():
-        leaf = x.detach().requires_grad_()
-        (g,) = torch.autograd.grad(f(leaf), leaf, create_graph=True)
-    return g
-"""}, ["test_grad_of_no_history"], ["has_history"]),
+    "grad_of_create_graph": Mutant(patched(
+        MODULE, "grad_of", (_OUT_AND_GRAD, "        (g,) = torch.autograd.grad(f(leaf), leaf, create_graph=True)\n"),
+        _RETURN_G),
+        ["test_grad_of_no_history"], ["has_history"]),
     "grad_of_func_grad_on_tracked_x": Mutant({"grad_of": GRAD_OF + """
     return torch.func.grad(f)(x)
 """}, ["test_grad_of_no_history"], ["has_history"]),
@@ -80,29 +84,27 @@ MUTANTS = {
     "grad_of_autograd_on_x_itself": Mutant({"grad_of": GRAD_OF + """
     return torch.autograd.grad(f(x), x)[0]
 """}, ["test_grad_of_values", "test_grad_of_leaves_caller"], ["untracked_input"]),
-    "grad_of_zeroes_detached_copy": Mutant({"grad_of": GRAD_OF + """
-    with torch.enable_grad():
-        leaf = x.detach().requires_grad_()
-        f(leaf).backward()
-    g = leaf.grad
-    with torch.no_grad():
-        leaf.zero_()  # tidy up the working copy (it shares memory with x)
-    return g
-"""}, ["test_grad_of_leaves_caller"], ["modified_input"]),
-    "grad_of_float64_result": Mutant({"grad_of": GRAD_OF + """
-    with torch.enable_grad():
-        leaf = x.detach().double().requires_grad_()
-        (g,) = torch.autograd.grad(f(leaf), leaf)
-    return g
-"""}, ["test_grad_of_values"], ["wrong_dtype"]),
-    "grad_of_backward_twice": Mutant({"grad_of": GRAD_OF + """
-    with torch.enable_grad():
-        leaf = x.detach().requires_grad_()
-        out = f(leaf)
-        out.backward(retain_graph=True)  # a first look ...
-        out.backward()                   # ... and the real one
-    return leaf.grad
-"""}, ["test_grad_of_values"], ["accumulated"]),
+    "grad_of_zeroes_detached_copy": Mutant(patched(
+        MODULE, "grad_of",
+        (_OUT_AND_GRAD,
+         "        f(leaf).backward()\n"
+         "    g = leaf.grad\n"
+         "    with torch.no_grad():\n"
+         "        leaf.zero_()  # tidy up the working copy (it shares memory with x)\n"),
+        _RETURN_G),
+        ["test_grad_of_leaves_caller"], ["modified_input"]),
+    "grad_of_float64_result": Mutant(patched(
+        MODULE, "grad_of", ("x.detach().requires_grad_()", "x.detach().double().requires_grad_()"),
+        (_OUT_AND_GRAD, "        (g,) = torch.autograd.grad(f(leaf), leaf)\n"),
+        _RETURN_G),
+        ["test_grad_of_values"], ["wrong_dtype"]),
+    "grad_of_backward_twice": Mutant(patched(
+        MODULE, "grad_of",
+        ("        (grad,) = torch.autograd.grad(out, leaf)  # no create_graph: grad carries no record\n",
+         "        out.backward(retain_graph=True)  # a first look ...\n"
+         "        out.backward()                   # ... and the real one\n"),
+        ("return grad", "return leaf.grad")),
+        ["test_grad_of_values"], ["accumulated"]),
     # --- numerical_grad -----------------------------------------------------------------
     "numerical_grad_forward_difference": Mutant({"numerical_grad": NUMERICAL + """
     base = x.detach().double().clone()

@@ -1,6 +1,6 @@
 """Module 03-nn-module: mutants and correct variants."""
 
-from . import Mutant
+from . import Mutant, patched
 
 MODULE = "03-nn-module"
 
@@ -10,96 +10,70 @@ COUNT_HEAD = "def count_parameters(model, trainable_only=False):\n"
 FREEZE_HEAD = "def freeze(module):\n"
 UNTRAINED_HEAD = "def untrained_parameters(model, optimizer):\n"
 
-TINY_INIT = """
-    def __init__(self):
-        super().__init__()
-        self.hidden = nn.Linear(2, 4)
-        self.out = nn.Linear(4, 1)
-"""
+# TinyNet's forward in the solution, and an edit that makes it one `return expression`.
+_FORWARD = ("        h = torch.relu(self.hidden(x))  # [N, 2] -> [N, 4]\n"
+            "        return self.out(h)              # [N, 4] -> [N, 1]: raw logits\n")
+
+
+def _returns(expression: str) -> tuple[str, str]:
+    return _FORWARD, f"        return {expression}\n"
+
+
+_ONE_LINE_FORWARD = _returns("self.out(torch.relu(self.hidden(x)))")
+_LAYERS = ("        self.hidden = nn.Linear(2, 4)  # registers hidden.weight [4, 2] and hidden.bias [4]\n"
+           "        self.out = nn.Linear(4, 1)     # registers out.weight [1, 4] and out.bias [1]\n")
+# freeze's loop in the solution
+_FREEZE_LOOP = "    for p in module.parameters():  # recurses into every child\n        p.requires_grad_(False)\n"
 
 MUTANTS = {
     # --- TinyNet -------------------------------------------------------------------------
-    "tinynet_fc_names": Mutant({"TinyNet": TINY_HEAD + """
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(2, 4)
-        self.fc2 = nn.Linear(4, 1)
-
-    def forward(self, x):
-        return self.fc2(torch.relu(self.fc1(x)))
-"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_names"]),
-    "tinynet_skips_hidden": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
-    def forward(self, x):
-        return self.out(torch.relu(torch.cat([x, x], dim=1)))
-"""}, ["test_TinyNet_forward"], ["skips_layer"]),
-    "tinynet_detached_hidden": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
-    def forward(self, x):
-        h = torch.relu(self.hidden(x)).detach()
-        return self.out(h)
-"""}, ["test_TinyNet_forward"], ["cut_from_graph"]),
-    "tinynet_no_grad_forward": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
-    def forward(self, x):
-        with torch.no_grad():
-            return self.out(torch.relu(self.hidden(x)))
-"""}, ["test_TinyNet_forward"], ["no_graph"]),
-    "tinynet_no_relu": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
-    def forward(self, x):
-        return self.out(self.hidden(x))
-"""}, ["test_TinyNet_forward"], ["no_relu"]),
-    "tinynet_relu_after_out": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
-    def forward(self, x):
-        return torch.relu(self.out(torch.relu(self.hidden(x))))
-"""}, ["test_TinyNet_forward"], ["relu_after_last"]),
-    "tinynet_sigmoid_output": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
-    def forward(self, x):
-        return torch.sigmoid(self.out(torch.relu(self.hidden(x))))
-"""}, ["test_TinyNet_forward"], ["sigmoid_output"]),
-    "tinynet_plain_list": Mutant({"TinyNet": TINY_HEAD + """
-    def __init__(self):
-        super().__init__()
-        self.layers = [nn.Linear(2, 4), nn.Linear(4, 1)]
-
-    def forward(self, x):
-        return self.layers[1](torch.relu(self.layers[0](x)))
-"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["not_registered"]),
-    "tinynet_no_bias_out": Mutant({"TinyNet": TINY_HEAD + """
-    def __init__(self):
-        super().__init__()
-        self.hidden = nn.Linear(2, 4)
-        self.out = nn.Linear(4, 1, bias=False)
-
-    def forward(self, x):
-        return self.out(torch.relu(self.hidden(x)))
-"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["missing_parameters"]),
-    "tinynet_wide_hidden": Mutant({"TinyNet": TINY_HEAD + """
-    def __init__(self):
-        super().__init__()
-        self.hidden = nn.Linear(2, 8)
-        self.out = nn.Linear(8, 1)
-
-    def forward(self, x):
-        return self.out(torch.relu(self.hidden(x)))
-"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_layers"]),
-    "tinynet_sequential_inside": Mutant({"TinyNet": TINY_HEAD + """
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
-
-    def forward(self, x):
-        return self.net(x)
-"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_names"]),
-    "tinynet_squeezed_output": Mutant({"TinyNet": TINY_HEAD + TINY_INIT + """
-    def forward(self, x):
-        return self.out(torch.relu(self.hidden(x))).squeeze()
-"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_shape"]),
-    "tinynet_no_super_init": Mutant({"TinyNet": TINY_HEAD + """
-    def __init__(self):
-        self.hidden = nn.Linear(2, 4)
-        self.out = nn.Linear(4, 1)
-
-    def forward(self, x):
-        return self.out(torch.relu(self.hidden(x)))
-"""}, ["test_TinyNet_registers", "test_TinyNet_forward"], ["raised"]),
+    "tinynet_fc_names": Mutant(patched(
+        MODULE, "TinyNet", ("self.hidden = ", "self.fc1 = "),
+        ("self.out = ", "self.fc2 = "),
+        _returns("self.fc2(torch.relu(self.fc1(x)))")),
+        ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_names"]),
+    "tinynet_skips_hidden": Mutant(patched(
+        MODULE, "TinyNet", _returns("self.out(torch.relu(torch.cat([x, x], dim=1)))")),
+        ["test_TinyNet_forward"], ["skips_layer"]),
+    "tinynet_detached_hidden": Mutant(patched(
+        MODULE, "TinyNet", ("torch.relu(self.hidden(x))", "torch.relu(self.hidden(x)).detach()")),
+        ["test_TinyNet_forward"], ["cut_from_graph"]),
+    "tinynet_no_grad_forward": Mutant(patched(
+        MODULE, "TinyNet",
+        (_FORWARD, "        with torch.no_grad():\n            return self.out(torch.relu(self.hidden(x)))\n")),
+        ["test_TinyNet_forward"], ["no_graph"]),
+    "tinynet_no_relu": Mutant(patched(MODULE, "TinyNet", _returns("self.out(self.hidden(x))")),
+                              ["test_TinyNet_forward"], ["no_relu"]),
+    "tinynet_relu_after_out": Mutant(patched(
+        MODULE, "TinyNet", _returns("torch.relu(self.out(torch.relu(self.hidden(x))))")),
+        ["test_TinyNet_forward"], ["relu_after_last"]),
+    "tinynet_sigmoid_output": Mutant(patched(
+        MODULE, "TinyNet", _returns("torch.sigmoid(self.out(torch.relu(self.hidden(x))))")),
+        ["test_TinyNet_forward"], ["sigmoid_output"]),
+    "tinynet_plain_list": Mutant(patched(
+        MODULE, "TinyNet", (_LAYERS, "        self.layers = [nn.Linear(2, 4), nn.Linear(4, 1)]\n"),
+        _returns("self.layers[1](torch.relu(self.layers[0](x)))")),
+        ["test_TinyNet_registers", "test_TinyNet_forward"], ["not_registered"]),
+    "tinynet_no_bias_out": Mutant(patched(
+        MODULE, "TinyNet", ("nn.Linear(4, 1)", "nn.Linear(4, 1, bias=False)"),
+        _ONE_LINE_FORWARD),
+        ["test_TinyNet_registers", "test_TinyNet_forward"], ["missing_parameters"]),
+    "tinynet_wide_hidden": Mutant(patched(
+        MODULE, "TinyNet", ("nn.Linear(2, 4)", "nn.Linear(2, 8)"),
+        ("nn.Linear(4, 1)", "nn.Linear(8, 1)"),
+        _ONE_LINE_FORWARD),
+        ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_layers"]),
+    "tinynet_sequential_inside": Mutant(patched(
+        MODULE, "TinyNet", (_LAYERS, "        self.net = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))\n"),
+        _returns("self.net(x)")),
+        ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_names"]),
+    "tinynet_squeezed_output": Mutant(patched(
+        MODULE, "TinyNet", _returns("self.out(torch.relu(self.hidden(x))).squeeze()")),
+        ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_shape"]),
+    "tinynet_no_super_init": Mutant(patched(
+        MODULE, "TinyNet", ("        super().__init__()             # creates the registries: call it first\n", ""),
+        _ONE_LINE_FORWARD),
+        ["test_TinyNet_registers", "test_TinyNet_forward"], ["raised"]),
     # --- MLP -----------------------------------------------------------------------------
     "mlp_plain_list": Mutant({"MLP": MLP_HEAD + """
     def __init__(self, sizes, dropout=0.0):
@@ -337,50 +311,36 @@ def count_parameters(model, trainable_only=False):
     return sum(np.prod(p.shape) for p in model.parameters() if p.requires_grad or not trainable_only)
 """}, ["test_count_parameters_total"], ["not_an_int"]),
     # --- freeze --------------------------------------------------------------------------
-    "freeze_calls_eval": Mutant({"freeze": FREEZE_HEAD + """
-    module.eval()
-    return module
-"""}, ["test_freeze_parameters", "test_freeze_mode"], ["eval_not_freeze", "mode_changed"]),
-    "freeze_and_eval": Mutant({"freeze": FREEZE_HEAD + """
-    module.requires_grad_(False)
-    module.eval()
-    return module
-"""}, ["test_freeze_mode"], ["mode_changed"]),
-    "freeze_direct_parameters_only": Mutant({"freeze": FREEZE_HEAD + """
-    for p in module.parameters(recurse=False):
-        p.requires_grad = False
-    return module
-"""}, ["test_freeze_parameters"], ["children_missed"]),
-    "freeze_returns_none": Mutant({"freeze": FREEZE_HEAD + """
-    for p in module.parameters():
-        p.requires_grad_(False)
-"""}, ["test_freeze_parameters"], ["returns_none"]),
-    "freeze_a_copy": Mutant({"freeze": """
-import copy
-
-def freeze(module):
-    frozen = copy.deepcopy(module)
-    for p in frozen.parameters():
-        p.requires_grad_(False)
-    return frozen
-"""}, ["test_freeze_parameters"], ["not_same_object"]),
-    "freeze_data_flag": Mutant({"freeze": FREEZE_HEAD + """
-    for p in module.parameters():
-        p.data.requires_grad_(False)
-    return module
-"""}, ["test_freeze_parameters"], ["not_frozen"]),
-    "freeze_clears_grad": Mutant({"freeze": FREEZE_HEAD + """
-    for p in module.parameters():
-        p.grad = None
-    return module
-"""}, ["test_freeze_parameters"], ["not_frozen"]),
-    "freeze_zeroes_weights": Mutant({"freeze": FREEZE_HEAD + """
-    with torch.no_grad():
-        for p in module.parameters():
-            p.zero_()
-            p.requires_grad_(False)
-    return module
-"""}, ["test_freeze_parameters"], ["changed_values"]),
+    "freeze_calls_eval": Mutant(patched(MODULE, "freeze", (_FREEZE_LOOP, "    module.eval()\n")),
+                                ["test_freeze_parameters", "test_freeze_mode"], ["eval_not_freeze", "mode_changed"]),
+    "freeze_and_eval": Mutant(patched(
+        MODULE, "freeze", (_FREEZE_LOOP, "    module.requires_grad_(False)\n    module.eval()\n")),
+        ["test_freeze_mode"], ["mode_changed"]),
+    "freeze_direct_parameters_only": Mutant(patched(
+        MODULE, "freeze", ("parameters()", "parameters(recurse=False)"),
+        ("p.requires_grad_(False)", "p.requires_grad = False")),
+        ["test_freeze_parameters"], ["children_missed"]),
+    "freeze_returns_none": Mutant(patched(
+        MODULE, "freeze",
+        ("    return module                  # the same object; its mode (training) is untouched\n", "")),
+        ["test_freeze_parameters"], ["returns_none"]),
+    "freeze_a_copy": Mutant(patched(
+        MODULE, "freeze", ("def freeze", "import copy\n\ndef freeze"),
+        ("    for p in module.parameters()", "    frozen = copy.deepcopy(module)\n    for p in frozen.parameters()"),
+        ("return module", "return frozen")),
+        ["test_freeze_parameters"], ["not_same_object"]),
+    "freeze_data_flag": Mutant(patched(MODULE, "freeze", ("p.requires_grad_(False)", "p.data.requires_grad_(False)")),
+                               ["test_freeze_parameters"], ["not_frozen"]),
+    "freeze_clears_grad": Mutant(patched(MODULE, "freeze", ("p.requires_grad_(False)", "p.grad = None")),
+                                 ["test_freeze_parameters"], ["not_frozen"]),
+    "freeze_zeroes_weights": Mutant(patched(
+        MODULE, "freeze",
+        (_FREEZE_LOOP,
+         "    with torch.no_grad():\n"
+         "        for p in module.parameters():\n"
+         "            p.zero_()\n"
+         "            p.requires_grad_(False)\n")),
+        ["test_freeze_parameters"], ["changed_values"]),
     # --- untrained_parameters ------------------------------------------------------------
     "untrained_by_shape": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
     shapes = [tuple(q.shape) for g in optimizer.param_groups for q in g["params"]]

@@ -2,7 +2,7 @@
 
 from autograder.starters import REPAIR_TRAIN_EPOCH
 
-from . import Mutant, edited, repair_catalogue
+from . import Mutant, edited, patched, repair_catalogue
 
 MODULE = "04-five-line-step"
 
@@ -11,222 +11,127 @@ TE = "def train_epoch(model, loader, optimizer, loss_fn, device):\n"
 AS = "def accumulate_step(model, micro_batches, optimizer, loss_fn):\n"
 OF = "def overfit_one_batch(model, x, y, optimizer, loss_fn, steps):\n"
 
+# Lines of the solution's train_step, and the edit that computes its loss from model(x) in one line.
+_ZERO_GRAD = "    optimizer.zero_grad()          # .grad: clear what the previous batch left\n"
+_FORWARD = ("    logits = model(x)              # (N, 1); autograd records the graph\n"
+            "    loss = loss_fn(logits, y)      # scalar\n")
+_LOSS = (_FORWARD, "    loss = loss_fn(model(x), y)\n")
+_BACKWARD = "    loss.backward()                # .grad: this batch's gradients\n"
+_STEP = "    optimizer.step()               # parameters: one update from those gradients\n"
+# train_epoch's call of train_step, and that step written out inside the loop.
+_TRAIN_STEP = "        total += train_step(model, x, y, optimizer, loss_fn) * len(x)\n"
+_STEP_INLINE = ("        optimizer.zero_grad()\n        loss = loss_fn(model(x), y)\n        loss.backward()\n"
+                "        optimizer.step()\n")
+# accumulate_step's first lines, with the running total started before k.
+_TOTAL_FIRST = ("    k = len(micro_batches)\n    total = 0.0\n", "    total = 0.0\n    k = len(micro_batches)\n")
+
 MUTANTS = {
     # --- train_step -----------------------------------------------------------------------
-    "step_no_zero_grad": Mutant({"train_step": TS + """
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""}, ["test_train_step_update"], ["stale_grads"]),
-    "step_zero_grad_between_backward_and_step": Mutant({"train_step": TS + """
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.zero_grad()
-    optimizer.step()
-    return loss.item()
-"""}, ["test_train_step_update"], ["cleared_before_step"]),
-    "step_before_backward": Mutant({"train_step": TS + """
-    optimizer.zero_grad()
-    loss = loss_fn(model(x), y)
-    optimizer.step()
-    loss.backward()
-    return loss.item()
-"""}, ["test_train_step_update"], ["step_before_backward"]),
-    "step_returns_tensor": Mutant({"train_step": TS + """
-    optimizer.zero_grad()
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss
-"""}, ["test_train_step_returns_loss"], ["returns_tensor"]),
-    "step_returns_detached_tensor": Mutant({"train_step": TS + """
-    optimizer.zero_grad()
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.detach()
-"""}, ["test_train_step_returns_loss"], ["returns_tensor"]),
-    "step_loss_after_update": Mutant({"train_step": TS + """
-    optimizer.zero_grad()
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    with torch.no_grad():
-        return loss_fn(model(x), y).item()
-"""}, ["test_train_step_returns_loss"], ["loss_after_update"]),
-    "step_own_optimizer": Mutant({"train_step": TS + """
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    opt.zero_grad()
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    opt.step()
-    return loss.item()
-"""}, ["test_train_step_update"], ["no_step"]),
-    "step_twice": Mutant({"train_step": TS + """
-    optimizer.zero_grad()
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    optimizer.step()
-    return loss.item()
-"""}, ["test_train_step_update"], ["extra_steps"]),
-    "step_loss_arguments_swapped": Mutant({"train_step": TS + """
-    optimizer.zero_grad()
-    loss = loss_fn(y, model(x))
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""}, ["test_train_step_update"]),
+    "step_no_zero_grad": Mutant(patched(MODULE, "train_step", (_ZERO_GRAD, ""), _LOSS),
+                                ["test_train_step_update"], ["stale_grads"]),
+    "step_zero_grad_between_backward_and_step": Mutant(patched(
+        MODULE, "train_step", (_ZERO_GRAD, ""),
+        _LOSS,
+        (_BACKWARD, _BACKWARD + "    optimizer.zero_grad()\n")),
+        ["test_train_step_update"], ["cleared_before_step"]),
+    "step_before_backward": Mutant(patched(MODULE, "train_step", _LOSS, (_BACKWARD + _STEP, _STEP + _BACKWARD)),
+                                   ["test_train_step_update"], ["step_before_backward"]),
+    "step_returns_tensor": Mutant(patched(MODULE, "train_step", _LOSS, ("return loss.item()", "return loss")),
+                                  ["test_train_step_returns_loss"], ["returns_tensor"]),
+    "step_returns_detached_tensor": Mutant(patched(
+        MODULE, "train_step", _LOSS,
+        ("return loss.item()", "return loss.detach()")),
+        ["test_train_step_returns_loss"], ["returns_tensor"]),
+    "step_loss_after_update": Mutant(patched(
+        MODULE, "train_step", _LOSS,
+        ("    return loss.item()", "    with torch.no_grad():\n        return loss_fn(model(x), y).item()")),
+        ["test_train_step_returns_loss"], ["loss_after_update"]),
+    "step_own_optimizer": Mutant(patched(
+        MODULE, "train_step",
+        ("    optimizer.zero_grad()", "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    opt.zero_grad()"),
+        _LOSS,
+        ("    optimizer.step()", "    opt.step()")),
+        ["test_train_step_update"], ["no_step"]),
+    "step_twice": Mutant(patched(MODULE, "train_step", _LOSS, (_STEP, _STEP + _STEP)),
+                         ["test_train_step_update"], ["extra_steps"]),
+    "step_loss_arguments_swapped": Mutant(patched(
+        MODULE, "train_step", (_FORWARD, "    loss = loss_fn(y, model(x))\n")),
+        ["test_train_step_update"]),
     # --- train_epoch ----------------------------------------------------------------------
-    "epoch_no_train_mode": Mutant({"train_epoch": TE + """
-    total, count = 0.0, 0
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        total += train_step(model, x, y, optimizer, loss_fn) * len(x)
-        count += len(x)
-    return total / count
-"""}, ["test_train_epoch_mode"], ["wrong_mode"]),
-    "epoch_batch_not_moved": Mutant({"train_epoch": TE + """
-    model.train()
-    total, count = 0.0, 0
-    for x, y in loader:
-        total += train_step(model, x, y, optimizer, loss_fn) * len(x)
-        count += len(x)
-    return total / count
-"""}, ["test_train_epoch_mode", "test_train_epoch_result"], ["batch_not_moved"], needs_cuda=True),
-    "epoch_unweighted_mean": Mutant({"train_epoch": TE + """
-    model.train()
-    losses = []
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        losses.append(train_step(model, x, y, optimizer, loss_fn))
-    return sum(losses) / len(losses)
-"""}, ["test_train_epoch_result"], ["unweighted_mean"]),
-    "epoch_sum": Mutant({"train_epoch": TE + """
-    model.train()
-    total = 0.0
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        total += train_step(model, x, y, optimizer, loss_fn)
-    return total
-"""}, ["test_train_epoch_result"], ["sum_not_mean"]),
-    "epoch_last_batch": Mutant({"train_epoch": TE + """
-    model.train()
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        loss = train_step(model, x, y, optimizer, loss_fn)
-    return loss
-"""}, ["test_train_epoch_result"], ["last_batch_only"]),
-    "epoch_tensor_total": Mutant({"train_epoch": TE + """
-    model.train()
-    total, count = 0.0, 0
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        total = total + loss * len(x)
-        count += len(x)
-    return total / count
-"""}, ["test_train_epoch_result", "test_train_epoch_frees_graphs"], ["returns_tensor", "graphs_kept_alive"]),
-    "epoch_tensor_total_item_at_the_end": Mutant({"train_epoch": TE + """
-    model.train()
-    total, count = 0.0, 0
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        total += loss * len(x)
-        count += len(x)
-    return total.item() / count
-"""}, ["test_train_epoch_frees_graphs"], ["graphs_kept_alive"]),
-    "epoch_eval_mode": Mutant({"train_epoch": TE + """
-    model.eval()
-    total, count = 0.0, 0
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        total += train_step(model, x, y, optimizer, loss_fn) * len(x)
-        count += len(x)
-    return total / count
-"""}, ["test_train_epoch_mode", "test_train_epoch_result"], ["wrong_mode"]),
+    "epoch_no_train_mode": Mutant(patched(
+        MODULE, "train_epoch",
+        ("    model.train()                                   # mode: Dropout/BatchNorm train behaviour\n", "")),
+        ["test_train_epoch_mode"], ["wrong_mode"]),
+    "epoch_batch_not_moved": Mutant(patched(
+        MODULE, "train_epoch",
+        ("        x, y = x.to(device), y.to(device)           # the batch follows the model's device\n", "")),
+        ["test_train_epoch_mode", "test_train_epoch_result"], ["batch_not_moved"], needs_cuda=True),
+    "epoch_unweighted_mean": Mutant(patched(
+        MODULE, "train_epoch", ("total, count = 0.0, 0", "losses = []"),
+        (_TRAIN_STEP + "        count += len(x)\n",
+         "        losses.append(train_step(model, x, y, optimizer, loss_fn))\n"),
+        ("return total / count", "return sum(losses) / len(losses)")),
+        ["test_train_epoch_result"], ["unweighted_mean"]),
+    "epoch_sum": Mutant(patched(
+        MODULE, "train_epoch", ("total, count = 0.0, 0", "total = 0.0"),
+        (" * len(x)\n        count += len(x)\n", "\n"),
+        ("return total / count", "return total")),
+        ["test_train_epoch_result"], ["sum_not_mean"]),
+    "epoch_last_batch": Mutant(patched(
+        MODULE, "train_epoch", ("    total, count = 0.0, 0\n", ""),
+        (_TRAIN_STEP + "        count += len(x)\n", "        loss = train_step(model, x, y, optimizer, loss_fn)\n"),
+        ("return total / count", "return loss")),
+        ["test_train_epoch_result"], ["last_batch_only"]),
+    "epoch_tensor_total": Mutant(patched(
+        MODULE, "train_epoch", (_TRAIN_STEP, _STEP_INLINE + "        total = total + loss * len(x)\n")),
+        ["test_train_epoch_result", "test_train_epoch_frees_graphs"], ["returns_tensor", "graphs_kept_alive"]),
+    "epoch_tensor_total_item_at_the_end": Mutant(patched(
+        MODULE, "train_epoch", (_TRAIN_STEP, _STEP_INLINE + "        total += loss * len(x)\n"),
+        ("return total / count", "return total.item() / count")),
+        ["test_train_epoch_frees_graphs"], ["graphs_kept_alive"]),
+    "epoch_eval_mode": Mutant(patched(MODULE, "train_epoch", ("model.train()", "model.eval()")),
+                              ["test_train_epoch_mode", "test_train_epoch_result"], ["wrong_mode"]),
     # --- accumulate_step -------------------------------------------------------------------
-    "accumulate_unscaled": Mutant({"accumulate_step": AS + """
-    optimizer.zero_grad()
-    total = 0.0
-    for x, y in micro_batches:
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        total += loss.item()
-    optimizer.step()
-    return total / len(micro_batches)
-"""}, ["test_accumulate_step_update"], ["unscaled"]),
-    "accumulate_step_per_micro_batch": Mutant({"accumulate_step": AS + """
-    total = 0.0
-    for x, y in micro_batches:
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        total += loss.item()
-    return total / len(micro_batches)
-"""}, ["test_accumulate_step_update"], ["step_per_micro_batch"]),
-    "accumulate_zero_grad_inside_loop": Mutant({"accumulate_step": AS + """
-    total = 0.0
-    k = len(micro_batches)
-    for x, y in micro_batches:
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y) / k
-        loss.backward()
-        total += loss.item()
-    optimizer.step()
-    return total
-"""}, ["test_accumulate_step_update"], ["cleared_before_step"]),
-    "accumulate_no_zero_grad": Mutant({"accumulate_step": AS + """
-    total = 0.0
-    k = len(micro_batches)
-    for x, y in micro_batches:
-        loss = loss_fn(model(x), y) / k
-        loss.backward()
-        total += loss.item()
-    optimizer.step()
-    return total
-"""}, ["test_accumulate_step_update"], ["stale_grads"]),
-    "accumulate_returns_sum": Mutant({"accumulate_step": AS + """
-    optimizer.zero_grad()
-    total = 0.0
-    k = len(micro_batches)
-    for x, y in micro_batches:
-        loss = loss_fn(model(x), y)
-        (loss / k).backward()
-        total += loss.item()
-    optimizer.step()
-    return total
-"""}, ["test_accumulate_step_returns_loss"], ["sum_not_mean"]),
-    "accumulate_clips_gradients": Mutant({"accumulate_step": AS + """
-    optimizer.zero_grad()
-    total = 0.0
-    k = len(micro_batches)
-    for x, y in micro_batches:
-        loss = loss_fn(model(x), y)
-        (loss / k).backward()
-        total += loss.item()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    optimizer.step()
-    return total / k
-"""}, ["test_accumulate_step_update"], ["clipped"]),
-    "accumulate_returns_last_loss": Mutant({"accumulate_step": AS + """
-    optimizer.zero_grad()
-    k = len(micro_batches)
-    for x, y in micro_batches:
-        loss = loss_fn(model(x), y) / k
-        loss.backward()
-    optimizer.step()
-    return loss.item()
-"""}, ["test_accumulate_step_returns_loss"], ["last_micro_batch_only"]),
+    "accumulate_unscaled": Mutant(patched(
+        MODULE, "accumulate_step", ("    k = len(micro_batches)\n", ""),
+        ("loss_fn(model(x), y) / k", "loss_fn(model(x), y)"),
+        ("return total", "return total / len(micro_batches)")),
+        ["test_accumulate_step_update"], ["unscaled"]),
+    "accumulate_step_per_micro_batch": Mutant(patched(
+        MODULE, "accumulate_step", ("    optimizer.zero_grad()\n    k = len(micro_batches)\n", ""),
+        ("        loss = loss_fn(model(x), y) / k",
+         "        optimizer.zero_grad()\n        loss = loss_fn(model(x), y)"),
+        ("        total += loss.item()", "        optimizer.step()\n        total += loss.item()"),
+        ("    optimizer.step()                      # one update from the accumulated gradient\n"
+         "    return total\n",
+         "    return total / len(micro_batches)\n")),
+        ["test_accumulate_step_update"], ["step_per_micro_batch"]),
+    "accumulate_zero_grad_inside_loop": Mutant(patched(
+        MODULE, "accumulate_step", ("    optimizer.zero_grad()\n", ""),
+        _TOTAL_FIRST,
+        ("        loss = loss_fn", "        optimizer.zero_grad()\n        loss = loss_fn")),
+        ["test_accumulate_step_update"], ["cleared_before_step"]),
+    "accumulate_no_zero_grad": Mutant(patched(
+        MODULE, "accumulate_step", ("    optimizer.zero_grad()\n", ""),
+        _TOTAL_FIRST),
+        ["test_accumulate_step_update"], ["stale_grads"]),
+    "accumulate_returns_sum": Mutant(patched(
+        MODULE, "accumulate_step", _TOTAL_FIRST,
+        ("loss_fn(model(x), y) / k", "loss_fn(model(x), y)"),
+        ("        loss.backward()", "        (loss / k).backward()")),
+        ["test_accumulate_step_returns_loss"], ["sum_not_mean"]),
+    "accumulate_clips_gradients": Mutant(patched(
+        MODULE, "accumulate_step", _TOTAL_FIRST,
+        ("loss_fn(model(x), y) / k", "loss_fn(model(x), y)"),
+        ("        loss.backward()", "        (loss / k).backward()"),
+        ("    optimizer.step()", "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n    optimizer.step()"),
+        ("return total", "return total / k")),
+        ["test_accumulate_step_update"], ["clipped"]),
+    "accumulate_returns_last_loss": Mutant(patched(
+        MODULE, "accumulate_step", ("    total = 0.0\n", ""),
+        ("        total += loss.item()\n", ""),
+        ("return total", "return loss.item()")),
+        ["test_accumulate_step_returns_loss"], ["last_micro_batch_only"]),
     # --- overfit_one_batch -----------------------------------------------------------------
     "overfit_loss_after_update": Mutant({"overfit_one_batch": OF + """
     losses = []
@@ -246,9 +151,8 @@ MUTANTS = {
         losses.append(loss)
     return losses
 """}, ["test_overfit_one_batch_curve"], ["returns_tensor"]),
-    "overfit_steps_plus_one": Mutant({"overfit_one_batch": OF + """
-    return [train_step(model, x, y, optimizer, loss_fn) for _ in range(steps + 1)]
-"""}, ["test_overfit_one_batch_curve"], ["wrong_length"]),
+    "overfit_steps_plus_one": Mutant(patched(MODULE, "overfit_one_batch", ("range(steps)", "range(steps + 1)")),
+                                     ["test_overfit_one_batch_curve"], ["wrong_length"]),
     "overfit_no_zero_grad": Mutant({"overfit_one_batch": OF + """
     losses = []
     for _ in range(steps):

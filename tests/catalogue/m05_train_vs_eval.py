@@ -2,7 +2,7 @@
 
 from autograder.starters import REPAIR_EVALUATE
 
-from . import Mutant, edited, repair_catalogue
+from . import Mutant, edited, patched, repair_catalogue
 
 MODULE = "05-train-vs-eval"
 
@@ -11,53 +11,54 @@ AC = "def accuracy(model, loader, device):\n"
 PP = "def predict_proba(model, x):\n"
 FIT = "def fit(model, train_loader, val_loader, optimizer, loss_fn, epochs, device):\n"
 
-_TRAIN_EPOCH_BODY = """
-        total, count = 0.0, 0
-        for x, y in train_loader:
-            x, y = x.to(device), y.to(device)
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(x)
-            count += len(x)
-        history["train_loss"].append(total / count)
-"""
+
+def _indent(text: str) -> str:
+    return "".join("    " + line for line in text.splitlines(keepends=True))
+
+
+def _dedent(text: str) -> str:
+    return "".join(line.removeprefix("    ") for line in text.splitlines(keepends=True))
+
+
+# Lines of the solution that the mutants below edit; `*_WAS` names its recorded mode `was`.
+_WAS = (("was_training = model.training", "was = model.training"), ("model.train(was_training)", "model.train(was)"))
+_RECORD_MODE = "    was_training = model.training\n"
+_EVAL = "    model.eval()                                  # mode: Dropout off, BatchNorm on running stats\n"
+_RESTORE = "    model.train(was_training)                     # hand the mode back\n"
+_NO_GRAD = "    with torch.no_grad():                         # autograd: record nothing\n"
+_LOOP = ("        for x, y in loader:\n"
+         "            x, y = x.to(device), y.to(device)\n"
+         "            total += loss_fn(model(x), y).item() * len(x)\n"
+         "            count += len(x)\n")
+_OUTSIDE_NO_GRAD = (_NO_GRAD + _LOOP, _dedent(_LOOP))
+_PREDICT = ("            predictions = (model(x) > 0).float()      # (N, 1): logit > 0 <=> probability > 0.5\n"
+            "            correct += (predictions == y).sum().item()\n")
+_CORRECT = (_PREDICT, "            correct += ((model(x) > 0).float() == y).sum().item()\n")
+_LEN = ("y.numel()", "len(y)")
+_PROBA_KEPT = ("    with torch.no_grad():\n        probabilities = torch.sigmoid(model(x))   # (N, 1)\n"
+               "    model.train(was_training)\n    return probabilities\n")
+_VAL = '        history["val_loss"].append(evaluate(model, val_loader, loss_fn, device))\n'
+_VAL_LOOP = ("        total, count = 0.0, 0\n"
+             "        for x, y in val_loader:\n"
+             "            x, y = x.to(device), y.to(device)\n"
+             "            total += loss_fn(model(x), y).item() * len(x)\n"
+             "            count += len(x)\n")
+_VAL_MEAN = '        history["val_loss"].append(total / count)\n'
 
 MUTANTS = {
     # --- evaluate --------------------------------------------------------------------------
-    "evaluate_without_eval": Mutant({"evaluate": EV + """
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            total += loss_fn(model(x), y).item() * len(x)
-            count += len(x)
-    return total / count
-"""}, ["test_evaluate_modes", "test_evaluate_leaves_state", "test_evaluate_value"],
-        ["wrong_mode", "buffers_changed"]),
-    "evaluate_without_no_grad": Mutant({"evaluate": EV + """
-    was = model.training
-    model.eval()
-    total, count = 0.0, 0
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        total += loss_fn(model(x), y).item() * len(x)
-        count += len(x)
-    model.train(was)
-    return total / count
-"""}, ["test_evaluate_modes"], ["graph_recorded"]),
-    "evaluate_tensor_total_without_no_grad": Mutant({"evaluate": EV + """
-    was = model.training
-    model.eval()
-    total, count = 0.0, 0
-    for x, y in loader:
-        x, y = x.to(device), y.to(device)
-        total += loss_fn(model(x), y) * len(x)
-        count += len(x)
-    model.train(was)
-    return total.item() / count
-"""}, ["test_evaluate_modes", "test_evaluate_frees_graphs"], ["graph_recorded", "graphs_kept_alive"]),
+    "evaluate_without_eval": Mutant(patched(
+        MODULE, "evaluate", (_RECORD_MODE + _EVAL, ""),
+        (_RESTORE, "")),
+        ["test_evaluate_modes", "test_evaluate_leaves_state", "test_evaluate_value"], ["wrong_mode", "buffers_changed"]),
+    "evaluate_without_no_grad": Mutant(patched(MODULE, "evaluate", *_WAS, _OUTSIDE_NO_GRAD),
+                                       ["test_evaluate_modes"], ["graph_recorded"]),
+    "evaluate_tensor_total_without_no_grad": Mutant(patched(
+        MODULE, "evaluate", *_WAS,
+        _OUTSIDE_NO_GRAD,
+        (".item() * len(x)", " * len(x)"),
+        ("return total / count", "return total.item() / count")),
+        ["test_evaluate_modes", "test_evaluate_frees_graphs"], ["graph_recorded", "graphs_kept_alive"]),
     "evaluate_list_of_losses": Mutant({"evaluate": EV + """
     was = model.training
     model.eval()
@@ -69,240 +70,119 @@ MUTANTS = {
     model.train(was)
     return sum(l.item() * n for l, n in zip(losses, sizes)) / sum(sizes)
 """}, ["test_evaluate_modes", "test_evaluate_frees_graphs"], ["graph_recorded", "graphs_kept_alive"]),
-    "evaluate_not_restoring_mode": Mutant({"evaluate": EV + """
-    model.eval()
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            total += loss_fn(model(x), y).item() * len(x)
-            count += len(x)
-    return total / count
-"""}, ["test_evaluate_modes"], ["mode_changed"]),
-    "evaluate_always_train_afterwards": Mutant({"evaluate": EV + """
-    model.eval()
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            total += loss_fn(model(x), y).item() * len(x)
-            count += len(x)
-    model.train()
-    return total / count
-"""}, ["test_evaluate_modes"], ["mode_changed"]),
-    "evaluate_returns_tensor": Mutant({"evaluate": EV + """
-    was = model.training
-    model.eval()
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            total += loss_fn(model(x), y) * len(x)
-            count += len(x)
-    model.train(was)
-    return total / count
-"""}, ["test_evaluate_value"], ["returns_tensor"]),
-    "evaluate_unweighted_mean": Mutant({"evaluate": EV + """
-    was = model.training
-    model.eval()
-    losses = []
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            losses.append(loss_fn(model(x), y).item())
-    model.train(was)
-    return sum(losses) / len(losses)
-"""}, ["test_evaluate_value"], ["unweighted_mean"]),
-    "evaluate_batch_not_moved": Mutant({"evaluate": EV + """
-    was = model.training
-    model.eval()
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            total += loss_fn(model(x), y).item() * len(x)
-            count += len(x)
-    model.train(was)
-    return total / count
-"""}, ["test_evaluate_modes", "test_evaluate_value"], ["batch_not_moved"], needs_cuda=True),
+    "evaluate_not_restoring_mode": Mutant(patched(MODULE, "evaluate", (_RECORD_MODE, ""), (_RESTORE, "")),
+                                          ["test_evaluate_modes"], ["mode_changed"]),
+    "evaluate_always_train_afterwards": Mutant(patched(
+        MODULE, "evaluate", (_RECORD_MODE, ""),
+        ("model.train(was_training)", "model.train()")),
+        ["test_evaluate_modes"], ["mode_changed"]),
+    "evaluate_returns_tensor": Mutant(patched(MODULE, "evaluate", *_WAS, (".item() * len(x)", " * len(x)")),
+                                      ["test_evaluate_value"], ["returns_tensor"]),
+    "evaluate_unweighted_mean": Mutant(patched(
+        MODULE, "evaluate", *_WAS,
+        ("total, count = 0.0, 0", "losses = []"),
+        ("            total += loss_fn(model(x), y).item() * len(x)\n"
+         "            count += len(x)\n",
+         "            losses.append(loss_fn(model(x), y).item())\n"),
+        ("return total / count", "return sum(losses) / len(losses)")),
+        ["test_evaluate_value"], ["unweighted_mean"]),
+    "evaluate_batch_not_moved": Mutant(patched(
+        MODULE, "evaluate", *_WAS,
+        ("            x, y = x.to(device), y.to(device)\n", "")),
+        ["test_evaluate_modes", "test_evaluate_value"], ["batch_not_moved"], needs_cuda=True),
     # --- accuracy ---------------------------------------------------------------------------
-    "accuracy_threshold_half_on_logits": Mutant({"accuracy": AC + """
-    was = model.training
-    model.eval()
-    correct, count = 0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            correct += ((model(x) > 0.5).float() == y).sum().item()
-            count += len(y)
-    model.train(was)
-    return correct / count
-"""}, ["test_accuracy_value"], ["threshold_on_logits"]),
-    "accuracy_percentage": Mutant({"accuracy": AC + """
-    was = model.training
-    model.eval()
-    correct, count = 0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            correct += ((model(x) > 0).float() == y).sum().item()
-            count += len(y)
-    model.train(was)
-    return 100.0 * correct / count
-"""}, ["test_accuracy_value"], ["percentage_not_fraction"]),
-    "accuracy_never_thresholded": Mutant({"accuracy": AC + """
-    was = model.training
-    model.eval()
-    correct, count = 0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            correct += (model(x) == y).sum().item()
-            count += len(y)
-    model.train(was)
-    return correct / count
-"""}, ["test_accuracy_value"], ["never_thresholded"]),
-    "accuracy_leaves_eval_mode": Mutant({"accuracy": AC + """
-    model.eval()
-    correct, count = 0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            correct += ((model(x) > 0).float() == y).sum().item()
-            count += len(y)
-    return correct / count
-"""}, ["test_accuracy_value"], ["mode_changed"]),
-    "accuracy_count": Mutant({"accuracy": AC + """
-    model.eval()
-    correct = 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            correct += ((model(x) > 0).float() == y).sum().item()
-    return float(correct)
-"""}, ["test_accuracy_value"], ["count_not_fraction"]),
-    "accuracy_in_train_mode": Mutant({"accuracy": AC + """
-    correct, count = 0, 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            correct += ((model(x) > 0).float() == y).sum().item()
-            count += len(y)
-    return correct / count
-"""}, ["test_accuracy_value"], ["wrong_value"]),
-    "accuracy_mean_of_batches": Mutant({"accuracy": AC + """
-    model.eval()
-    scores = []
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            scores.append(((model(x) > 0).float() == y).float().mean().item())
-    return sum(scores) / len(scores)
-"""}, ["test_accuracy_value"], ["wrong_value"]),
+    "accuracy_threshold_half_on_logits": Mutant(patched(
+        MODULE, "accuracy", *_WAS,
+        (_PREDICT, "            correct += ((model(x) > 0.5).float() == y).sum().item()\n"),
+        _LEN),
+        ["test_accuracy_value"], ["threshold_on_logits"]),
+    "accuracy_percentage": Mutant(patched(
+        MODULE, "accuracy", *_WAS,
+        _CORRECT,
+        _LEN,
+        ("return correct / count", "return 100.0 * correct / count")),
+        ["test_accuracy_value"], ["percentage_not_fraction"]),
+    "accuracy_never_thresholded": Mutant(patched(
+        MODULE, "accuracy", *_WAS,
+        (_PREDICT, "            correct += (model(x) == y).sum().item()\n"),
+        _LEN),
+        ["test_accuracy_value"], ["never_thresholded"]),
+    "accuracy_leaves_eval_mode": Mutant(patched(
+        MODULE, "accuracy", (_RECORD_MODE, ""),
+        _CORRECT,
+        _LEN,
+        ("    model.train(was_training)\n", "")),
+        ["test_accuracy_value"], ["mode_changed"]),
+    "accuracy_count": Mutant(patched(
+        MODULE, "accuracy", (_RECORD_MODE, ""),
+        ("correct, count = 0, 0", "correct = 0"),
+        _CORRECT,
+        ("            count += y.numel()\n", ""),
+        ("    model.train(was_training)\n", ""),
+        ("return correct / count", "return float(correct)")),
+        ["test_accuracy_value"], ["count_not_fraction"]),
+    "accuracy_in_train_mode": Mutant(patched(
+        MODULE, "accuracy", (_RECORD_MODE + "    model.eval()\n", ""),
+        _CORRECT,
+        _LEN,
+        ("    model.train(was_training)\n", "")),
+        ["test_accuracy_value"], ["wrong_value"]),
+    "accuracy_mean_of_batches": Mutant(patched(
+        MODULE, "accuracy", (_RECORD_MODE, ""),
+        ("correct, count = 0, 0", "scores = []"),
+        (_PREDICT + "            count += y.numel()\n",
+         "            scores.append(((model(x) > 0).float() == y).float().mean().item())\n"),
+        ("    model.train(was_training)\n", ""),
+        ("return correct / count", "return sum(scores) / len(scores)")),
+        ["test_accuracy_value"], ["wrong_value"]),
     # --- predict_proba ----------------------------------------------------------------------
-    "predict_proba_leaves_eval_mode": Mutant({"predict_proba": PP + """
-    model.eval()
-    with torch.no_grad():
-        return torch.sigmoid(model(x))
-"""}, ["test_predict_proba_values"], ["mode_changed"]),
-    "predict_proba_logits": Mutant({"predict_proba": PP + """
-    model.eval()
-    with torch.no_grad():
-        return model(x)
-"""}, ["test_predict_proba_values"], ["returns_logits"]),
-    "predict_proba_softmax": Mutant({"predict_proba": PP + """
-    model.eval()
-    with torch.no_grad():
-        return torch.softmax(model(x), dim=1)
-"""}, ["test_predict_proba_values"], ["softmax_one_output"]),
-    "predict_proba_train_mode": Mutant({"predict_proba": PP + """
-    with torch.no_grad():
-        return torch.sigmoid(model(x))
-"""}, ["test_predict_proba_values"], ["dropout_active"]),
-    "predict_proba_with_history": Mutant({"predict_proba": PP + """
-    model.eval()
-    return torch.sigmoid(model(x))
-"""}, ["test_predict_proba_values"], ["has_history"]),
+    "predict_proba_leaves_eval_mode": Mutant(patched(
+        MODULE, "predict_proba", (_RECORD_MODE, ""),
+        (_PROBA_KEPT, "    with torch.no_grad():\n        return torch.sigmoid(model(x))\n")),
+        ["test_predict_proba_values"], ["mode_changed"]),
+    "predict_proba_logits": Mutant(patched(
+        MODULE, "predict_proba", (_RECORD_MODE, ""),
+        (_PROBA_KEPT, "    with torch.no_grad():\n        return model(x)\n")),
+        ["test_predict_proba_values"], ["returns_logits"]),
+    "predict_proba_softmax": Mutant(patched(
+        MODULE, "predict_proba", (_RECORD_MODE, ""),
+        (_PROBA_KEPT, "    with torch.no_grad():\n        return torch.softmax(model(x), dim=1)\n")),
+        ["test_predict_proba_values"], ["softmax_one_output"]),
+    "predict_proba_train_mode": Mutant(patched(
+        MODULE, "predict_proba", (_RECORD_MODE + "    model.eval()\n", ""),
+        (_PROBA_KEPT, "    with torch.no_grad():\n        return torch.sigmoid(model(x))\n")),
+        ["test_predict_proba_values"], ["dropout_active"]),
+    "predict_proba_with_history": Mutant(patched(
+        MODULE, "predict_proba", (_RECORD_MODE, ""),
+        (_PROBA_KEPT, "    return torch.sigmoid(model(x))\n")),
+        ["test_predict_proba_values"], ["has_history"]),
     # --- fit --------------------------------------------------------------------------------
-    "fit_never_returns_to_train": Mutant({"fit": FIT + """
-    history = {"train_loss": [], "val_loss": []}
-    model.train()
-    for _ in range(epochs):""" + _TRAIN_EPOCH_BODY + """
-        model.eval()
-        with torch.no_grad():
-            total, count = 0.0, 0
-            for x, y in val_loader:
-                x, y = x.to(device), y.to(device)
-                total += loss_fn(model(x), y).item() * len(x)
-                count += len(x)
-        history["val_loss"].append(total / count)
-    return history
-"""}, ["test_fit_modes", "test_fit_history"], ["stuck_in_eval"]),
-    "fit_validation_records_graph": Mutant({"fit": FIT + """
-    history = {"train_loss": [], "val_loss": []}
-    for _ in range(epochs):
-        model.train()""" + _TRAIN_EPOCH_BODY + """
-        model.eval()
-        total, count = 0.0, 0
-        for x, y in val_loader:
-            x, y = x.to(device), y.to(device)
-            total += loss_fn(model(x), y).item() * len(x)
-            count += len(x)
-        history["val_loss"].append(total / count)
-    return history
-"""}, ["test_fit_modes"], ["graph_recorded"]),
-    "fit_validation_in_train_mode": Mutant({"fit": FIT + """
-    history = {"train_loss": [], "val_loss": []}
-    for _ in range(epochs):
-        model.train()""" + _TRAIN_EPOCH_BODY + """
-        with torch.no_grad():
-            total, count = 0.0, 0
-            for x, y in val_loader:
-                x, y = x.to(device), y.to(device)
-                total += loss_fn(model(x), y).item() * len(x)
-                count += len(x)
-        history["val_loss"].append(total / count)
-    return history
-"""}, ["test_fit_modes", "test_fit_history"], ["validation_in_train_mode"]),
-    "fit_unweighted_train_loss": Mutant({"fit": FIT + """
-    history = {"train_loss": [], "val_loss": []}
-    for _ in range(epochs):
-        model.train()
-        losses = []
-        for x, y in train_loader:
-            x, y = x.to(device), y.to(device)
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        history["train_loss"].append(sum(losses) / len(losses))
-        history["val_loss"].append(evaluate(model, val_loader, loss_fn, device))
-    return history
-"""}, ["test_fit_history"], ["unweighted_mean"]),
-    "fit_validates_before_training": Mutant({"fit": FIT + """
-    history = {"train_loss": [], "val_loss": []}
-    for _ in range(epochs):
-        history["val_loss"].append(evaluate(model, val_loader, loss_fn, device))
-        model.train()""" + _TRAIN_EPOCH_BODY + """
-    return history
-"""}, ["test_fit_history"], ["wrong_val_loss"]),
-    "fit_tensor_history": Mutant({"fit": FIT + """
-    history = {"train_loss": [], "val_loss": []}
-    for _ in range(epochs):
-        model.train()
-        total, count = 0.0, 0
-        for x, y in train_loader:
-            x, y = x.to(device), y.to(device)
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-            total += loss.detach() * len(x)
-            count += len(x)
-        history["train_loss"].append(total / count)
-        history["val_loss"].append(evaluate(model, val_loader, loss_fn, device))
-    return history
-"""}, ["test_fit_history"], ["returns_tensor"]),
+    "fit_never_returns_to_train": Mutant(patched(
+        MODULE, "fit",
+        ("    for _ in range(epochs):\n"
+         "        model.train()                             # every epoch: validation may have left eval mode\n",
+         "    model.train()\n    for _ in range(epochs):\n"),
+        (_VAL, "        model.eval()\n        with torch.no_grad():\n" + _indent(_VAL_LOOP) + _VAL_MEAN)),
+        ["test_fit_modes", "test_fit_history"], ["stuck_in_eval"]),
+    "fit_validation_records_graph": Mutant(patched(
+        MODULE, "fit", (_VAL, "        model.eval()\n" + _VAL_LOOP + _VAL_MEAN)),
+        ["test_fit_modes"], ["graph_recorded"]),
+    "fit_validation_in_train_mode": Mutant(patched(
+        MODULE, "fit", (_VAL, "        with torch.no_grad():\n" + _indent(_VAL_LOOP) + _VAL_MEAN)),
+        ["test_fit_modes", "test_fit_history"], ["validation_in_train_mode"]),
+    "fit_unweighted_train_loss": Mutant(patched(
+        MODULE, "fit", ("total, count = 0.0, 0", "losses = []"),
+        ("            total += loss.item() * len(x)\n"
+         "            count += len(x)\n",
+         "            losses.append(loss.item())\n"),
+        ("append(total / count)", "append(sum(losses) / len(losses))")),
+        ["test_fit_history"], ["unweighted_mean"]),
+    "fit_validates_before_training": Mutant(patched(
+        MODULE, "fit", ("        model.train()", _VAL + "        model.train()"),
+        (_VAL + "    return history", "    return history")),
+        ["test_fit_history"], ["wrong_val_loss"]),
+    "fit_tensor_history": Mutant(patched(MODULE, "fit", ("total += loss.item()", "total += loss.detach()")),
+                                 ["test_fit_history"], ["returns_tensor"]),
 }
 
 VARIANTS = {

@@ -1,11 +1,8 @@
 """Module 06-failure-modes: mutants and correct variants."""
 
-import re
-
-from autograder.dev import nbtools
 from autograder.starters import REPAIR_MAKE_LOADERS
 
-from . import Mutant, repair_catalogue
+from . import Mutant, patched, repair_catalogue
 
 MODULE = "06-failure-modes"
 
@@ -13,133 +10,79 @@ ML = "def make_loaders(dataset, batch_size, val_fraction, generator):\n"
 SW = "def lr_sweep(make_model, x, y, lrs, steps):\n"
 PK = "def pick_lr(sweep):\n"
 
-
-def _health_solution() -> str:
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    nb = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
-    source = nbtools.answer_cells(nb)["health_check"].source
-    return "\n".join(line for line in source.splitlines() if "### " not in line)
-
-
-def _without(pattern: str, replacement: str = "pass", *more: tuple[str, str]) -> dict:
-    """health_check with the line matching ``pattern`` replaced (one detection removed)."""
-    lines = _health_solution().splitlines()
-    for pat, new in ((pattern, replacement), *more):
-        for i, line in enumerate(lines):
-            if re.search(pat, line):
-                indent = line[: len(line) - len(line.lstrip())]
-                lines[i] = indent + new
-                break
-        else:  # pragma: no cover - the catalogue is out of date
-            raise LookupError(pat)
-    return {"health_check": "\n".join(lines)}
-
+# make_loaders in the solution: its split, its two loaders, and an edit that builds the validation loader
+# in the return statement.
+_SPLIT = ("    train_set, val_set = torch.utils.data.random_split(\n"
+          "        dataset, [len(dataset) - n_val, n_val], generator=generator\n"
+          "    )\n")
+_TRAIN = "    train = DataLoader(train_set, batch_size=batch_size, shuffle=True, generator=generator)\n"
+_VAL = "    val = DataLoader(val_set, batch_size=batch_size, shuffle=False)\n    return train, val\n"
+_VAL_INLINE = (_VAL, "    return train, DataLoader(val_set, batch_size=batch_size)\n")
 
 MUTANTS = {
     # --- make_loaders ----------------------------------------------------------------------
-    "loaders_train_not_shuffled": Mutant({"make_loaders": ML + """
-    n_val = round(len(dataset) * val_fraction)
-    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=generator)
-    return DataLoader(train_set, batch_size=batch_size), DataLoader(val_set, batch_size=batch_size)
-"""}, ["test_make_loaders_order"], ["not_shuffled"]),
-    "loaders_overlapping_split": Mutant({"make_loaders": ML + """
-    n_val = round(len(dataset) * val_fraction)
-    _, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=generator)
-    train = DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=generator)
-    return train, DataLoader(val_set, batch_size=batch_size)
-"""}, ["test_make_loaders_split"], ["overlapping_split"]),
-    "loaders_contiguous_split": Mutant({"make_loaders": ML + """
-    n_val = round(len(dataset) * val_fraction)
-    n_train = len(dataset) - n_val
-    train_set = torch.utils.data.Subset(dataset, range(n_train))
-    val_set = torch.utils.data.Subset(dataset, range(n_train, len(dataset)))
-    train = DataLoader(train_set, batch_size=batch_size, shuffle=True, generator=generator)
-    return train, DataLoader(val_set, batch_size=batch_size)
-"""}, ["test_make_loaders_split", "test_make_loaders_reproducible"], ["unrepresentative_split"]),
-    "loaders_val_shuffled": Mutant({"make_loaders": ML + """
-    n_val = round(len(dataset) * val_fraction)
-    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=generator)
-    train = DataLoader(train_set, batch_size=batch_size, shuffle=True, generator=generator)
-    return train, DataLoader(val_set, batch_size=batch_size, shuffle=True)
-"""}, ["test_make_loaders_order"], ["val_shuffled"]),
-    "loaders_global_rng_split": Mutant({"make_loaders": ML + """
-    n_val = round(len(dataset) * val_fraction)
-    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val])
-    train = DataLoader(train_set, batch_size=batch_size, shuffle=True)
-    return train, DataLoader(val_set, batch_size=batch_size)
-"""}, ["test_make_loaders_reproducible"], ["ignores_generator"]),
-    "loaders_fixed_seed": Mutant({"make_loaders": ML + """
-    g = torch.Generator().manual_seed(0)
-    n_val = round(len(dataset) * val_fraction)
-    train_set, val_set = torch.utils.data.random_split(dataset, [len(dataset) - n_val, n_val], generator=g)
-    train = DataLoader(train_set, batch_size=batch_size, shuffle=True)
-    return train, DataLoader(val_set, batch_size=batch_size)
-"""}, ["test_make_loaders_reproducible"], ["fixed_seed"]),
+    "loaders_train_not_shuffled": Mutant(patched(
+        MODULE, "make_loaders",
+        (_TRAIN + _VAL,
+         "    return DataLoader(train_set, batch_size=batch_size), DataLoader(val_set, batch_size=batch_size)\n")),
+        ["test_make_loaders_order"], ["not_shuffled"]),
+    "loaders_overlapping_split": Mutant(patched(
+        MODULE, "make_loaders", ("train_set, val_set = torch", "_, val_set = torch"),
+        ("DataLoader(train_set,", "DataLoader(dataset,"),
+        _VAL_INLINE),
+        ["test_make_loaders_split"], ["overlapping_split"]),
+    "loaders_contiguous_split": Mutant(patched(
+        MODULE, "make_loaders",
+        (_SPLIT,
+         "    n_train = len(dataset) - n_val\n"
+         "    train_set = torch.utils.data.Subset(dataset, range(n_train))\n"
+         "    val_set = torch.utils.data.Subset(dataset, range(n_train, len(dataset)))\n"),
+        _VAL_INLINE),
+        ["test_make_loaders_split", "test_make_loaders_reproducible"], ["unrepresentative_split"]),
+    "loaders_val_shuffled": Mutant(patched(
+        MODULE, "make_loaders", (_VAL, "    return train, DataLoader(val_set, batch_size=batch_size, shuffle=True)\n")),
+        ["test_make_loaders_order"], ["val_shuffled"]),
+    "loaders_global_rng_split": Mutant(patched(
+        MODULE, "make_loaders", ("n_val], generator=generator", "n_val]"),
+        (", shuffle=True, generator=generator)", ", shuffle=True)"),
+        _VAL_INLINE),
+        ["test_make_loaders_reproducible"], ["ignores_generator"]),
+    "loaders_fixed_seed": Mutant(patched(
+        MODULE, "make_loaders", ("    n_val = round", "    g = torch.Generator().manual_seed(0)\n    n_val = round"),
+        ("n_val], generator=generator", "n_val], generator=g"),
+        (", shuffle=True, generator=generator)", ", shuffle=True)"),
+        _VAL_INLINE),
+        ["test_make_loaders_reproducible"], ["fixed_seed"]),
     # --- lr_sweep ---------------------------------------------------------------------------
-    "sweep_records_nan": Mutant({"lr_sweep": SW + """
-    results = {}
-    for lr in lrs:
-        model = make_model()
-        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-        loss_fn = nn.BCEWithLogitsLoss()
-        for _ in range(steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-        results[lr] = loss.item()
-    return results
-"""}, ["test_lr_sweep_values"], ["nan_recorded"]),
-    "sweep_reuses_model": Mutant({"lr_sweep": SW + """
-    results = {}
-    model = make_model()
-    loss_fn = nn.BCEWithLogitsLoss()
-    for lr in lrs:
-        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-        for _ in range(steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-        value = loss.item()
-        results[lr] = value if math.isfinite(value) else math.inf
-    return results
-"""}, ["test_lr_sweep_values"], ["model_reused"]),
-    "sweep_uses_adam": Mutant({"lr_sweep": SW + """
-    results = {}
-    loss_fn = nn.BCEWithLogitsLoss()
-    for lr in lrs:
-        model = make_model()
-        optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-        for _ in range(steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-        value = loss.item()
-        results[lr] = value if math.isfinite(value) else math.inf
-    return results
-"""}, ["test_lr_sweep_values"], ["wrong_value"]),
-    "sweep_tensor_values": Mutant({"lr_sweep": SW + """
-    results = {}
-    loss_fn = nn.BCEWithLogitsLoss()
-    for lr in lrs:
-        model = make_model()
-        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-        for _ in range(steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-        results[lr] = loss.detach()
-    return results
-"""}, ["test_lr_sweep_values"], ["not_a_float"]),
+    "sweep_records_nan": Mutant(patched(
+        MODULE, "lr_sweep", ("    loss_fn = nn.BCEWithLogitsLoss()\n", ""),
+        ("lr=lr)\n        value = math.inf\n", "lr=lr)\n        loss_fn = nn.BCEWithLogitsLoss()\n"),
+        ("            value = loss.item()\n"
+         "        results[lr] = value if math.isfinite(value) else math.inf\n",
+         "        results[lr] = loss.item()\n")),
+        ["test_lr_sweep_values"], ["nan_recorded"]),
+    "sweep_reuses_model": Mutant(patched(
+        MODULE, "lr_sweep", ("    loss_fn = ", "    model = make_model()\n    loss_fn = "),
+        ("        model = make_model()                                   # every rate starts from scratch\n", ""),
+        ("        value = math.inf\n", ""),
+        ("            value = loss.item()", "        value = loss.item()")),
+        ["test_lr_sweep_values"], ["model_reused"]),
+    "sweep_uses_adam": Mutant(patched(
+        MODULE, "lr_sweep", ("optim.SGD", "optim.Adam"),
+        ("        value = math.inf\n", ""),
+        ("            value = loss.item()", "        value = loss.item()")),
+        ["test_lr_sweep_values"], ["wrong_value"]),
+    "sweep_tensor_values": Mutant(patched(
+        MODULE, "lr_sweep", ("        value = math.inf\n", ""),
+        ("            value = loss.item()\n"
+         "        results[lr] = value if math.isfinite(value) else math.inf\n",
+         "        results[lr] = loss.detach()\n")),
+        ["test_lr_sweep_values"], ["not_a_float"]),
     # --- pick_lr ----------------------------------------------------------------------------
-    "pick_plain_min": Mutant({"pick_lr": PK + """
-    return min(sweep, key=sweep.get)
-"""}, ["test_pick_lr_choice"], ["picked_nonfinite"]),
+    "pick_plain_min": Mutant(patched(
+        MODULE, "pick_lr", ("    finite = {lr: loss for lr, loss in sweep.items() if math.isfinite(loss)}\n", ""),
+        ("min(finite, key=finite.get)", "min(sweep, key=sweep.get)")),
+        ["test_pick_lr_choice"], ["picked_nonfinite"]),
     "pick_skips_only_inf": Mutant({"pick_lr": PK + """
     usable = {lr: v for lr, v in sweep.items() if v != float("inf")}
     return min(usable, key=usable.get)
@@ -149,40 +92,41 @@ MUTANTS = {
     return min(finite)
 """}, ["test_pick_lr_choice"], ["wrong_choice"]),
     # --- health_check: each code missed in turn ---------------------------------------------
-    "health_misses_eval_mode": Mutant(_without(r'codes.add\("eval_mode"\)'),
-                                      ["test_health_check_each_code", "test_health_check_combined"],
-                                      ["missed_eval_mode"]),
-    "health_misses_not_shuffled": Mutant(_without(r'codes.add\("not_shuffled"\)'),
-                                         ["test_health_check_each_code", "test_health_check_combined"],
-                                         ["missed_not_shuffled"]),
-    "health_misses_untrained": Mutant(_without(r'codes.add\("untrained_parameters"\)'),
-                                      ["test_health_check_each_code", "test_health_check_combined"],
-                                      ["missed_untrained_parameters"]),
-    "health_misses_device": Mutant(_without(r'codes.add\("device_mismatch"\)'),
+    "health_misses_eval_mode": Mutant(patched(
+        MODULE, "health_check", ('codes.add("eval_mode")', "pass")),
+        ["test_health_check_each_code", "test_health_check_combined"], ["missed_eval_mode"]),
+    "health_misses_not_shuffled": Mutant(patched(
+        MODULE, "health_check", ('codes.add("not_shuffled")', "pass")),
+        ["test_health_check_each_code", "test_health_check_combined"], ["missed_not_shuffled"]),
+    "health_misses_untrained": Mutant(patched(
+        MODULE, "health_check", ('codes.add("untrained_parameters")', "pass")),
+        ["test_health_check_each_code", "test_health_check_combined"], ["missed_untrained_parameters"]),
+    "health_misses_device": Mutant(patched(MODULE, "health_check", ('codes.add("device_mismatch")', "pass")),
                                    ["test_health_check_each_code", "test_health_check_combined"]),
-    "health_misses_shape": Mutant(_without(r'codes.add\("shape_mismatch"\)'),
+    "health_misses_shape": Mutant(patched(MODULE, "health_check", ('codes.add("shape_mismatch")', "pass")),
                                   ["test_health_check_each_code", "test_health_check_combined"]),
-    "health_misses_nonfinite": Mutant(_without(r'codes.add\("nonfinite_loss"\)'),
-                                      ["test_health_check_each_code", "test_health_check_combined"],
-                                      ["missed_nonfinite_loss"]),
-    "health_misses_missing_grad": Mutant(_without(r'codes.add\("missing_grad"\)'),
-                                         ["test_health_check_each_code", "test_health_check_combined"],
-                                         ["missed_missing_grad"]),
-    "health_counts_frozen_as_missing": Mutant(
-        _without(r"if any\(p.requires_grad and p.grad is None",
-                 "if any(p.grad is None for p in probe.parameters()):"),
+    "health_misses_nonfinite": Mutant(patched(
+        MODULE, "health_check", ('codes.add("nonfinite_loss")', "pass")),
+        ["test_health_check_each_code", "test_health_check_combined"], ["missed_nonfinite_loss"]),
+    "health_misses_missing_grad": Mutant(patched(
+        MODULE, "health_check", ('codes.add("missing_grad")', "pass")),
+        ["test_health_check_each_code", "test_health_check_combined"], ["missed_missing_grad"]),
+    "health_counts_frozen_as_missing": Mutant(patched(
+        MODULE, "health_check", ("any(p.requires_grad and p.grad is None", "any(p.grad is None")),
         ["test_health_check_healthy"], ["false_missing_grad"]),
-    "health_probes_the_callers_model": Mutant(_without(r"probe = copy.deepcopy\(model\)", "probe = model"),
-                                              ["test_health_check_leaves_state"], ["grads_changed"]),
-    "health_steps_the_callers_model": Mutant(_without(r"probe = copy.deepcopy\(model\)", "probe = model",
-                                                      (r"^\s*loss.backward\(\)$", "loss.backward(); optimizer.step()")),
-                                             ["test_health_check_leaves_state"], ["params_changed"]),
-    "health_fixes_the_mode": Mutant(_without(r'codes.add\("eval_mode"\)',
-                                             'codes.add("eval_mode"); model.train()'),
-                                    ["test_health_check_leaves_state"], ["mode_changed"]),
-    "health_raises_on_mismatch": Mutant(_without(r"^\s*if x.device != device or y.device != device:$",
-                                                 "if False:"),
-                                        ["test_health_check_each_code"], ["raised"]),
+    "health_probes_the_callers_model": Mutant(patched(
+        MODULE, "health_check", ("probe = copy.deepcopy(model)", "probe = model")),
+        ["test_health_check_leaves_state"], ["grads_changed"]),
+    "health_steps_the_callers_model": Mutant(patched(
+        MODULE, "health_check", ("probe = copy.deepcopy(model)", "probe = model"),
+        ("    loss.backward()\n", "    loss.backward()\n    optimizer.step()\n")),
+        ["test_health_check_leaves_state"], ["params_changed"]),
+    "health_fixes_the_mode": Mutant(patched(
+        MODULE, "health_check", ('codes.add("eval_mode")', 'codes.add("eval_mode"); model.train()')),
+        ["test_health_check_leaves_state"], ["mode_changed"]),
+    "health_raises_on_mismatch": Mutant(patched(
+        MODULE, "health_check", ("if x.device != device or y.device != device:", "if False:")),
+        ["test_health_check_each_code"], ["raised"]),
 }
 
 VARIANTS = {

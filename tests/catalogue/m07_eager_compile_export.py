@@ -1,6 +1,6 @@
 """Module 07-eager-compile-export: mutants and correct variants."""
 
-from . import Mutant
+from . import Mutant, patched
 
 MODULE = "07-eager-compile-export"
 
@@ -9,88 +9,57 @@ CM = "def compile_model(model):\n"
 EP = "def export_program(model, example, path):\n"
 EO = "def export_onnx(model, example, path):\n"
 
+# Edits of the solution's time_it: without its CUDA check, without each synchronize, or a synchronize on any device.
+_NO_CUDA_CHECK = ("    on_cuda = any(isinstance(a, torch.Tensor) and a.is_cuda for a in args)\n", "")
+_NO_SYNC_BEFORE = ("        if on_cuda:\n            torch.cuda.synchronize()         # nothing queued from before\n", "")
+_NO_SYNC_AFTER = (
+    "        if on_cuda:\n            torch.cuda.synchronize()         # wait until the GPU has finished this call\n", "")
+_NO_SYNC = (_NO_CUDA_CHECK, _NO_SYNC_BEFORE, _NO_SYNC_AFTER)
+_SYNC_ALWAYS = ("        if on_cuda:\n            torch.cuda.synchronize()", "        torch.cuda.synchronize()")  # once per sync
+_WARMUP = "    for _ in range(warmup):                  # first calls pay for compilation and caches\n        fn(*args)\n"
+
 MUTANTS = {
     # --- time_it ----------------------------------------------------------------------------
-    "time_it_mean": Mutant({"time_it": TI + """
-    for _ in range(warmup):
-        fn(*args)
-    times = []
-    for _ in range(iters):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.mean(times)
-"""}, ["test_time_it_median"], ["mean_not_median"]),
-    "time_it_total_over_iters": Mutant({"time_it": TI + """
-    for _ in range(warmup):
-        fn(*args)
-    start = time.perf_counter()
-    for _ in range(iters):
-        fn(*args)
-    return (time.perf_counter() - start) / iters
-"""}, ["test_time_it_median"], ["mean_not_median"]),
-    "time_it_counts_warmup": Mutant({"time_it": TI + """
-    times = []
-    for _ in range(warmup + iters):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-"""}, ["test_time_it_warmup"], ["counted_warmup"]),
-    "time_it_no_warmup": Mutant({"time_it": TI + """
-    times = []
-    for _ in range(iters):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-"""}, ["test_time_it_warmup"], ["wrong_call_count"]),
-    "time_it_never_synchronizes": Mutant({"time_it": TI + """
-    for _ in range(warmup):
-        fn(*args)
-    times = []
-    for _ in range(iters):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-"""}, ["test_time_it_synchronizes"], ["no_cuda_sync"]),
-    "time_it_synchronizes_only_at_the_end": Mutant({"time_it": TI + """
-    cuda = any(isinstance(a, torch.Tensor) and a.is_cuda for a in args)
-    for _ in range(warmup):
-        fn(*args)
-    times = []
-    for _ in range(iters):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    if cuda:
-        torch.cuda.synchronize()
-    return statistics.median(times)
-"""}, ["test_time_it_synchronizes"], ["no_cuda_sync"]),
-    "time_it_synchronizes_unconditionally": Mutant({"time_it": TI + """
-    for _ in range(warmup):
-        fn(*args)
-    times = []
-    for _ in range(iters):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        fn(*args)
-        torch.cuda.synchronize()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-"""}, ["test_time_it_synchronizes"]),
+    "time_it_mean": Mutant(patched(MODULE, "time_it", *_NO_SYNC, ("statistics.median", "statistics.mean")),
+                           ["test_time_it_median"], ["mean_not_median"]),
+    "time_it_total_over_iters": Mutant(patched(
+        MODULE, "time_it", *_NO_SYNC,
+        ("    times = []\n", "    start = time.perf_counter()\n"),
+        ("        start = time.perf_counter()\n", ""),
+        ("        times.append(time.perf_counter() - start)\n", ""),
+        ("statistics.median(times)", "(time.perf_counter() - start) / iters")),
+        ["test_time_it_median"], ["mean_not_median"]),
+    "time_it_counts_warmup": Mutant(patched(
+        MODULE, "time_it", *_NO_SYNC,
+        (_WARMUP, ""),
+        ("range(iters)", "range(warmup + iters)")),
+        ["test_time_it_warmup"], ["counted_warmup"]),
+    "time_it_no_warmup": Mutant(patched(MODULE, "time_it", *_NO_SYNC, (_WARMUP, "")),
+                                ["test_time_it_warmup"], ["wrong_call_count"]),
+    "time_it_never_synchronizes": Mutant(patched(MODULE, "time_it", *_NO_SYNC),
+                                         ["test_time_it_synchronizes"], ["no_cuda_sync"]),
+    "time_it_synchronizes_only_at_the_end": Mutant(patched(
+        MODULE, "time_it", ("on_cuda = any", "cuda = any"),
+        _NO_SYNC_BEFORE,
+        _NO_SYNC_AFTER,
+        ("    return statistics.median",
+         "    if cuda:\n        torch.cuda.synchronize()\n    return statistics.median")),
+        ["test_time_it_synchronizes"], ["no_cuda_sync"]),
+    "time_it_synchronizes_unconditionally": Mutant(patched(
+        MODULE, "time_it", _NO_CUDA_CHECK,
+        _SYNC_ALWAYS,
+        _SYNC_ALWAYS),
+        ["test_time_it_synchronizes"]),
     # --- compile_model ------------------------------------------------------------------------
-    "compile_a_copy": Mutant({"compile_model": CM + """
-    import copy
-    return torch.compile(copy.deepcopy(model))
-"""}, ["test_compile_model_trains_original"], ["trains_a_copy"]),
-    "compile_returns_eager": Mutant({"compile_model": CM + """
-    return model
-"""}, ["test_compile_model_parity"], ["not_compiled"]),
-    "compile_returns_function": Mutant({"compile_model": CM + """
-    return torch.compile(model.forward)
-"""}, ["test_compile_model_parity", "test_compile_model_trains_original"], ["not_a_module"]),
+    "compile_a_copy": Mutant(patched(
+        MODULE, "compile_model",
+        ("    return torch.compile(model)", "    import copy\n    return torch.compile(copy.deepcopy(model))")),
+        ["test_compile_model_trains_original"], ["trains_a_copy"]),
+    "compile_returns_eager": Mutant(patched(MODULE, "compile_model", ("torch.compile(model)", "model")),
+                                    ["test_compile_model_parity"], ["not_compiled"]),
+    "compile_returns_function": Mutant(patched(
+        MODULE, "compile_model", ("compile(model)", "compile(model.forward)")),
+        ["test_compile_model_parity", "test_compile_model_trains_original"], ["not_a_module"]),
     # --- export_program ----------------------------------------------------------------------
     "export_static_batch": Mutant({"export_program": EP + """
     model.eval()

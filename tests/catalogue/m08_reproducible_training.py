@@ -2,13 +2,17 @@
 
 from autograder.starters import REPAIR_LOAD_CHECKPOINT
 
-from . import Mutant, repair_catalogue
+from . import Mutant, patched, repair_catalogue
 
 MODULE = "08-reproducible-training"
 
 SE = "def seed_everything(seed):\n"
 SV = "def save_checkpoint(path, model, optimizer, epoch, generator=None):\n"
 LD = "def load_checkpoint(path, model, optimizer, generator=None):\n"
+
+# The solution's seed_everything: an edit without its CUDA seeding, and its last lines (the generator).
+_NO_CUDA_SEED = ("    if torch.cuda.is_available():\n        torch.cuda.manual_seed_all(seed)\n", "")
+_GENERATOR = "    generator = torch.Generator()\n    generator.manual_seed(seed)\n    return generator\n"
 
 _SAVE_ALL = SV + """
     state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch,
@@ -32,29 +36,24 @@ _LOAD_ALL = LD + """
 BOTH = ["test_save_checkpoint_restores_everything", "test_load_checkpoint_resume_matches"]
 
 MUTANTS = {
-    "seed_torch_only": Mutant({"seed_everything": SE + """
-    torch.manual_seed(seed)
-    g = torch.Generator()
-    g.manual_seed(seed)
-    return g
-"""}, ["test_seed_everything_rngs"], ["unseeded_python"]),
-    "seed_generator_unseeded": Mutant({"seed_everything": SE + """
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    return torch.Generator()
-"""}, ["test_seed_everything_rngs"], ["generator_unseeded"]),
-    "seed_fixed": Mutant({"seed_everything": SE + """
-    random.seed(0)
-    np.random.seed(0)
-    torch.manual_seed(0)
-    return torch.Generator().manual_seed(0)
-"""}, ["test_seed_everything_rngs"], ["ignores_seed"]),
-    "seed_returns_none": Mutant({"seed_everything": SE + """
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-"""}, ["test_seed_everything_rngs"], ["no_generator"]),
+    "seed_torch_only": Mutant(patched(
+        MODULE, "seed_everything", ("    random.seed(seed)\n    np.random.seed(seed)\n", ""),
+        _NO_CUDA_SEED,
+        (_GENERATOR, "    g = torch.Generator()\n    g.manual_seed(seed)\n    return g\n")),
+        ["test_seed_everything_rngs"], ["unseeded_python"]),
+    "seed_generator_unseeded": Mutant(patched(
+        MODULE, "seed_everything", _NO_CUDA_SEED,
+        (_GENERATOR, "    return torch.Generator()\n")),
+        ["test_seed_everything_rngs"], ["generator_unseeded"]),
+    "seed_fixed": Mutant(patched(
+        MODULE, "seed_everything", ("random.seed(seed)", "random.seed(0)"),
+        ("np.random.seed(seed)", "np.random.seed(0)"),
+        ("torch.manual_seed(seed)", "torch.manual_seed(0)"),
+        _NO_CUDA_SEED,
+        (_GENERATOR, "    return torch.Generator().manual_seed(0)\n")),
+        ["test_seed_everything_rngs"], ["ignores_seed"]),
+    "seed_returns_none": Mutant(patched(MODULE, "seed_everything", _NO_CUDA_SEED, (_GENERATOR, "")),
+                                ["test_seed_everything_rngs"], ["no_generator"]),
     "checkpoint_without_optimizer": Mutant({
         "save_checkpoint": _SAVE_ALL.replace('"optimizer": optimizer.state_dict(), ', ""),
         "load_checkpoint": _LOAD_ALL.replace('    optimizer.load_state_dict(state["optimizer"])\n', ""),

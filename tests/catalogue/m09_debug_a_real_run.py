@@ -4,26 +4,13 @@ Mutants are small edits of the solution's answers (or of the repair task's start
 one shows exactly the mistake it stands for.
 """
 
-from autograder.dev import nbtools
 from autograder.starters import REPAIR_RUN
-from conftest import ROOT
 
-from . import Mutant, edited, repair_catalogue
+from . import Mutant, edited, patched, repair_catalogue
 
 MODULE = "09-debug-a-real-run"
 
-_SOLUTION = {name: nbtools.strip_solution_markers(cell.source) for name, cell in nbtools.answer_cells(
-    nbtools.read(ROOT / "solutions" / MODULE / f"{MODULE}.ipynb")).items()}
-
-
-def _edit(name: str, *edits: tuple[str, str]) -> dict:
-    return {name: edited(_SOLUTION[name], *edits)}
-
-
-_LABELS = "        self.labels = torch.as_tensor(np.asarray(labels), dtype=torch.long)  # (N,): class indices\n"
 _ITEM = "        return self.images[i], self.labels[i]\n"
-_STATS = ("    mean = x.mean(dim=0, keepdim=True)                 # (1, 1, 8, 8): per pixel\n"
-          "    std = x.std(dim=0, keepdim=True).clamp_min(1.0)    # constant border pixels: std 0 -> 1\n")
 _CLIP = ("        if max_grad_norm is not None:               # after backward, before step\n"
          "            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n")
 _SCHED = ("        if scheduler is not None:                   # once per optimizer step\n"
@@ -31,103 +18,126 @@ _SCHED = ("        if scheduler is not None:                   # once per optimi
 
 MUTANTS = {
     # --- DigitsDataset
-    "dataset_targets_as_column": Mutant(_edit("DigitsDataset", (_ITEM, "        return self.images[i], self.labels[i:i + 1]\n")),
-                                        ["test_DigitsDataset_items", "test_DigitsDataset_batches"], ["wrong_target"]),
-    "dataset_one_hot_float_targets": Mutant(_edit("DigitsDataset", (
-        _ITEM, "        return self.images[i], torch.nn.functional.one_hot(self.labels[i], 10).float()\n")),
+    "dataset_targets_as_column": Mutant(patched(
+        MODULE, "DigitsDataset", (_ITEM, "        return self.images[i], self.labels[i:i + 1]\n")),
         ["test_DigitsDataset_items", "test_DigitsDataset_batches"], ["wrong_target"]),
-    "dataset_float_labels": Mutant(_edit("DigitsDataset", ("dtype=torch.long)", "dtype=torch.float32)")),
+    "dataset_one_hot_float_targets": Mutant(patched(
+        MODULE, "DigitsDataset",
+        (_ITEM, "        return self.images[i], torch.nn.functional.one_hot(self.labels[i], 10).float()\n")),
+        ["test_DigitsDataset_items", "test_DigitsDataset_batches"], ["wrong_target"]),
+    "dataset_float_labels": Mutant(patched(MODULE, "DigitsDataset", ("dtype=torch.long)", "dtype=torch.float32)")),
                                    ["test_DigitsDataset_items"], ["wrong_target"]),
-    "dataset_scales_images": Mutant(_edit("DigitsDataset", (_ITEM, "        return self.images[i] / 16.0, self.labels[i]\n")),
-                                    ["test_DigitsDataset_items"], ["image_preprocessed"]),
-    "dataset_flat_images": Mutant(_edit("DigitsDataset", ("images.reshape(-1, 1, 8, 8)", "images.reshape(-1, 64)")),
-                                  ["test_DigitsDataset_items", "test_DigitsDataset_batches"], ["wrong_image"]),
+    "dataset_scales_images": Mutant(patched(
+        MODULE, "DigitsDataset", (_ITEM, "        return self.images[i] / 16.0, self.labels[i]\n")),
+        ["test_DigitsDataset_items"], ["image_preprocessed"]),
+    "dataset_flat_images": Mutant(patched(
+        MODULE, "DigitsDataset", ("images.reshape(-1, 1, 8, 8)", "images.reshape(-1, 64)")),
+        ["test_DigitsDataset_items", "test_DigitsDataset_batches"], ["wrong_image"]),
     # --- fit_normalizer
-    "normalizer_stats_from_all_data": Mutant(_edit("fit_normalizer", (
-        "    x = torch.as_tensor(np.asarray(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)\n",
-        "    x = torch.as_tensor(load_digits().data, dtype=torch.float32).reshape(-1, 1, 8, 8)\n")),
+    "normalizer_stats_from_all_data": Mutant(patched(
+        MODULE, "fit_normalizer",
+        ("    x = torch.as_tensor(np.asarray(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)\n",
+         "    x = torch.as_tensor(load_digits().data, dtype=torch.float32).reshape(-1, 1, 8, 8)\n")),
         ["test_fit_normalizer_statistics"], ["stats_from_all_data"]),
-    "normalizer_stats_as_parameters": Mutant(_edit("fit_normalizer", (
-        '            self.register_buffer("mean", mean)         # saved with the model, moved by .to()\n'
-        '            self.register_buffer("std", std)\n',
-        "            self.mean = nn.Parameter(mean)\n            self.std = nn.Parameter(std)\n")),
+    "normalizer_stats_as_parameters": Mutant(patched(
+        MODULE, "fit_normalizer",
+        ('            self.register_buffer("mean", mean)         # saved with the model, moved by .to()\n'
+         '            self.register_buffer("std", std)\n',
+         "            self.mean = nn.Parameter(mean)\n            self.std = nn.Parameter(std)\n")),
         ["test_fit_normalizer_buffers"], ["stats_as_parameters"]),
-    "normalizer_stats_as_plain_attributes": Mutant(_edit("fit_normalizer", (
-        '            self.register_buffer("mean", mean)         # saved with the model, moved by .to()\n'
-        '            self.register_buffer("std", std)\n',
-        "            self.mean = mean\n            self.std = std\n")),
+    "normalizer_stats_as_plain_attributes": Mutant(patched(
+        MODULE, "fit_normalizer",
+        ('            self.register_buffer("mean", mean)         # saved with the model, moved by .to()\n'
+         '            self.register_buffer("std", std)\n',
+         "            self.mean = mean\n            self.std = std\n")),
         ["test_fit_normalizer_buffers"], ["stats_not_saved"]),
-    "normalizer_stats_per_batch": Mutant(_edit("fit_normalizer", (
-        "            return (x - self.mean) / self.std\n",
-        "            return (x - x.mean(dim=0, keepdim=True)) / x.std(dim=0, keepdim=True).clamp_min(1.0)\n")),
+    "normalizer_stats_per_batch": Mutant(patched(
+        MODULE, "fit_normalizer",
+        ("            return (x - self.mean) / self.std\n",
+         "            return (x - x.mean(dim=0, keepdim=True)) / x.std(dim=0, keepdim=True).clamp_min(1.0)\n")),
         ["test_fit_normalizer_statistics"], ["stats_per_batch"]),
-    "normalizer_std_not_floored": Mutant(_edit("fit_normalizer", (".clamp_min(1.0)    #", "    #")),
+    "normalizer_std_not_floored": Mutant(patched(MODULE, "fit_normalizer", (".clamp_min(1.0)    #", "    #")),
                                          ["test_fit_normalizer_statistics"], ["nonfinite"]),
     # --- DigitCNN
-    "cnn_ignores_normalizer": Mutant(_edit("DigitCNN", (
-        "        return self.head(self.features(self.normalizer(x)))\n",
-        "        return self.head(self.features(x))\n")), ["test_DigitCNN_normalizer"], ["normalizer_unused"]),
-    "cnn_normalizer_in_a_list": Mutant(_edit("DigitCNN", (
-        "        self.normalizer = normalizer if normalizer is not None else nn.Identity()\n",
-        "        self.steps = [normalizer if normalizer is not None else nn.Identity()]\n"),
-        ("self.normalizer(x)", "self.steps[0](x)")), ["test_DigitCNN_normalizer"], ["normalizer_not_saved"]),
-    "cnn_mlp_without_conv": Mutant({"DigitCNN": """
-class DigitCNN(nn.Module):
-    def __init__(self, num_classes=10, normalizer=None):
-        super().__init__()
-        self.normalizer = normalizer if normalizer is not None else nn.Identity()
-        self.net = nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, num_classes))
-
-    def forward(self, x):
-        return self.net(self.normalizer(x))
-"""}, ["test_DigitCNN_shapes"], ["no_conv"]),
-    "cnn_fixed_ten_classes": Mutant(_edit("DigitCNN", ("nn.Linear(32, num_classes)", "nn.Linear(32, 10)")),
+    "cnn_ignores_normalizer": Mutant(patched(
+        MODULE, "DigitCNN",
+        ("        return self.head(self.features(self.normalizer(x)))\n",
+         "        return self.head(self.features(x))\n")),
+        ["test_DigitCNN_normalizer"], ["normalizer_unused"]),
+    "cnn_normalizer_in_a_list": Mutant(patched(
+        MODULE, "DigitCNN",
+        ("        self.normalizer = normalizer if normalizer is not None else nn.Identity()\n",
+         "        self.steps = [normalizer if normalizer is not None else nn.Identity()]\n"),
+        ("self.normalizer(x)", "self.steps[0](x)")),
+        ["test_DigitCNN_normalizer"], ["normalizer_not_saved"]),
+    "cnn_mlp_without_conv": Mutant(patched(
+        MODULE, "DigitCNN",
+        ("        self.features = nn.Sequential(\n"
+         "            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),   # (N, 16, 4, 4)\n"
+         "            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(),                  # (N, 32, 4, 4)\n"
+         "            nn.AdaptiveAvgPool2d(1), nn.Flatten(),                       # (N, 32)\n"
+         "        )\n"
+         "        self.head = nn.Linear(32, num_classes)                          # (N, C) logits\n",
+         "        self.net = nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, num_classes))\n"),
+        ("self.head(self.features(self.normalizer(x)))", "self.net(self.normalizer(x))")),
+        ["test_DigitCNN_shapes"], ["no_conv"]),
+    "cnn_fixed_ten_classes": Mutant(patched(MODULE, "DigitCNN", ("nn.Linear(32, num_classes)", "nn.Linear(32, 10)")),
                                     ["test_DigitCNN_shapes"], ["wrong_logits"]),
     # --- train_epoch_ce
-    "epoch_clips_before_backward": Mutant(_edit("train_epoch_ce", (_CLIP, ""), (
-        "        optimizer.zero_grad()\n",
-        "        optimizer.zero_grad()\n" + _CLIP.replace("            nn", "            nn", 1))),
+    "epoch_clips_before_backward": Mutant(patched(
+        MODULE, "train_epoch_ce", (_CLIP, ""),
+        ("        optimizer.zero_grad()\n",
+         "        optimizer.zero_grad()\n" + _CLIP.replace("            nn", "            nn", 1))),
         ["test_train_epoch_ce_clipping"], ["not_clipped"]),
-    "epoch_clips_after_step": Mutant(_edit("train_epoch_ce", (_CLIP, ""), (
-        "        optimizer.step()\n", "        optimizer.step()\n" + _CLIP)),
+    "epoch_clips_after_step": Mutant(patched(
+        MODULE, "train_epoch_ce", (_CLIP, ""),
+        ("        optimizer.step()\n", "        optimizer.step()\n" + _CLIP)),
         ["test_train_epoch_ce_clipping"], ["not_clipped"]),
-    "epoch_always_clips": Mutant(_edit("train_epoch_ce", (
-        _CLIP, "        nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm or 1.0)\n")),
+    "epoch_always_clips": Mutant(patched(
+        MODULE, "train_epoch_ce",
+        (_CLIP, "        nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm or 1.0)\n")),
         ["test_train_epoch_ce_update"], ["wrong_update"]),
-    "epoch_clips_each_parameter": Mutant(_edit("train_epoch_ce", (
-        "            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n",
-        "            for p in model.parameters():\n                nn.utils.clip_grad_norm_(p, max_grad_norm)\n")),
+    "epoch_clips_each_parameter": Mutant(patched(
+        MODULE, "train_epoch_ce",
+        ("            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n",
+         "            for p in model.parameters():\n                nn.utils.clip_grad_norm_(p, max_grad_norm)\n")),
         ["test_train_epoch_ce_clipping"], ["wrong_clipping"]),
-    "epoch_scheduler_per_epoch": Mutant(_edit("train_epoch_ce", (_SCHED, ""), (
-        "    return total / count\n", "    if scheduler is not None:\n        scheduler.step()\n"
-                                      "    return total / count\n")),
+    "epoch_scheduler_per_epoch": Mutant(patched(
+        MODULE, "train_epoch_ce", (_SCHED, ""),
+        ("    return total / count\n",
+         "    if scheduler is not None:\n        scheduler.step()\n    return total / count\n")),
         ["test_train_epoch_ce_scheduler"], ["scheduler_per_epoch"]),
-    "epoch_scheduler_before_step": Mutant(_edit("train_epoch_ce", (_SCHED, ""), (
-        "        optimizer.step()\n", _SCHED + "        optimizer.step()\n")),
+    "epoch_scheduler_before_step": Mutant(patched(
+        MODULE, "train_epoch_ce", (_SCHED, ""),
+        ("        optimizer.step()\n", _SCHED + "        optimizer.step()\n")),
         ["test_train_epoch_ce_scheduler"], ["scheduler_before_step"]),
-    "epoch_no_train_mode": Mutant(_edit("train_epoch_ce", ("    model.train()\n", "")),
+    "epoch_no_train_mode": Mutant(patched(MODULE, "train_epoch_ce", ("    model.train()\n", "")),
                                   ["test_train_epoch_ce_mode"], ["wrong_mode"]),
-    "epoch_one_hot_targets": Mutant(_edit("train_epoch_ce", (
-        "        loss = loss_fn(model(x), y)                 # logits (B, C) against class indices (B,)\n",
-        "        logits = model(x)\n"
-        "        loss = nn.functional.mse_loss(logits.softmax(1), nn.functional.one_hot(y, logits.shape[1]).float())\n")),
+    "epoch_one_hot_targets": Mutant(patched(
+        MODULE, "train_epoch_ce",
+        ("        loss = loss_fn(model(x), y)                 # logits (B, C) against class indices (B,)\n",
+         "        logits = model(x)\n"
+         "        loss = nn.functional.mse_loss(logits.softmax(1), nn.functional.one_hot(y, logits.shape[1]).float())\n")),
         ["test_train_epoch_ce_update"], ["wrong_update"]),
-    "epoch_unweighted_mean": Mutant(_edit("train_epoch_ce", ("        total += loss.item() * len(x)\n        count += len(x)\n",
-                                                             "        total += loss.item()\n        count += 1\n")),
-                                    ["test_train_epoch_ce_update"], ["unweighted_mean"]),
+    "epoch_unweighted_mean": Mutant(patched(
+        MODULE, "train_epoch_ce",
+        ("        total += loss.item() * len(x)\n"
+         "        count += len(x)\n",
+         "        total += loss.item()\n        count += 1\n")),
+        ["test_train_epoch_ce_update"], ["unweighted_mean"]),
     # --- predict_digits
-    "predict_scales_input": Mutant(_edit("predict_digits", ("reshape(-1, 1, 8, 8)   # raw, as in training",
-                                                            "reshape(-1, 1, 8, 8) / 16.0")),
-                                   ["test_predict_digits_labels"], ["serving_skew"]),
-    "predict_in_train_mode": Mutant(_edit("predict_digits", ("    model.eval()\n", "")),
+    "predict_scales_input": Mutant(patched(
+        MODULE, "predict_digits", ("reshape(-1, 1, 8, 8)   # raw, as in training", "reshape(-1, 1, 8, 8) / 16.0")),
+        ["test_predict_digits_labels"], ["serving_skew"]),
+    "predict_in_train_mode": Mutant(patched(MODULE, "predict_digits", ("    model.eval()\n", "")),
                                     ["test_predict_digits_labels", "test_predict_digits_modes"]),
-    "predict_mode_not_restored": Mutant(_edit("predict_digits", ("    model.train(was_training)\n", "")),
+    "predict_mode_not_restored": Mutant(patched(MODULE, "predict_digits", ("    model.train(was_training)\n", "")),
                                         ["test_predict_digits_modes"], ["mode_changed"]),
-    "predict_returns_logits": Mutant(_edit("predict_digits", ("model(x).argmax(dim=1)", "model(x)")),
+    "predict_returns_logits": Mutant(patched(MODULE, "predict_digits", ("model(x).argmax(dim=1)", "model(x)")),
                                      ["test_predict_digits_labels"], ["wrong_labels"]),
-    "predict_records_graph": Mutant(_edit("predict_digits", ("    with torch.no_grad():\n        labels",
-                                                             "    if True:\n        labels")),
-                                    ["test_predict_digits_modes"], ["graph_recorded"]),
+    "predict_records_graph": Mutant(patched(
+        MODULE, "predict_digits", ("    with torch.no_grad():\n        labels", "    if True:\n        labels")),
+        ["test_predict_digits_modes"], ["graph_recorded"]),
 }
 
 # --- repair_run: the starter with all but one planted bug repaired
@@ -188,14 +198,14 @@ class DigitCNN(nn.Module):
             x = self.normalizer(x)
         return self.fc(self.conv(x).flatten(1))
 """},
-    "epoch_own_global_norm_clipping": _edit("train_epoch_ce", (
+    "epoch_own_global_norm_clipping": patched(MODULE, "train_epoch_ce", (
         "            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n",
         "            grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
         "            norm = torch.sqrt(sum((g ** 2).sum() for g in grads))\n"
         "            scale = (max_grad_norm / (norm + 1e-6)).clamp(max=1.0)\n"
         "            for g in grads:\n"
         "                g.mul_(scale)\n")),
-    "epoch_zero_grad_after_step_functional_loss": _edit("train_epoch_ce", (
+    "epoch_zero_grad_after_step_functional_loss": patched(MODULE, "train_epoch_ce", (
         "        optimizer.zero_grad()\n", ""), (
         "        loss = loss_fn(model(x), y)                 # logits (B, C) against class indices (B,)\n",
         "        loss = nn.functional.cross_entropy(model(x), y.long())\n"), (

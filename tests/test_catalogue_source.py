@@ -1,0 +1,64 @@
+"""The bug catalogues' sources, cheaply (nothing is run): every catalogue builds, every mutant is valid Python
+and differs from the solution in each answer cell it replaces."""
+
+import ast
+import importlib
+
+import pytest
+
+from catalogue import MODULES, patched, solution_of
+
+CATALOGUES = {name: importlib.import_module(f"catalogue.{name}") for name in MODULES}  # applies every edit
+
+
+def _normalised(source: str) -> str:
+    """The source's syntax tree without docstrings: comments, layout and docstrings do not make a mutant."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
+def _answers(kind):
+    for name, cat in CATALOGUES.items():
+        entries = cat.MUTANTS.items() if kind == "mutant" else cat.VARIANTS.items()
+        for entry, value in entries:
+            answers = value.answers if kind == "mutant" else value
+            for function, source in answers.items():
+                yield pytest.param(cat.MODULE, function, source, id=f"{name[:3]}-{entry}-{function}")
+
+
+@pytest.mark.parametrize("module_id,function,source", list(_answers("mutant")))
+def test_mutant_is_python_and_not_the_solution(module_id, function, source):
+    compile(source, f"<{function}>", "exec")
+    assert _normalised(source) != _normalised(solution_of(module_id, function)), (
+        f"this mutant's {function} is the solution's")
+
+
+@pytest.mark.parametrize("module_id,function,source", list(_answers("variant")))
+def test_variant_is_python(module_id, function, source):
+    compile(source, f"<{function}>", "exec")
+    solution_of(module_id, function)  # an answer cell of that module
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_answer_cell_of_the_solution_is_plain_python(name):
+    module_id = CATALOGUES[name].MODULE
+    for function in {f for m in CATALOGUES[name].MUTANTS.values() for f in m.answers}:
+        source = solution_of(module_id, function)
+        assert "### BEGIN SOLUTION" not in source and "### END SOLUTION" not in source
+        compile(source, f"<{function}>", "exec")
+
+
+def test_patched_edits_the_solution_once_and_names_a_missing_text():
+    source = solution_of("04-five-line-step", "overfit_one_batch")
+    assert patched("04-five-line-step", "overfit_one_batch", ("range(steps)", "range(steps + 1)")) == {
+        "overfit_one_batch": source.replace("range(steps)", "range(steps + 1)")}
+    with pytest.raises(ValueError, match="not in the source"):
+        patched("04-five-line-step", "overfit_one_batch", ("range(epochs)", "range(1)"))
+    with pytest.raises(KeyError, match="no answer cell"):
+        solution_of("04-five-line-step", "no_such_function")
