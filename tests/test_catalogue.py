@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from autograder.dev import nbtools
-from catalogue import MODULES
+from autograder.dev.catalogue import MODULES
 from conftest import ROOT
 
-CATALOGUES = {name: importlib.import_module(f"catalogue.{name}") for name in MODULES}
+CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}
 
 
 def _solution(module_id):

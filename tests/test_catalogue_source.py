@@ -6,9 +6,9 @@ import importlib
 
 import pytest
 
-from catalogue import MODULES, patched, solution_of
+from autograder.dev.catalogue import MODULES, patched, solution_of
 
-CATALOGUES = {name: importlib.import_module(f"catalogue.{name}") for name in MODULES}  # applies every edit
+CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}  # applies every edit
 
 
 def _normalised(source: str) -> str:

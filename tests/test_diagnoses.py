@@ -8,8 +8,8 @@ import pytest
 
 from autograder import core
 from autograder.checks import m06_failure_modes
+from autograder.dev.catalogue import MODULES
 from autograder.diagnoses import DIAGNOSES, UnknownDiagnosis, meaning
-from catalogue import MODULES
 from conftest import ROOT
 
 #: Every module whose code reports diagnoses.
@@ -117,7 +117,7 @@ def test_every_meaning_is_one_line():
 
 def test_the_catalogues_expect_only_registered_codes():
     for name in MODULES:
-        catalogue = importlib.import_module(f"catalogue.{name}")
+        catalogue = importlib.import_module(f"autograder.dev.catalogue.{name}")
         for mutant, entry in catalogue.MUTANTS.items():
             unknown = set(entry.codes) - set(DIAGNOSES)
             assert not unknown, f"{name} {mutant}: {sorted(unknown)} are not registered diagnosis codes"

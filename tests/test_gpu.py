@@ -6,12 +6,12 @@ import pytest
 import torch
 
 from autograder.dev import nbtools
-from catalogue import MODULES
+from autograder.dev.catalogue import MODULES
 from conftest import ROOT
 
 pytestmark = pytest.mark.gpu
 
-CATALOGUES = {name: importlib.import_module(f"catalogue.{name}") for name in MODULES}
+CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}
 CUDA_ONLY = [pytest.param(name, case, id=f"{cat.MODULE}:{case}")
              for name, cat in CATALOGUES.items() for case, m in cat.MUTANTS.items() if m.needs_cuda]
 

@@ -6,12 +6,12 @@ import pytest
 import torch
 
 from autograder.dev import courses, nbtools
-from catalogue import MODULES
+from autograder.dev.catalogue import MODULES
 from conftest import MODULE_IDS
 
 pytestmark = pytest.mark.slow
 
-CATALOGUES = {importlib.import_module(f"catalogue.{n}").MODULE: importlib.import_module(f"catalogue.{n}")
+CATALOGUES = {importlib.import_module(f"autograder.dev.catalogue.{n}").MODULE: importlib.import_module(f"autograder.dev.catalogue.{n}")
               for n in MODULES}
 
 

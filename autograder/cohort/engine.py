@@ -172,7 +172,7 @@ class Engine:
                     raise EngineError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from None
             else:
                 self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address=None, worker_dashboard_address=None,
+                                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                             memory_limit=0, silence_logs=logging.ERROR)
                 self.client = Client(self.cluster)
         except BaseException as error:  # noqa: BLE001 - handed to start(), in the calling thread

@@ -1,14 +1,13 @@
 """Synthetic cohorts built from an assignment's solution, its release and its bug catalogue.
 
 ``demo-cohort`` and ``bench-grade`` use them; the bug catalogues live with the test suite
-(``tests/catalogue/mNN_*.py``: ``MUTANTS`` of known-wrong answers, ``VARIANTS`` of
+(``autograder/dev/catalogue/mNN_*.py``: ``MUTANTS`` of known-wrong answers, ``VARIANTS`` of
 correct ones in other styles).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,19 +18,12 @@ from . import nbtools
 REPO = Path(__file__).resolve().parents[2]
 
 
-def load_catalogue(module_id: str, repo: Path = REPO):
+def load_catalogue(module_id: str):
     """The bug catalogue of ``module_id`` (``None`` when the module has none)."""
-    folder = repo / "tests" / "catalogue"
-    if not folder.is_dir():
-        return None
-    if str(folder.parent) not in sys.path:
-        sys.path.insert(0, str(folder.parent))
-    for path in sorted(folder.glob("m[0-9][0-9]_*.py")):
-        name = f"catalogue.{path.stem}"
-        spec = importlib.util.find_spec(name)
-        if spec is None:
-            continue
-        module = importlib.import_module(name)
+    from . import catalogue
+
+    for name in catalogue.MODULES:
+        module = importlib.import_module(f"{catalogue.__name__}.{name}")
         if getattr(module, "MODULE", None) == module_id:
             return module
     return None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # the repository (solutions/ holds the solutions)
 
 
 @dataclass
