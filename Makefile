@@ -88,7 +88,7 @@ COHORT_DIR ?= cohort
 GRADE_WORKERS = $(if $(filter command line environment,$(origin WORKERS)),--workers $(WORKERS))
 AUTOGRADER := $(BIN)/python -m autograder
 
-.PHONY: collect grade feedback export report demo-cohort bench-grade
+.PHONY: collect grade feedback export report demo-cohort bench-grade bench-checks
 
 collect: venv  ## LMS download (zip or folder) -> submitted/ (ASSIGNMENT=, FROM=)
 	@test -n "$(FROM)" || { echo "usage: make collect ASSIGNMENT=01-tensors FROM=path/to/download.zip"; exit 2; }
@@ -108,6 +108,9 @@ report: venv  ## cohort analytics: outcomes, frequent diagnoses, flags (ASSIGNME
 
 demo-cohort: venv  ## a synthetic cohort in ./cohort taken through collect, grade, feedback, export, report
 	$(AUTOGRADER) demo-cohort --dir $(COHORT_DIR) --module $(ASSIGNMENT) $(GRADE_WORKERS) --sandbox $(SANDBOX)
+
+bench-checks: venv  ## each visible check cell's time per module (p50/p95/max), every exercise run with its solution
+	MPLBACKEND=Agg $(AUTOGRADER) bench-checks --repeat 2 --out artifacts/bench-checks.json
 
 bench-grade: venv  ## plain serial nbgrader vs grade --workers 2 (sandbox on) on 24 students, and the floor
 	$(AUTOGRADER) bench-grade --module $(ASSIGNMENT) --students 24 --workers $(if $(filter command line environment,$(origin WORKERS)),$(WORKERS),2) --sandbox $(if $(filter command line environment,$(origin SANDBOX)),$(SANDBOX),bwrap) --out artifacts/bench-grade.json

@@ -7,6 +7,7 @@
     report ASSIGNMENT                 cohort analytics: outcomes, frequent diagnoses, flags (HTML + PNG)
     demo-cohort                       a synthetic cohort taken through all of the above
     bench-grade                       plain serial nbgrader vs grade --workers N, and the floor
+    bench-checks                      each visible check cell's time, every exercise run with its solution
 
 Every command works on the course directory given by ``--course`` (default: the current one).
 """
@@ -91,6 +92,13 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_bench_checks(args) -> int:
+    from .dev import bench_checks
+
+    bench_checks.run(modules=args.module or None, repeat=args.repeat, out=Path(args.out) if args.out else None)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.split("\n\n")[0],
                                   formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -152,6 +160,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", help="where to build the two courses (default: a temporary directory)")
     p.add_argument("--out", help="also write the figures to this JSON file")
     p.set_defaults(run=cmd_bench)
+
+    p = sub.add_parser("bench-checks", help="each visible check cell's time, every exercise run with its solution")
+    p.add_argument("--module", action="append", help="only this module (repeatable; default: every one)")
+    p.add_argument("--repeat", type=int, default=1, help="run each exercise this many times; count the fastest")
+    p.add_argument("--out", help="also write the figures to this JSON file")
+    p.set_defaults(run=cmd_bench_checks)
     return top
 
 

@@ -254,7 +254,7 @@ def test_cli_lists_the_commands(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     out = capsys.readouterr().out
-    for command in ("collect", "grade", "feedback", "export", "report", "demo-cohort", "bench-grade"):
+    for command in ("collect", "grade", "feedback", "export", "report", "demo-cohort", "bench-grade", "bench-checks"):
         assert command in out
 
 

@@ -36,7 +36,7 @@ import nbformat
 
 from ..cohort.course import Course
 from ..cohort.grade import GradeOptions, grade
-from . import nbtools
+from . import courses, nbtools
 from .synthetic import REPO, honest_cohort, load_catalogue
 
 
@@ -85,7 +85,7 @@ def _courses(root: Path, module: str, students: int) -> tuple[dict[str, Path], l
     solution = nbtools.read(REPO / "solutions" / module / f"{module}.ipynb")
     release = nbtools.read(REPO / "exercises" / module / f"{module}.ipynb")
     cohort = honest_cohort(solution, release, load_catalogue(module), size=students)
-    courses = {}
+    built = {}
     for kind in ("plain", "ours"):
         course = root / kind
         if course.exists():
@@ -94,8 +94,8 @@ def _courses(root: Path, module: str, students: int) -> tuple[dict[str, Path], l
         courses.release(course, module)
         for student, nb in cohort.notebooks.items():
             courses.submit(course, module, student, nb)
-        courses[kind] = course
-    return courses, list(cohort.notebooks)
+        built[kind] = course
+    return built, list(cohort.notebooks)
 
 
 def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbox: str = "bwrap",
@@ -110,7 +110,7 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
     root = Path(dest) if dest else Path(tempfile.mkdtemp(prefix="ag-bench-"))
     root.mkdir(parents=True, exist_ok=True)
     print(f"[bench] building two copies of a {students}-student cohort of {module} in {root}", flush=True)
-    courses, names = _courses(root, module, students)
+    built, names = _courses(root, module, students)
     solution = nbtools.read(REPO / "solutions" / module / f"{module}.ipynb")
     n = len(names)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -124,9 +124,9 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
         print(f"[bench] step {step + 1}/5: {kind} ...", flush=True)
         started, cpu = time.monotonic(), _cpu()
         if kind == "plain":
-            courses.autograde(courses["plain"], module)
+            courses.autograde(built["plain"], module)
         elif kind == "ours":
-            record = grade(Course.open(courses["ours"]), module,
+            record = grade(Course.open(built["ours"]), module,
                            GradeOptions(workers=workers, sandbox=sandbox, progress=False))
             latencies += [e["seconds"] for e in record["students"].values()]
             # sandboxed kernels' CPU is sampled by the kernel manager (bwrap does not pass it on to getrusage)
@@ -134,7 +134,7 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
             sandbox_mode = record["sandbox"]["mode"]
         else:
             half = halves[0] if step == 1 else halves[1]
-            submitted = courses["plain"] / "submitted"
+            submitted = built["plain"] / "submitted"
             floors += floor_seconds([submitted / s / module / f"{module}.ipynb" for s in half], root, solution)
         wall[kind] += time.monotonic() - started
         cpu_used[kind] += _cpu() - cpu
@@ -142,7 +142,7 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
     wall["ours"] /= 2
     cpu_used["ours"] /= 2
 
-    plain_scores, ours_scores = courses.scores(courses["plain"], module), courses.scores(courses["ours"], module)
+    plain_scores, ours_scores = courses.scores(built["plain"], module), courses.scores(built["ours"], module)
     disagree = sorted(s for s in names if plain_scores.get(s) != ours_scores.get(s))
     plain_s, ours_s = wall["plain"], wall["ours"]
     floor = statistics.mean(floors)
