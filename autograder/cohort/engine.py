@@ -38,6 +38,18 @@ PLUGIN = "torch-ledger-grader"
 #: How many times a submission may take its worker down before it is recorded as failed
 #: (set on the scheduler of a local cluster; an external scheduler keeps its own setting).
 ALLOWED_FAILURES = 1
+#: What a local cluster's workers import as they start (nbgrader and the grader), while the
+#: coordinator checks the kernel, rather than when the run's plugin arrives.
+PRELOAD = ["autograder.cohort.worker", "nbgrader.api", "nbgrader.converters", "nbgrader.preprocessors"]
+#: Dask settings for a local cluster: no statistical profiler sampling the grading thread every
+#: 10 ms, and the event loop's housekeeping at a pace a grader that takes seconds a task needs.
+LOCAL_CONFIG = {
+    "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 
 class EngineError(RuntimeError):
@@ -164,7 +176,7 @@ class Engine:
         from distributed import Client, LocalCluster
 
         try:
-            dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES})
+            dask.config.set(LOCAL_CONFIG if not self.scheduler else {})
             if self.scheduler:
                 try:
                     self.client = Client(self.scheduler, timeout="20s")
@@ -173,7 +185,7 @@ class Engine:
             else:
                 self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                            memory_limit=0, silence_logs=logging.ERROR)
+                                            memory_limit=0, silence_logs=logging.ERROR, preload=PRELOAD)
                 self.client = Client(self.cluster)
         except BaseException as error:  # noqa: BLE001 - handed to start(), in the calling thread
             self._error = error
