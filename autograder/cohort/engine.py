@@ -259,14 +259,16 @@ class Engine:
         except Exception:  # noqa: BLE001 - best effort: the task is recorded as failed either way
             pass
 
-    def close(self, now: bool = False) -> None:
-        """Close the client (and the local cluster, whose workers take their sandboxes with them)."""
+    def close(self) -> None:
+        """Close the client and the local cluster, whose workers take their sandboxes with them; on an
+        existing cluster, take the run's plugin off every worker first (its teardown stops the sandbox of
+        a notebook still running there, so a stopped run leaves no student code behind)."""
         from .sandbox import drain
 
         if getattr(self, "_launched", None) is not None:
             self._launched.join()
         if self.client is not None:
-            if self.plugin_name and not now and self.cluster is None:
+            if self.plugin_name and self.cluster is None:
                 try:
                     self.client.unregister_worker_plugin(self.plugin_name)
                 except Exception:  # noqa: BLE001 - the plugin is gone with its workers

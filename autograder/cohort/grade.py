@@ -266,7 +266,7 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         return _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package,
                     facts, task, engine, cell_timeout, reference_dir)
     finally:
-        engine.close(now=True)  # a no-op when the run closed it
+        engine.close()  # a no-op when the run closed it
         if options.scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -391,7 +391,7 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
         restore()
         if bar is not None:
             bar.close()
-        engine.close(now=bool(refused) or interrupted)
+        engine.close()
         if gb is not None:
             gb.close()
         journal.close()
