@@ -157,6 +157,8 @@ class Engine:
         self.scheduler, self.requested = scheduler, workers
         self.cluster = self.client = None
         self.plugin_name = ""
+        self._launched: threading.Thread | None = None  # connecting in the background (launch)
+        self._error: BaseException | None = None  # what connecting raised, raised again by connect
         self.uids: set[int] = set()
         self.seen_workers = 0  # the most workers the run had at once
         self.retried: dict[str, int] = {}  # student -> how many workers died grading them
@@ -168,7 +170,6 @@ class Engine:
     def launch(self) -> None:
         """Start connecting (or starting the local cluster) in the background; :meth:`start` waits for it."""
         self._launched = threading.Thread(target=self._connect, name="grading-engine", daemon=True)
-        self._error: BaseException | None = None
         self._launched.start()
 
     def _connect(self) -> None:
@@ -192,7 +193,7 @@ class Engine:
 
     def connect(self) -> None:
         """Wait for the cluster (started by :meth:`launch`, or now)."""
-        if getattr(self, "_launched", None) is None:
+        if self._launched is None:
             self.launch()
         self._launched.join()
         if self._error is not None:
@@ -265,7 +266,7 @@ class Engine:
         a notebook still running there, so a stopped run leaves no student code behind)."""
         from .sandbox import drain
 
-        if getattr(self, "_launched", None) is not None:
+        if self._launched is not None:
             self._launched.join()
         if self.client is not None:
             if self.plugin_name and self.cluster is None:
