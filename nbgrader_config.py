@@ -27,6 +27,11 @@ def _is_autograde(argv) -> bool:
 # (autograder.progress.is_grading; the cohort's sandboxed kernels get it from autograder.cohort.sandbox).
 if _is_autograde(sys.argv):
     os.environ["TORCH_LEDGER_GRADING"] = "1"
+    # Each student's kernel is forked from a template that has imported torch and the checks: a new
+    # process per notebook, seconds sooner (autograder/cohort/warm.py).  TORCH_LEDGER_KERNELS=cold
+    # starts a new interpreter per notebook instead, as nbgrader does by default.
+    if os.environ.get("TORCH_LEDGER_KERNELS", "warm") != "cold":
+        c.Execute.kernel_manager_class = "autograder.cohort.warm.WarmKernelManager"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -44,7 +44,7 @@ def cmd_grade(args) -> int:
     from .cohort.grade import GradeOptions, grade
 
     options = GradeOptions(workers=args.workers, students=args.student or None, scheduler=args.scheduler,
-                           sandbox=args.sandbox,
+                           sandbox=args.sandbox, kernels=args.kernels,
                            limits=_limits(args), cell_timeout=args.cell_timeout, progress=not args.no_progress,
                            force=args.force)
     record = grade(_course(args), args.assignment, options)
@@ -124,6 +124,9 @@ def parser() -> argparse.ArgumentParser:
                         "instead of a local one")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="auto",
                    help="auto: bubblewrap when it can run, else none with a loud warning; bwrap: required; off")
+    p.add_argument("--kernels", choices=["warm", "cold"], default="warm",
+                   help="warm: each notebook's kernel is forked from a template that has imported torch and the "
+                        "checks (a fresh process, fresh scratch space, the same limits); cold: a new interpreter each")
     _limit_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--force", action="store_true",

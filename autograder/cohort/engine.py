@@ -71,6 +71,7 @@ class Assignment:
     config: object  # the course's traitlets Config
     template_db: bytes
     data_files: dict = field(default_factory=dict)  # pack_folder of the data files
+    warm: bool = True  # kernels forked from a warm template (autograder.cohort.warm)
 
 
 def grader_uid(pid: int, slot: int = 0) -> int:
@@ -119,13 +120,15 @@ class GraderPlugin(WorkerPlugin):
                           template_db=str(template), assignment=a.assignment, notebook=a.notebook,
                           sandboxed=a.sandboxed, limits=a.limits, cell_timeout=a.cell_timeout, tests=a.tests,
                           functions=a.functions, locked=a.locked,
-                          data_files=[str(p) for p in sorted(data.iterdir())])
+                          data_files=[str(p) for p in sorted(data.iterdir())], warm=a.warm)
         self.grader = Worker(spec)
+        self.grader.warm_up()
 
     def teardown(self, worker=None) -> None:
         from .sandbox import drain
 
         if self.grader is not None:
+            self.grader.close()
             drain(self.grader.spec.uid, patience=5.0)
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)

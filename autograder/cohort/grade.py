@@ -78,6 +78,7 @@ class GradeOptions:
     students: list[str] | None = None  # default: every submission
     scheduler: str | None = None  # a Dask scheduler's address (tcp://HOST:8786); default: a local cluster
     sandbox: str = "auto"  # auto | bwrap | off
+    kernels: str = "warm"  # warm: forked from a template per worker (autograder.cohort.warm) | cold: a new interpreter each
     limits: Limits = field(default_factory=Limits)
     cell_timeout: int | None = None  # default: the course's c.Execute.timeout
     progress: bool = True
@@ -259,7 +260,9 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         template = scratch / "template.db"
         copy_assignment(course.db_url, "sqlite:///" + str(template), assignment, course.course_id or "default_course")
         facts = _assignment_facts("sqlite:///" + str(template), assignment, reference_nb)
-        task = Assignment(assignment=assignment, notebook=notebook, sandboxed=sandboxed,
+        if options.kernels not in ("warm", "cold"):
+            raise GradingError(f"--kernels must be warm or cold, not {options.kernels!r}")
+        task = Assignment(assignment=assignment, notebook=notebook, sandboxed=sandboxed, warm=options.kernels == "warm",
                           limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
                           functions=facts["functions"], locked=facts["locked"], config=course.config,
                           template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)))
@@ -551,7 +554,7 @@ def _record(course: Course, assignment: str, notebook: str, facts: dict, student
         graded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         seconds=round(seconds, 1),
         workers=engine.seen_workers,
-        sandbox={"mode": "bwrap" if sandboxed else "off", "warning": sandbox_warning},
+        sandbox={"mode": "bwrap" if sandboxed else "off", "warning": sandbox_warning, "kernels": options.kernels},
         limits={**options.limits.as_dict(), "cell_seconds": cell_timeout},
         gradebook=safe_url(course.db_url),
         functions=facts["functions"],

@@ -468,6 +468,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     #: Where each launched kernel's record goes (its process, whether the wall clock stopped it, its CPU
     #: time): a grader gives every notebook a subclass with a list of its own.
     events: list | None = None
+    #: The warm template the kernel is forked from (:mod:`autograder.cohort.warm`); ``None`` starts it cold.
+    template = None
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -494,6 +496,40 @@ class SandboxedKernelManager(AsyncKernelManager):
         return [*bwrap_argv(Path(self.box), self.uid, self._limits), *cmd]
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        from . import warm
+
+        template = self.template
+        arguments = warm.kernel_arguments(kernel_cmd) if template is not None else None
+        forked = arguments is not None and template is not None and template.alive()
+        if forked:
+            await self._fork_kernel(template, arguments)
+        else:
+            await self._start_cold(kernel_cmd, **kw)
+        self._event = {"started": time.monotonic(), "wall_killed": False, "process": self.provisioner.process,
+                       "warm": forked}
+        if self.events is not None:
+            self.events.append(self._event)
+        seconds = self._limits.notebook_seconds
+        loop = asyncio.get_running_loop()
+        if seconds and seconds > 0:
+            self._wall_timer = loop.call_later(seconds, self._kill_on_wall_clock)
+        if self.sandboxed:
+            self._lock_task = loop.create_task(self._lock_when_bound())
+
+    async def _fork_kernel(self, template, arguments: list[str]) -> None:
+        from . import warm
+
+        box = Path(self.box)
+        if self.sandboxed:
+            process = template.spawn(arguments, cwd=HOME, box=box, log=box / "kernel.log")
+        else:
+            home = box / "home"
+            env = {**kernel_env(), "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                   "PYTHONPATH": str(box / "lib"), "JPY_PARENT_PID": "template"}
+            process = template.spawn(arguments, cwd=str(home), env=env, log=box / "kernel.log")
+        warm.adopt(self, process)
+
+    async def _start_cold(self, kernel_cmd: list[str], **kw) -> None:
         if self.sandboxed:
             kw["cwd"] = str(self.box)  # bwrap's own cwd; the kernel's is --chdir
             kw["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
@@ -512,15 +548,6 @@ class SandboxedKernelManager(AsyncKernelManager):
             await super()._async_launch_kernel(kernel_cmd, **kw)
         finally:
             log.close()
-        self._event = {"started": time.monotonic(), "wall_killed": False, "process": self.provisioner.process}
-        if self.events is not None:
-            self.events.append(self._event)
-        seconds = self._limits.notebook_seconds
-        loop = asyncio.get_running_loop()
-        if seconds and seconds > 0:
-            self._wall_timer = loop.call_later(seconds, self._kill_on_wall_clock)
-        if self.sandboxed:
-            self._lock_task = loop.create_task(self._lock_when_bound())
 
     async def _lock_when_bound(self, patience: float = 120.0) -> None:
         """Once the kernel has created its five sockets, it may write nothing more on the host."""
@@ -549,12 +576,12 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._event["wall_killed"] = True
         try:
             os.killpg(os.getpgid(process.pid), signal.SIGKILL)
-        except OSError:
+        except (OSError, TypeError):  # TypeError: a forked kernel whose pid here is unknown
             process.kill()
 
     async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
         process = self.provisioner.process if self.provisioner else None
-        if process is not None and process.poll() is None:
+        if process is not None and process.poll() is None and process.pid is not None:
             self._event["cpu_seconds"] = tree_cpu_seconds(process.pid)
         await super()._async_shutdown_kernel(now=now, restart=restart)
 

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from pathlib import Path
 import nbformat
 from traitlets.config import Config
 
-from . import canary, outcomes, sandbox, scan
+from . import canary, outcomes, sandbox, scan, warm
 from .course import reset_dir
 from .record import Job, KernelOutcome, pack_folder, unpack_folder
 
@@ -59,6 +60,7 @@ class WorkerSpec:
     functions: list[str]  # graded functions: the answer cells' grade ids
     locked: dict[str, str]  # locked cells' grade id -> source (for the static scan)
     data_files: list[str] = field(default_factory=list)  # paths on this machine
+    warm: bool = True  # fork each kernel from a warm template (autograder.cohort.warm) where one can run
 
 
 class _Capture(logging.Handler):
@@ -168,6 +170,7 @@ class Grading:
     capture: _Capture = field(default_factory=_Capture)  # nbgrader's log
     tracker: _CellTracker = field(default_factory=_CellTracker)
     kernel_events: list = field(default_factory=list)  # what happened to the kernels (sandbox.py)
+    template: warm.Template | None = None  # the warm template its kernel is forked from (None: cold)
     graded: nbformat.NotebookNode | None = None  # the autograded notebook
     scores: dict = field(default_factory=dict)  # test id -> (score, max score)
     autograded_at: float = 0.0  # when nbgrader returned
@@ -188,6 +191,71 @@ class Worker:
         self.log = logging.getLogger(f"autograder.cohort.worker{spec.index}")
         self.log.propagate = False
         self.log.setLevel(logging.INFO)
+        self.template: warm.Template | None = None
+        self.template_problem = ""  # why kernels start cold, when a template was wanted and failed
+        self._warming: threading.Thread | None = None
+
+    # -- the warm template --------------------------------------------------------------------
+
+    @property
+    def sandbox_root(self) -> Path:
+        """The folder holding the notebook's box (bound into the template's sandbox)."""
+        return self.scratch / "sandbox"
+
+    def warm_up(self) -> None:
+        """Start the template in the background (the first notebook waits for it)."""
+        if self.spec.warm and warm.Template.supported(self.spec.sandboxed) and self._warming is None:
+            self._warming = threading.Thread(target=self._start_template, name="warm-up", daemon=True)
+            self._warming.start()
+
+    def _start_template(self) -> None:
+        spec, root = self.spec, self.sandbox_root
+        root.mkdir(parents=True, exist_ok=True)
+        env = None
+        if not spec.sandboxed:
+            lib = root / "lib"
+            if not lib.exists():
+                lib.mkdir()
+                (lib / "autograder").symlink_to(sandbox.package_dir(), target_is_directory=True)
+            env = {**sandbox.kernel_env(), "HOME": str(root), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                   "PYTHONPATH": str(lib)}
+        template = warm.Template(root, sandboxed=spec.sandboxed, uid=spec.uid, limits=spec.limits, env=env)
+        try:
+            template.start()
+        except (OSError, warm.TemplateError) as error:
+            self.template_problem = f"warm kernels unavailable, kernels start cold: {error}"
+            return
+        expected = (f"{sandbox.PACKAGE_ROOT}/autograder/__init__.py" if spec.sandboxed
+                    else str(root / "lib" / "autograder" / "__init__.py"))
+        if template.info.get("autograder") != expected or template.info.get("threads") != 1:
+            template.close()
+            self.template_problem = (f"warm kernels unavailable, kernels start cold: the template imported "
+                                     f"autograder from {template.info.get('autograder')!r} (expected {expected}) "
+                                     f"with {template.info.get('threads')} threads")
+            return
+        self.template, self.template_problem = template, ""
+
+    def _ready_template(self) -> warm.Template | None:
+        """The template to fork this notebook's kernel from (restarted if it died), or ``None``: cold."""
+        if self._warming is None:
+            self.warm_up()
+        if self._warming is not None:
+            self._warming.join()
+        if self.template is not None and not self.template.alive():
+            self.template.close()
+            self.template = None
+            self._warming = None
+            self.warm_up()
+            if self._warming is not None:
+                self._warming.join()
+        return self.template
+
+    def close(self) -> None:
+        if self._warming is not None:
+            self._warming.join()
+        if self.template is not None:
+            self.template.close()
+            self.template = None
 
     # -- one job ----------------------------------------------------------------------------
 
@@ -242,7 +310,7 @@ class Worker:
             p = Path(f)
             (shutil.copytree if p.is_dir() else shutil.copy)(p, source / p.name)
         shutil.copy(spec.template_db, course / "gradebook.db")
-        g.box = self.scratch / "box"
+        g.box = self.sandbox_root / "box"
         sandbox.drain(spec.uid)
         sandbox.prepare_box(g.box, spec.uid)
         _copy_plain_files(g.folder, g.box / "home",
@@ -257,11 +325,16 @@ class Worker:
 
     def step_autograde(self, g: Grading) -> None:
         """nbgrader's ``Autograde`` converter on the scratch course, its kernel in the sandbox."""
-        started = time.monotonic()
-        g.result.timings["prepare"] = round(started - g.started, 3)
         self.log.handlers = [g.capture]
+        g.template = self._ready_template()
+        if self.template_problem and self.spec.warm:
+            g.result.notes.append(self.template_problem)
+        g.result.timings["prepare"] = round(time.monotonic() - g.started, 3)
+        started = time.monotonic()
         ok = self._run_nbgrader(g)
         ended = time.monotonic()
+        if g.template is not None:
+            sandbox.drain(self.spec.uid, patience=0.0)  # what the kernel left running dies with it, as in a cold sandbox
         cpu = sum(e.get("cpu_seconds", 0.0) for e in g.kernel_events)
         if cpu:
             g.result.timings["kernel_cpu"] = round(cpu, 3)
@@ -351,7 +424,7 @@ class Worker:
         cfg.OverwriteCells.add_missing_cells = True
         # A kernel manager class of this notebook's own, so that what happens to its kernels lands here.
         cfg.Execute.kernel_manager_class = type("NotebookKernelManager", (sandbox.SandboxedKernelManager,),
-                                                {"events": g.kernel_events})
+                                                {"events": g.kernel_events, "template": g.template})
         cfg.Execute.timeout = spec.cell_timeout
         cfg.Execute.interrupt_on_timeout = True
         cfg.Execute.on_cell_start = g.tracker

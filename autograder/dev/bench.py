@@ -6,7 +6,8 @@ from its solution, release and bug catalogue), in one run:
 * **plain**: ``nbgrader autograde ASSIGNMENT --create --force``, serial, no sandbox — what
   an instructor gets out of the box;
 * **ours**: ``grade ASSIGNMENT --workers N --sandbox bwrap`` on a local Dask cluster (its start-up and the
-  calibration run of the solution included);
+  calibration run of the solution included), once with ``--kernels cold`` (a new interpreter per
+  notebook, as before warm kernels) and once with ``--kernels warm`` (forked from a template);
 * **floor**: each notebook's code (as autograded, hidden tests included) run as a plain
   Python script, one after the other: the cost of the work itself, without a kernel.
 
@@ -14,8 +15,8 @@ It prints notebooks per minute for plain and ours and their ratio, and our time 
 notebook against the floor's, both as wall-clock per notebook (what a cohort costs) and
 as the latency of one notebook inside a worker.  The grades of both runs must agree.
 
-The runs are placed symmetrically in time (ours, floor for half the notebooks, plain, floor
-for the other half, ours again) so that load from other work on a shared machine weighs on
+The runs are placed symmetrically in time (warm, cold, floor for half the notebooks, plain,
+floor for the other half, cold, warm) so that load from other work on a shared machine weighs on
 all three alike; CPU seconds per notebook (which such load does not change) are printed too.
 """
 
@@ -81,12 +82,12 @@ def floor_seconds(notebooks: list[Path], workdir: Path, solution) -> list[float]
 
 
 def _courses(root: Path, module: str, students: int) -> tuple[dict[str, Path], list[str]]:
-    """Two course directories, ``plain`` and ``ours``, holding the same synthetic cohort."""
+    """Three course directories, ``plain``, ``cold`` and ``warm``, holding the same synthetic cohort."""
     solution = nbtools.read(REPO / "solutions" / module / f"{module}.ipynb")
     release = nbtools.read(REPO / "exercises" / module / f"{module}.ipynb")
     cohort = honest_cohort(solution, release, load_catalogue(module), size=students)
     built = {}
-    for kind in ("plain", "ours"):
+    for kind in ("plain", "cold", "warm"):
         course = root / kind
         if course.exists():
             shutil.rmtree(course)
@@ -100,82 +101,94 @@ def _courses(root: Path, module: str, students: int) -> tuple[dict[str, Path], l
 
 def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbox: str = "bwrap",
         dest: Path | None = None, out: Path | None = None) -> dict:
-    """Measure plain, ours and the floor on the same cohort; prints the figures, writes them to ``out``
-    (JSON) when given, and returns them.
+    """Measure plain, ours (cold kernels, then warm) and the floor on the same cohort; prints the
+    figures, writes them to ``out`` (JSON) when given, and returns them.
 
     On a machine shared with other work the load drifts, so the runs are placed symmetrically
-    in time: ours, floor (first half of the notebooks), plain, floor (second half), ours again
-    (a rerun); ours counts as the mean of its two runs.
+    in time: warm, cold, floor (first half of the notebooks), plain, floor (second half), cold,
+    warm; each of ours counts as the mean of its two runs.
     """
     root = Path(dest) if dest else Path(tempfile.mkdtemp(prefix="ag-bench-"))
     root.mkdir(parents=True, exist_ok=True)
-    print(f"[bench] building two copies of a {students}-student cohort of {module} in {root}", flush=True)
+    print(f"[bench] building three copies of a {students}-student cohort of {module} in {root}", flush=True)
     built, names = _courses(root, module, students)
     solution = nbtools.read(REPO / "solutions" / module / f"{module}.ipynb")
     n = len(names)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    wall = {"plain": 0.0, "ours": 0.0, "floor": 0.0}
-    cpu_used = {"plain": 0.0, "ours": 0.0, "floor": 0.0}
-    load: dict[str, list[float]] = {"plain": [], "ours": [], "floor": []}
+    kinds = ("plain", "cold", "warm", "floor")
+    wall = dict.fromkeys(kinds, 0.0)
+    cpu_used = dict.fromkeys(kinds, 0.0)
+    load: dict[str, list[float]] = {k: [] for k in kinds}
+    latencies: dict[str, list[float]] = {"cold": [], "warm": []}
     floors: list[float] = []
-    latencies: list[float] = []
     halves = [names[0::2], names[1::2]]
-    for step, kind in enumerate(["ours", "floor", "plain", "floor", "ours"]):
-        print(f"[bench] step {step + 1}/5: {kind} ...", flush=True)
+    schedule = ["warm", "cold", "floor", "plain", "floor", "cold", "warm"]
+    sandbox_mode = sandbox
+    for step, kind in enumerate(schedule):
+        print(f"[bench] step {step + 1}/{len(schedule)}: {kind} ...", flush=True)
         started, cpu = time.monotonic(), _cpu()
         if kind == "plain":
-            courses.autograde(built["plain"], module)
-        elif kind == "ours":
-            record = grade(Course.open(built["ours"]), module,
-                           GradeOptions(workers=workers, sandbox=sandbox, progress=False))
-            latencies += [e["seconds"] for e in record["students"].values()]
+            courses.autograde(built["plain"], module, kernels="cold")
+        elif kind in ("cold", "warm"):
+            record = grade(Course.open(built[kind]), module,
+                           GradeOptions(workers=workers, sandbox=sandbox, kernels=kind, progress=False))
+            latencies[kind] += [e["seconds"] for e in record["students"].values()]
             # sandboxed kernels' CPU is sampled by the kernel manager (bwrap does not pass it on to getrusage)
             cpu -= record["kernel_cpu_seconds"] if record["sandbox"]["mode"] == "bwrap" else 0.0
             sandbox_mode = record["sandbox"]["mode"]
         else:
-            half = halves[0] if step == 1 else halves[1]
+            half = halves[0] if step < len(schedule) // 2 else halves[1]
             submitted = built["plain"] / "submitted"
             floors += floor_seconds([submitted / s / module / f"{module}.ipynb" for s in half], root, solution)
         wall[kind] += time.monotonic() - started
         cpu_used[kind] += _cpu() - cpu
         load[kind].append(os.getloadavg()[0])
-    wall["ours"] /= 2
-    cpu_used["ours"] /= 2
+    for kind in ("cold", "warm"):
+        wall[kind] /= 2
+        cpu_used[kind] /= 2
 
-    plain_scores, ours_scores = courses.scores(built["plain"], module), courses.scores(built["ours"], module)
-    disagree = sorted(s for s in names if plain_scores.get(s) != ours_scores.get(s))
-    plain_s, ours_s = wall["plain"], wall["ours"]
+    scores = {kind: courses.scores(built[kind], module) for kind in ("plain", "cold", "warm")}
+    disagree = sorted(s for s in names if not scores["plain"].get(s) == scores["cold"].get(s) == scores["warm"].get(s))
     floor = statistics.mean(floors)
-    latency = statistics.mean(latencies)
     result = {
         "module": module, "notebooks": n, "workers": workers, "sandbox": sandbox_mode, "cores": cores,
-        "plain_seconds": round(plain_s, 1), "ours_seconds": round(ours_s, 1),
-        "plain_per_minute": round(60 * n / plain_s, 1), "ours_per_minute": round(60 * n / ours_s, 1),
-        "speedup": round(plain_s / ours_s, 2),
         "floor_seconds_per_notebook": round(floor, 2),
-        "ours_wall_seconds_per_notebook": round(ours_s / n, 2),
-        "ours_wall_vs_floor": round(ours_s / n / floor, 2),
-        "ours_latency_seconds_per_notebook": round(latency, 2),
-        "ours_latency_vs_floor": round(latency / floor, 2),
         "grades_disagree": disagree,
         "cpu_seconds_per_notebook": {k: round(v / n, 2) for k, v in cpu_used.items()},
-        "idle_estimate_speedup": round(min(workers, cores) * cpu_used["plain"] / cpu_used["ours"], 2),
         "load_average": {k: [round(x, 1) for x in v] for k, v in load.items()},
     }
+    for kind in ("plain", "cold", "warm"):
+        result[f"{kind}_seconds"] = round(wall[kind], 1)
+        result[f"{kind}_per_minute"] = round(60 * n / wall[kind], 1)
+        result[f"{kind}_wall_vs_floor"] = round(wall[kind] / n / floor, 2)
+    for kind in ("cold", "warm"):
+        latency = statistics.mean(latencies[kind])
+        result[f"{kind}_speedup"] = round(wall["plain"] / wall[kind], 2)
+        result[f"{kind}_latency_seconds_per_notebook"] = round(latency, 2)
+        result[f"{kind}_latency_vs_floor"] = round(latency / floor, 2)
+        result[f"{kind}_idle_estimate_speedup"] = round(min(workers, cores) * cpu_used["plain"] / cpu_used[kind], 2)
     cpu = result["cpu_seconds_per_notebook"]
+    rows = []
+    for kind, label in (("plain", "plain nbgrader autograde (serial)"),
+                        ("cold", f"grade --workers {workers} --kernels cold"),
+                        ("warm", f"grade --workers {workers} --kernels warm")):
+        line = (f"  {label:38} {wall[kind]:7.1f} s {result[f'{kind}_per_minute']:6.1f} nb/min "
+                f"{wall[kind] / n:6.2f} s/nb = {result[f'{kind}_wall_vs_floor']:.2f}x floor")
+        if kind != "plain":
+            line += (f" | {result[f'{kind}_speedup']:.2f}x plain | one notebook in a worker "
+                     f"{result[f'{kind}_latency_seconds_per_notebook']:.2f} s = {result[f'{kind}_latency_vs_floor']:.2f}x floor")
+        rows.append(line)
+    table = "\n".join(rows)
     print(f"""
-bench-grade: {n} notebooks of {module}, {cores} cores (ours, floor, plain, floor, ours: ours is the mean of two runs)
-  plain nbgrader autograde (serial)      {plain_s:7.1f} s  {result['plain_per_minute']:6.1f} notebooks/min
-  grade --workers {workers} (Dask local cluster, sandbox {sandbox_mode:5})  {ours_s:7.1f} s  {result['ours_per_minute']:6.1f} notebooks/min
-  ratio ours / plain                      {result['speedup']:.2f}x   (target >= 1.7x on 2 cores)
-  floor: notebook code as a Python script {floor:7.2f} s per notebook
-  ours, wall-clock per notebook           {ours_s / n:7.2f} s = {result['ours_wall_vs_floor']:.2f}x the floor (target <= 1.3x)
-  ours, one notebook inside a worker      {latency:7.2f} s = {result['ours_latency_vs_floor']:.2f}x the floor
-  grades identical to plain nbgrader: {'yes' if not disagree else 'NO: ' + ', '.join(disagree)}
+bench-grade: {n} notebooks of {module}, {cores} cores, sandbox {sandbox_mode} (ours: the mean of two runs each)
+{table}
+  floor: notebook code as a Python script {floor:6.2f} s per notebook
+  targets: warm per notebook <= 0.5x the floor, warm >= 3x plain with 2 workers on 2 cores
+  grades identical in all three: {'yes' if not disagree else 'NO: ' + ', '.join(disagree)}
 CPU seconds per notebook (everything: nbgrader, kernels, workers; not affected by other load):
-  plain {cpu['plain']:.2f}   ours {cpu['ours']:.2f} (canary and calibration included)   floor {cpu['floor']:.2f}
-  -> CPU-bound estimate on an idle machine with {min(workers, cores)} cores: ours/plain = \
-{result['idle_estimate_speedup']}x
+  plain {cpu['plain']:.2f}   cold {cpu['cold']:.2f}   warm {cpu['warm']:.2f} (canary and calibration included)   floor {cpu['floor']:.2f}
+  -> CPU-bound estimate on an idle machine with {min(workers, cores)} cores: warm/plain = {result['warm_idle_estimate_speedup']}x, \
+cold/plain = {result['cold_idle_estimate_speedup']}x
 load average (1 min) after each step: {result['load_average']} on {cores} cores \
 (above {cores}, other work shared the machine)""")
     if out is not None:

@@ -46,8 +46,10 @@ def submit(course: Path, module_id: str, student: str, notebook) -> Path:
     return dest
 
 
-def autograde(course: Path, module_id: str, *extra: str, timeout: float | None = None) -> subprocess.CompletedProcess:
-    return nbgrader(course, "autograde", module_id, "--create", "--force", *extra, timeout=timeout)
+def autograde(course: Path, module_id: str, *extra: str, timeout: float | None = None,
+              kernels: str | None = None) -> subprocess.CompletedProcess:
+    """``nbgrader autograde`` every submission (``kernels="cold"``: a new interpreter per notebook)."""
+    return nbgrader(course, "autograde", module_id, "--create", "--force", *extra, timeout=timeout, kernels=kernels)
 
 
 def db_url(course: Path) -> str:

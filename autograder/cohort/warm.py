@@ -1,0 +1,580 @@
+"""Warm kernels: every grading kernel is forked from a template that has already imported torch.
+
+A fresh kernel spends most of a short notebook's time before its first cell: an interpreter
+starts, imports torch, NumPy, matplotlib, IPython and the checks, then opens its sockets.  A
+:class:`Template` pays that once per grading worker.  It is a long-lived process (inside the
+same bubblewrap sandbox as a cold kernel when grading is sandboxed) that imports
+:data:`PRELOAD`, starts no thread, and then only forks.  Each notebook's kernel is a fresh
+child of it:
+
+* a new process (its own session), so nothing one kernel does to its interpreter (globals,
+  monkeypatched torch or checks, ``set_num_threads``, the default dtype, deterministic flags,
+  the RNGs) exists in the template or in the next child;
+* in the sandbox, a mount namespace of its own with a fresh, size-limited tmpfs for its home
+  and for ``/tmp`` (the staged files bound read-only into the home, the box's other files
+  hidden), then the same rlimits and the same dropped uid as a cold kernel, set before any
+  student code runs; processes it leaves behind are killed by uid before the next notebook
+  (:func:`autograder.cohort.sandbox.drain`);
+* Python's and NumPy's global RNGs reseeded from the OS, as a new interpreter seeds them
+  (torch's default generator is untouched by the template, so it starts from torch's
+  default seed, as in a new interpreter).
+
+The template talks to its owner over its stdin and stdout, one JSON object per line.  It is
+used by :class:`autograder.cohort.sandbox.SandboxedKernelManager` (cohort grading) and by
+:class:`WarmKernelManager`, a drop-in kernel manager for plain ``nbgrader autograde``
+(the course's ``nbgrader_config.py`` selects it).  Where a template cannot run (a sandbox
+without root: no capability to mount a child's tmpfs), kernels start cold, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+
+#: What the template imports before it forks (each one only if it is installed).
+PRELOAD = (
+    "numpy", "torch", "torch._dynamo", "torch.nn", "torch.optim", "torch.utils.data",
+    "matplotlib", "matplotlib.pyplot", "sklearn.datasets",
+    "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
+    "autograder", "autograder.checks",
+)
+
+_CLONE_NEWNS = 0x00020000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+
+
+# ==== the template process ===================================================================
+
+def _preload(names) -> list[str]:
+    """Import ``names`` (and every module of ``autograder.checks``); the ones that failed."""
+    import importlib
+    import pkgutil
+
+    failed = []
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - an optional library that is not installed
+            failed.append(name)
+            continue
+        if name == "autograder.checks":
+            for info in pkgutil.iter_modules(module.__path__):
+                try:
+                    importlib.import_module(f"{name}.{info.name}")
+                except Exception:  # noqa: BLE001 - the kernel will import it and see the error itself
+                    failed.append(f"{name}.{info.name}")
+    return failed
+
+
+class _Lines:
+    """JSON lines from a file descriptor."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer, self.closed = fd, b"", False
+
+    def read(self) -> list[dict]:
+        chunk = os.read(self.fd, 65536)
+        if not chunk:
+            self.closed = True
+            return []
+        self.buffer += chunk
+        *lines, self.buffer = self.buffer.split(b"\n")
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def _send(fd: int, message: dict) -> None:
+    os.write(fd, (json.dumps(message) + "\n").encode())
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _mount(libc, source, target, fstype, flags: int, data: str | None = None) -> None:
+    import ctypes
+
+    encode = (lambda s: s.encode() if isinstance(s, str) else s)
+    if libc.mount(encode(source), encode(str(target)), encode(fstype), ctypes.c_ulong(flags), encode(data)) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"mount {source} on {target}: {os.strerror(errno)}")
+
+
+def _isolate(request: dict) -> None:
+    """In a sandboxed child: its own mounts (fresh home and /tmp, staged files read-only, the rest of
+    the box hidden), then the kernel's limits and uid.  Mirrors :func:`sandbox.bwrap_argv`."""
+    import resource
+
+    libc = _libc()
+    box, home, root = Path(request["box"]), request["home"], request["root"]
+    limits = request["limits"]
+    if libc.unshare(_CLONE_NEWNS) != 0:
+        raise OSError("unshare(CLONE_NEWNS) failed")
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+    size = limits["disk_mb"] * 1024 * 1024
+    ipc = os.open(box / "ipc", os.O_PATH | os.O_DIRECTORY)
+    staged = sorted((box / "home").iterdir())
+    staged_fds = [(item.name, item.is_dir(), os.open(item, os.O_PATH)) for item in staged]
+    for place in ("/tmp", home):
+        _mount(libc, "tmpfs", place, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={size},mode=1777")
+    if os.path.isdir(root):  # hide the rest of the box (when the root is not under the fresh /tmp already)
+        _mount(libc, "tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
+    os.makedirs(box / "ipc", mode=0o755)
+    _mount(libc, f"/proc/self/fd/{ipc}", box / "ipc", None, _MS_BIND)
+    os.close(ipc)
+    for name, is_dir, fd in staged_fds:
+        target = Path(home) / name
+        target.mkdir() if is_dir else target.touch()
+        _mount(libc, f"/proc/self/fd/{fd}", target, None, _MS_BIND | _MS_REC)
+        _mount(libc, None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+        os.close(fd)
+    mb = 1024 * 1024
+    for which, value in ((resource.RLIMIT_AS, limits["memory_mb"] * mb), (resource.RLIMIT_NPROC, limits["processes"]),
+                         (resource.RLIMIT_CPU, limits["cpu_seconds"]), (resource.RLIMIT_FSIZE, limits["file_mb"] * mb),
+                         (resource.RLIMIT_NOFILE, limits["open_files"]), (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(which, (value, value))
+    uid = int(request["uid"])
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: as after exec, so the kernel can read its own /proc entries
+
+
+def _child(request: dict, control: list[int], ready: int) -> None:
+    """Become the kernel described by ``request``; never returns."""
+    code = 1
+    try:
+        os.setsid()
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        if request.get("box"):
+            _isolate(request)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        if "JPY_PARENT_PID" in os.environ:
+            os.environ["JPY_PARENT_PID"] = str(os.getppid())
+        os.chdir(request["cwd"])
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        for fd in (null, log, *control):
+            os.close(fd)
+        os.write(ready, b"1")
+        os.close(ready)
+        import random
+
+        random.seed()
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()
+        sys.argv = [request["launcher"], *request["arguments"]]
+        if "JPY_PARENT_PID" in request["env"]:  # as a kernel jupyter_client starts: it exits when its parent goes
+            sys.argv.append(f"--IPKernelApp.parent_handle={os.getppid()}")
+        from ipykernel import kernelapp
+
+        kernelapp.launch_new_instance()
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:  # noqa: BLE001 - the reason goes to the kernel log; the kernel did not start
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve() -> None:
+    """The template's main loop: read the configuration, import, then fork a kernel per request."""
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]  # as ipykernel_launcher does; IPython puts '' back in each kernel
+    out, lines = 1, _Lines(0)
+    config: list[dict] = []
+    while not config and not lines.closed:
+        config = lines.read()
+    if not config:
+        return
+    started = time.monotonic()
+    failed = _preload(config[0].get("preload", PRELOAD))
+    threads = len(os.listdir("/proc/self/task"))
+    import ipykernel_launcher  # noqa: F401 - only its path: what sys.argv[0] is in a kernel
+
+    launcher = ipykernel_launcher.__file__
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_w)
+    autograder = sys.modules.get("autograder")
+    _send(out, {"op": "ready", "seconds": round(time.monotonic() - started, 3), "failed": failed,
+                "threads": threads, "pid": os.getpid(), "autograder": getattr(autograder, "__file__", "")})
+    children: dict[int, int] = {}  # pid -> request id
+    pending = list(config[1:])
+    while True:
+        for request in pending:
+            if request.get("op") == "spawn":
+                if threads != 1:
+                    _send(out, {"op": "refused", "id": request["id"], "why": f"{threads} threads in the template"})
+                    continue
+                ready_r, ready_w = os.pipe()
+                pid = os.fork()
+                if pid == 0:
+                    os.close(ready_r)
+                    _child({**request, "launcher": launcher}, [wake_r, wake_w], ready_w)
+                os.close(ready_w)
+                children[pid] = request["id"]
+                ok = bool(select.select([ready_r], [], [], 30)[0]) and os.read(ready_r, 1) == b"1"
+                os.close(ready_r)
+                _send(out, {"op": "spawned", "id": request["id"], "pid": pid, "ok": ok})
+            elif request.get("op") == "signal":
+                pid = next((p for p, i in children.items() if i == request["id"]), None)
+                if pid is not None:
+                    try:
+                        os.killpg(pid, request["signal"])
+                    except OSError:
+                        try:
+                            os.kill(pid, request["signal"])
+                        except OSError:
+                            pass
+        pending = []
+        readable = select.select([0, wake_r], [], [])[0]
+        if wake_r in readable:
+            os.read(wake_r, 4096)
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            ident = children.pop(pid, None)
+            if ident is not None:
+                code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+                _send(out, {"op": "exited", "id": ident, "status": code})
+        if 0 in readable:
+            pending = lines.read()
+            if lines.closed:
+                for pid in children:
+                    try:
+                        os.killpg(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                return
+
+
+# ==== the owner's side =======================================================================
+
+class TemplateError(RuntimeError):
+    """The template did not start, or a kernel could not be forked from it."""
+
+
+class ForkedKernel:
+    """A kernel forked from a :class:`Template`, shaped like the ``Popen`` a provisioner holds."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, template: Template, ident: int, pid: int | None) -> None:
+        self.template, self.ident, self.pid = template, ident, pid
+        self.returncode: int | None = None
+        self.ended = threading.Event()
+
+    def _exited(self, status: int) -> None:
+        self.returncode = status
+        self.ended.set()
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self.ended.wait(timeout):
+            raise subprocess.TimeoutExpired(f"forked kernel {self.pid}", timeout)
+        return self.returncode  # type: ignore[return-value]
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is not None:
+            return
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, sig)
+                return
+            except ProcessLookupError:
+                return
+            except PermissionError:
+                pass
+        self.template.signal(self.ident, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+
+class Template:
+    """A warm template process and the kernels forked from it.
+
+    ``sandboxed``: the template runs in bubblewrap (root only) and each child isolates itself
+    as described in the module docstring, under ``uid`` and ``limits``; ``root`` is the host
+    folder holding the boxes of the notebooks it runs (bound into the sandbox).  Without the
+    sandbox, children run as this user with ``env`` (default: this process's environment).
+    """
+
+    def __init__(self, root: Path, *, sandboxed: bool = False, uid: int = 0, limits: dict | None = None,
+                 env: dict | None = None, preload=PRELOAD) -> None:
+        self.root, self.sandboxed, self.uid = Path(root), sandboxed, uid
+        self.limits, self.env, self.preload = dict(limits or {}), env, tuple(preload)
+        self.process: subprocess.Popen | None = None
+        self.kernels: dict[int, ForkedKernel] = {}
+        self.info: dict = {}
+        self._replies: dict[int, dict] = {}
+        self._early_exits: dict[int, int] = {}
+        self._cond = threading.Condition()
+        self._next = 0
+        self._write = threading.Lock()
+
+    @staticmethod
+    def supported(sandboxed: bool) -> bool:
+        """Whether a template can run here: a sandboxed one needs root (to mount each child's tmpfs)."""
+        return not sandboxed or os.geteuid() == 0
+
+    def argv(self) -> list[str]:
+        command = [sys.executable, "-m", "autograder.cohort.warm"]
+        if not self.sandboxed:
+            return command
+        from . import sandbox
+
+        bwrap = sandbox.bwrap_path()
+        if bwrap is None:
+            raise TemplateError("bubblewrap (bwrap) is not installed")
+        root = str(self.root)
+        # Not --die-with-parent: that signal follows the thread that started bwrap, and a template outlives
+        # it.  The template exits when its stdin closes instead, which happens however its owner ends, and
+        # its pid namespace (every kernel in it) ends with it.
+        namespaces = [a for a in sandbox._namespace_args() if a != "--die-with-parent"]
+        argv = [bwrap, *namespaces, "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/tmp",
+                *sandbox._system_binds(), *sandbox._parents(sandbox.HOME), "--perms", "0755", "--dir", sandbox.HOME,
+                *sandbox._parents(root, {"/tmp"}), "--bind", root, root, "--chdir", "/", "--clearenv"]
+        for key, value in self.kernel_env().items():
+            argv += ["--setenv", key, value]
+        return [*argv, "--", *command]
+
+    def kernel_env(self) -> dict:
+        from . import sandbox
+
+        if self.sandboxed:
+            return sandbox.kernel_env()
+        return dict(os.environ if self.env is None else self.env)
+
+    def start(self, timeout: float = 240.0) -> Template:
+        self.root.mkdir(parents=True, exist_ok=True)
+        env = self.kernel_env()
+        if self.sandboxed:
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        self._log = open(self.root / "template.log", "ab")  # noqa: SIM115 - kept for the template's life
+        self.process = subprocess.Popen(self.argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self._log, env=env, cwd=str(self.root), start_new_session=True)
+        threading.Thread(target=self._read, name="warm-template", daemon=True).start()
+        self._request({"op": "configure", "preload": list(self.preload)})
+        with self._cond:
+            if not self._cond.wait_for(lambda: "ready" in self.info or self.process.poll() is not None, timeout):
+                self.close()
+                raise TemplateError(f"the template did not get ready within {timeout:.0f} s")
+        if "ready" not in self.info:
+            raise TemplateError(f"the template exited ({self.process.returncode}): {self.log_tail()}")
+        return self
+
+    def log_tail(self) -> str:
+        try:
+            return (self.root / "template.log").read_text(errors="replace")[-1500:]
+        except OSError:
+            return ""
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None and "ready" in self.info
+
+    def _request(self, message: dict) -> None:
+        with self._write:
+            assert self.process is not None and self.process.stdin is not None
+            self.process.stdin.write((json.dumps(message) + "\n").encode())
+            self.process.stdin.flush()
+
+    def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            with self._cond:
+                if message.get("op") == "ready":
+                    self.info = {**message, "ready": True}
+                elif message.get("op") == "exited":
+                    kernel = self.kernels.pop(message["id"], None)
+                    if kernel is None:  # it ended before spawn() registered it
+                        self._early_exits[message["id"]] = message["status"]
+                    else:
+                        kernel._exited(message["status"])
+                elif "id" in message:
+                    self._replies[message["id"]] = message
+                self._cond.notify_all()
+        with self._cond:  # the template is gone, and with it every kernel it forked
+            for kernel in self.kernels.values():
+                kernel._exited(-signal.SIGKILL)
+            self.kernels.clear()
+            self._cond.notify_all()
+
+    def spawn(self, arguments: list[str], *, cwd: str, box: Path | None = None, env: dict | None = None,
+              log: Path, timeout: float = 60.0) -> ForkedKernel:
+        """Fork a kernel with ``arguments`` (what follows ``-m ipykernel_launcher`` in its command, the
+        connection file's ``-f`` among them); ``box`` (sandboxed) is its sandbox directory."""
+        from . import sandbox
+
+        if not self.alive():
+            raise TemplateError("the template is not running")
+        with self._cond:
+            self._next += 1
+            ident = self._next
+        request = {"op": "spawn", "id": ident, "arguments": list(arguments), "cwd": cwd, "log": str(log),
+                   "env": env if env is not None else self.kernel_env()}
+        if self.sandboxed:
+            if box is None:
+                raise TemplateError("a sandboxed kernel needs its box")
+            request.update(box=str(box), home=sandbox.HOME, root=str(self.root), uid=self.uid,
+                           limits={**sandbox.Limits().as_dict(), **self.limits}, cwd=sandbox.HOME)
+        self._request(request)
+        with self._cond:
+            if not self._cond.wait_for(lambda: ident in self._replies or not self.alive(), timeout):
+                raise TemplateError(f"no kernel forked within {timeout:.0f} s")
+            reply = self._replies.pop(ident, None)
+        if reply is None or reply.get("op") != "spawned":
+            raise TemplateError((reply or {}).get("why", "the template stopped while forking a kernel"))
+        pid = self._host_pid(reply["pid"])
+        kernel = ForkedKernel(self, ident, pid)
+        with self._cond:
+            if ident in self._early_exits:
+                kernel._exited(self._early_exits.pop(ident))
+            else:
+                self.kernels[ident] = kernel
+        if not reply.get("ok"):
+            kernel.kill()
+        return kernel
+
+    def _host_pid(self, inner: int) -> int | None:
+        """The kernel's pid as this machine sees it (inside the sandbox it has another)."""
+        if not self.sandboxed:
+            return inner
+        from .sandbox import processes_of
+
+        for pid in processes_of(self.uid):
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("NSpid:") and int(line.split()[-1]) == inner:
+                        return pid
+            except (OSError, ValueError):
+                continue
+        return None
+
+    def signal(self, ident: int, sig: int) -> None:
+        if self.alive():
+            self._request({"op": "signal", "id": ident, "signal": int(sig)})
+
+    def close(self) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            try:
+                process.stdin.close()  # the template kills its kernels and exits
+                process.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                process.wait()
+        log = getattr(self, "_log", None)
+        if log is not None:
+            log.close()
+
+
+# ==== a kernel manager for plain nbgrader ====================================================
+
+_SHARED: dict[str, Template] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_template() -> Template | None:
+    """This process's unsandboxed template (started on first use); ``None`` when it cannot start."""
+    import atexit
+    import tempfile
+
+    with _SHARED_LOCK:
+        template = _SHARED.get("plain")
+        if template is not None and template.alive():
+            return template
+        if _SHARED.get("failed"):
+            return None
+        try:
+            template = Template(Path(tempfile.mkdtemp(prefix="torch-ledger-warm-"))).start()
+        except (OSError, TemplateError) as error:
+            print(f"warm kernels unavailable, starting kernels cold: {error}", file=sys.stderr)
+            _SHARED["failed"] = True  # type: ignore[assignment]
+            return None
+        _SHARED["plain"] = template
+        atexit.register(template.close)
+        return template
+
+
+def kernel_arguments(kernel_cmd: list[str]) -> list[str] | None:
+    """What follows ``PYTHON -m ipykernel_launcher`` in ``kernel_cmd`` when ``PYTHON`` is this interpreter
+    (after any sandbox prefix): the arguments a forked kernel is given.  ``None``: no template can stand in."""
+    for at in range(len(kernel_cmd) - 2):
+        if kernel_cmd[at + 1:at + 3] == ["-m", "ipykernel_launcher"]:
+            if os.path.realpath(kernel_cmd[at]) == os.path.realpath(sys.executable):
+                return kernel_cmd[at + 3:]
+            return None
+    return None
+
+
+class WarmKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` whose kernels are forked from this process's warm template.
+
+    For plain ``nbgrader autograde``: ``c.Execute.kernel_manager_class =
+    "autograder.cohort.warm.WarmKernelManager"``.  A kernelspec that does not run ipykernel
+    with this interpreter starts cold.
+    """
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        arguments = kernel_arguments(kernel_cmd)
+        template = shared_template() if arguments is not None else None
+        if template is None:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+            return
+        cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
+        process = template.spawn(arguments, cwd=cwd, env=dict(kw.get("env") or os.environ),
+                                 log=template.root / "kernel.log")
+        adopt(self, process)
+
+
+def adopt(manager, process: ForkedKernel) -> None:
+    """Hand a forked kernel to ``manager``'s provisioner, as if it had launched it."""
+    manager.provisioner.process, manager.provisioner.pid, manager.provisioner.pgid = process, process.pid, None
+    manager._reconcile_connection_info(manager.provisioner.connection_info)
+
+
+if __name__ == "__main__":
+    serve()

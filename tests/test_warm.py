@@ -1,0 +1,183 @@
+"""Warm kernels: what one student's kernel does never reaches the next one forked from the same template.
+
+One grading run, one worker (so every kernel comes from one template, one after the other):
+probe students (the solution plus a cell that reports the interpreter's state) alternate with
+students that change everything a kernel can change.  Each probe must be graded, and report, as
+the same probe graded alone in a cold kernel (a new interpreter) does.
+"""
+
+import copy
+import json
+import os
+
+import pytest
+
+from autograder.cohort import sandbox, warm
+from autograder.cohort.course import Course
+from autograder.cohort.grade import GradeOptions, grade
+from autograder.dev import courses, nbtools
+
+pytestmark = pytest.mark.slow
+
+MODULE = "01-tensors"
+LIMITS = sandbox.Limits(notebook_seconds=120)
+
+PROBE = r'''
+import builtins, json, os, random, sys, threading
+import numpy as np
+import torch
+import autograder.core
+
+def _mine():
+    n = 0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and pid != str(os.getpid()):
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    n += any(l.startswith("Uid:") and int(l.split()[1]) == os.getuid() for l in f)
+            except OSError:
+                pass
+    return n
+
+STATE = {
+    "dtype": str(torch.get_default_dtype()), "threads": torch.get_num_threads(),
+    "deterministic": torch.are_deterministic_algorithms_enabled(), "cudnn": torch.backends.cudnn.deterministic,
+    "initial_seed": torch.initial_seed(), "torch_rand": torch.rand(3).tolist(),
+    "add": torch.add(torch.ones(2), 1.0).tolist(), "sum": torch.ones(3).sum().item(),
+    "builtins": hasattr(builtins, "LEAKED"), "core": getattr(autograder.core, "LEAKED", None),
+    "fail": autograder.core.fail.__module__, "env": os.environ.get("LEAKED"),
+    "home": sorted(os.listdir(os.path.expanduser("~"))), "staged": [open("notes.txt").read(), os.access("notes.txt", os.W_OK)], "tmp": sorted(os.listdir("/tmp")),
+    "py_threads": threading.active_count(), "my_processes": _mine(), "cwd": os.getcwd(),
+    "hist": [str(get_ipython().history_manager.hist_file), get_ipython().history_manager.enabled, sys.modules.get("sqlite3") is not None],
+    "random": random.random(), "numpy_random": float(np.random.rand()),
+}
+print("PROBE " + json.dumps(STATE))
+'''
+
+LEAK_STATE = r'''
+import builtins, os, random, subprocess, sys, threading, time
+import numpy as np
+import torch
+import autograder.core
+builtins.LEAKED = True
+autograder.core.LEAKED = "patched"
+autograder.core.fail = lambda *a, **k: None
+torch.set_default_dtype(torch.float64)
+torch.set_num_threads(2)
+torch.use_deterministic_algorithms(True)
+torch.backends.cudnn.deterministic = True
+torch.manual_seed(1234); random.seed(1); np.random.seed(1)
+_add = torch.add
+torch.add = lambda *a, **k: _add(*a, **k) + 1
+torch.Tensor.sum = lambda self, *a, **k: torch.tensor(42.0)
+os.environ["LEAKED"] = "1"
+for place in (os.path.expanduser("~/leaked.txt"), "/tmp/leaked.txt"):
+    with open(place, "w") as f:
+        f.write("left behind")
+threading.Thread(target=time.sleep, args=(600,)).start()
+subprocess.Popen([sys.executable, "-c", "import time\nwhile True:\n open('/tmp/late.txt', 'a').write('x')\n time.sleep(0.05)"],
+                 start_new_session=True)
+'''
+
+LEAK_KILL = r'''
+import os, signal
+for target in (os.getppid(), 1):
+    try:
+        os.kill(target, signal.SIGKILL)  # the template, the sandbox's init: not this uid's to signal
+    except OSError as error:
+        print("refused:", type(error).__name__)
+os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+
+def _with_cell(nb, source: str, at: int | None = None):
+    nb = copy.deepcopy(nb)
+    cell = nbtools.code(source)
+    nb.cells.insert(len(nb.cells) if at is None else at, cell)
+    return nb
+
+
+def _probe_of(course: Course, student: str) -> dict:
+    nb = nbtools.read(courses.autograded_notebook(course.root, MODULE, student))
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            text = out.get("text", "")
+            if "PROBE " in text:
+                return json.loads(text.split("PROBE ", 1)[1].splitlines()[0])
+    raise AssertionError(f"{student}: no probe output")
+
+
+def _first_code_index(nb) -> int:
+    return next(i for i, c in enumerate(nb.cells) if c.cell_type == "code") + 1
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, root):
+    if sandbox.probe() is not None or not warm.Template.supported(True):
+        pytest.skip("warm sandboxed kernels need bubblewrap and root")
+    solution = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
+    probe = _with_cell(solution, PROBE)
+    after_imports = _first_code_index(solution)
+    students = {"a-probe": probe, "b-leak-state": _with_cell(probe, LEAK_STATE, after_imports), "c-probe": probe,
+                "d-leak-kill": _with_cell(solution, LEAK_KILL, after_imports), "e-probe": probe}
+    base = tmp_path_factory.mktemp("warm")
+    built = {}
+    for name, who in (("shared", students), ("alone", {"a-probe": probe})):
+        course = courses.make_course(base / name, [MODULE], root)
+        courses.release(course, MODULE)
+        for student, nb in who.items():
+            folder = courses.submit(course, MODULE, student, nb).parent
+            (folder / "notes.txt").write_text("my notes")  # a student's other file: read-only in the kernel's home
+        built[name] = Course.open(course)
+    records = {
+        "shared": grade(built["shared"], MODULE, GradeOptions(workers=1, sandbox="bwrap", kernels="warm",
+                                                              limits=LIMITS, progress=False)),
+        "alone": grade(built["alone"], MODULE, GradeOptions(workers=1, sandbox="bwrap", kernels="cold",
+                                                            limits=LIMITS, progress=False)),
+    }
+    return built, records
+
+
+PROBES = ("a-probe", "c-probe", "e-probe")
+
+
+def test_every_kernel_was_forked_from_the_template(runs):
+    _, records = runs
+    assert records["shared"]["sandbox"]["kernels"] == "warm"
+    for student, entry in records["shared"]["students"].items():
+        assert not [n for n in entry["notes"] if "warm kernels unavailable" in n], (student, entry["notes"])
+
+
+def test_a_probe_after_any_student_is_graded_as_alone(runs):
+    built, records = runs
+    alone = courses.scores(built["alone"].root, MODULE)["a-probe"]
+    shared = courses.scores(built["shared"].root, MODULE)
+    lone = records["alone"]["students"]["a-probe"]
+    for student in PROBES:
+        assert shared[student] == alone, student
+        entry = records["shared"]["students"][student]
+        assert entry["tests"] == lone["tests"], student
+        assert (entry["notes"], entry["flags"]) == (lone["notes"], lone["flags"]), student
+
+
+def test_a_probe_sees_a_fresh_interpreter(runs):
+    built, _ = runs
+    alone = _probe_of(built["alone"], "a-probe")
+    seen = {student: _probe_of(built["shared"], student) for student in PROBES}
+    for student, state in seen.items():
+        for key in alone:
+            if key not in ("random", "numpy_random"):
+                assert state[key] == alone[key], (student, key, state[key], alone[key])
+    # Python's and NumPy's global generators are seeded afresh for each kernel, as in a new interpreter.
+    assert len({s["random"] for s in seen.values()}) == len(seen)
+    assert len({s["numpy_random"] for s in seen.values()}) == len(seen)
+    assert alone["my_processes"] == 0 and alone["home"] == ["notes.txt"]
+    assert alone["staged"] == ["my notes", False]
+
+
+def test_the_leaking_students_were_graded_not_crashed(runs):
+    _, records = runs
+    state = records["shared"]["students"]["b-leak-state"]
+    assert state["status"] == "graded", state
+    killed = records["shared"]["students"]["d-leak-kill"]
+    assert killed["status"] == "failed" and "SIGKILL" in killed["reason"], killed
