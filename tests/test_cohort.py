@@ -293,7 +293,7 @@ def cohort(tmp_path_factory, root, solution, release):
     courses.release(alone, MODULE)
     for student, nb in honest.items():
         courses.submit(alone, MODULE, student, nb)
-    courses.autograde(alone, MODULE)
+    courses.autograde(alone, MODULE, kernels="cold")  # a new interpreter per notebook: independent of warm kernels
     baseline = courses.scores(alone, MODULE)
 
     course_dir = courses.make_course(base / "course", [MODULE], root)

@@ -502,8 +502,11 @@ class SandboxedKernelManager(AsyncKernelManager):
         arguments = warm.kernel_arguments(kernel_cmd) if template is not None else None
         forked = arguments is not None and template is not None and template.alive()
         if forked:
-            await self._fork_kernel(template, arguments)
-        else:
+            try:
+                await self._fork_kernel(template, arguments)
+            except warm.TemplateError:
+                forked = False  # the template went away: this kernel starts cold
+        if not forked:
             await self._start_cold(kernel_cmd, **kw)
         self._event = {"started": time.monotonic(), "wall_killed": False, "process": self.provisioner.process,
                        "warm": forked}

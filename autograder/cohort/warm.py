@@ -515,6 +515,14 @@ class Template:
 
 _SHARED: dict[str, Template] = {}
 _SHARED_LOCK = threading.Lock()
+#: Set (unless already set) for a plain template and its kernels: a BLAS library's thread pool, started
+#: on import, would leave threads in the template, which then could not fork safely.  The sandboxed
+#: grading kernels run with the same settings (:func:`autograder.cohort.sandbox.kernel_env`).
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def _one_thread(env) -> dict:
+    return {**ONE_THREAD, **env}
 
 
 def shared_template() -> Template | None:
@@ -529,7 +537,10 @@ def shared_template() -> Template | None:
         if _SHARED.get("failed"):
             return None
         try:
-            template = Template(Path(tempfile.mkdtemp(prefix="torch-ledger-warm-"))).start()
+            template = Template(Path(tempfile.mkdtemp(prefix="torch-ledger-warm-")), env=_one_thread(os.environ)).start()
+            if template.info.get("threads") != 1:
+                template.close()
+                raise TemplateError(f"{template.info.get('threads')} threads were running in the template after its imports")
         except (OSError, TemplateError) as error:
             print(f"warm kernels unavailable, starting kernels cold: {error}", file=sys.stderr)
             _SHARED["failed"] = True  # type: ignore[assignment]
@@ -565,8 +576,13 @@ class WarmKernelManager(AsyncKernelManager):
             await super()._async_launch_kernel(kernel_cmd, **kw)
             return
         cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
-        process = template.spawn(arguments, cwd=cwd, env=dict(kw.get("env") or os.environ),
-                                 log=template.root / "kernel.log")
+        try:
+            process = template.spawn(arguments, cwd=cwd, env=_one_thread(kw.get("env") or os.environ),
+                                     log=template.root / "kernel.log")
+        except TemplateError as error:
+            print(f"warm kernel not forked, starting it cold: {error}", file=sys.stderr)
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+            return
         adopt(self, process)
 
 
