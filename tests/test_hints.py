@@ -317,7 +317,7 @@ def test_a_hint_cell_changes_nothing_under_real_nbgrader(tmp_path, monkeypatch, 
     learner_file = tmp_path / "home" / "progress.json"
     env = commands.environment
     monkeypatch.setattr(commands, "environment",
-                        lambda db=None: {**env(db), "TORCH_LEDGER_PROGRESS": str(learner_file)})
+                        lambda db=None, kernels=None: {**env(db, kernels), "TORCH_LEDGER_PROGRESS": str(learner_file)})
     monkeypatch.delenv(progress.GRADING_ENV, raising=False)
     courses.autograde(course, module_id)
 

@@ -8,7 +8,6 @@ the same probe graded alone in a cold kernel (a new interpreter) does.
 
 import copy
 import json
-import os
 
 import pytest
 

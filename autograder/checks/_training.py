@@ -12,6 +12,11 @@ import copy
 import weakref
 
 import torch
+
+# The first optimizer a process builds imports torch._dynamo (Optimizer.__init__ is wrapped to keep
+# dynamo out of it): about a second, once.  It is paid here, with the set-up cell's imports, not
+# inside whichever check cell happens to build the first optimizer.
+import torch._dynamo  # noqa: E402, F401, I001
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 

@@ -21,6 +21,7 @@ from torch import nn
 from ..core import call, describe, fail, graded
 from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
 from ..ledger import NONZERO, ZERO, Ledger, grad_state
+from . import _training  # noqa: F401 - its import pays for the first optimizer's (see there)
 
 # --------------------------------------------------------------------------
 # Shared helpers

@@ -5,17 +5,25 @@ one outlier, a call counter) and, for CUDA, against a simulated CUDA argument
 that records synchronisation.  ``compile_model`` is checked for parity and for
 training that reaches the original parameters (with the cheap ``aot_eager``
 backend: inductor itself is not what is graded).  Exported artefacts are reloaded
-in a fresh Python process (``.pt2``) or by onnxruntime and compared with eager at
+in a separate Python process (``.pt2``) or by onnxruntime and compared with eager at
 batch sizes the learner did not use.
+
+Speed: the one-time costs of a process's first compile and first ONNX export (imports,
+dynamo's set-up) are paid when this module is imported, not inside a check cell; the
+``.pt2`` is reloaded in a process forked from a helper that has imported torch and nothing
+else (:class:`_Reloader`, started in the background; it holds no state of the learner's
+session and each reload gets a process of its own), instead of a new interpreter per call.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -57,9 +65,9 @@ def _seconds(out, what):
     return float(out)
 
 
-def _not_too_fast(got: float) -> None:
-    if got < 0.008:
-        fail(f"time_it reported {got:.4f} s per call for calls that take at least 0.010 s.",
+def _not_too_fast(got: float, fast: float) -> None:
+    if got < 0.8 * fast:
+        fail(f"time_it reported {got:.4f} s per call for calls that take at least {fast:.3f} s.",
              "the clock readings around each call.", "read the clock right before and right after each call.",
              code="too_fast")
 
@@ -67,32 +75,37 @@ def _not_too_fast(got: float) -> None:
 @graded("time_it")
 def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
     """Runs the warm-up calls untimed, then exactly `iters` timed calls"""
-    fn = _Timed(n_slow=warmup, slow=0.12, fast=0.01)
+    _RELOADER.start()  # a kernel forked from a grading template starts it here (see _prepare)
+    slow, fast = 0.06, 0.005  # a counted warm-up call moves the result far past 6x the timed calls' time
+    fn = _Timed(n_slow=warmup, slow=slow, fast=fast)
     got = _seconds(call(time_it, fn, torch.zeros(2), warmup=warmup, iters=iters), "time_it")
     if fn.calls != warmup + iters:
         fail(f"time_it(fn, x, warmup={warmup}, iters={iters}) called fn {fn.calls} times.",
              "the loops inside time_it.", f"call fn {warmup} times untimed, then {iters} times timed.",
              code="wrong_call_count")
-    if got >= 0.06:
-        fail(f"time_it reported {got:.3f} s per call; the timed calls took about 0.010 s each and only the "
-             f"{warmup} warm-up calls took 0.12 s.",
+    if got >= 6 * fast:
+        fail(f"time_it reported {got:.3f} s per call; the timed calls took about {fast:.3f} s each and only the "
+             f"{warmup} warm-up calls took {slow:.2f} s.",
              "the warm-up calls were counted in the timing (first calls pay for compilation, caches and lazy "
              "initialisation).", "time only the calls after the warm-up.", code="counted_warmup")
-    _not_too_fast(got)
+    _not_too_fast(got, fast)
 
 
 @graded("time_it")
 def time_it_median(time_it, warmup: int = 3, iters: int = 20, *, notes):
     """Reports the median, so one slow outlier does not move it"""
-    fn = _Timed(n_slow=0, slow=0.0, fast=0.01, outlier_at=warmup + iters // 2, outlier=0.8)
+    _RELOADER.start()
+    fast = 0.004
+    outlier = max(0.25, 3 * fast * iters)  # the mean lands above 3x the median for any `iters`
+    fn = _Timed(n_slow=0, slow=0.0, fast=fast, outlier_at=warmup + iters // 2, outlier=outlier)
     got = _seconds(call(time_it, fn, torch.zeros(2), warmup=warmup, iters=iters), "time_it")
-    if got >= 0.03:
-        mean = (0.01 * (iters - 1) + 0.8) / iters
-        fail(f"time_it reported {got:.3f} s per call; {iters - 1} of the {iters} timed calls took 0.010 s and one "
-             f"took 0.8 s (their mean is about {mean:.3f} s).",
+    if got >= 3 * fast:
+        mean = (fast * (iters - 1) + outlier) / iters
+        fail(f"time_it reported {got:.3f} s per call; {iters - 1} of the {iters} timed calls took {fast:.3f} s and one "
+             f"took {outlier:.2f} s (their mean is about {mean:.3f} s).",
              "the statistic time_it reports: a mean is dragged by one interruption (a garbage collection, "
              "another process).", "report the median of the per-call times.", code="mean_not_median")
-    _not_too_fast(got)
+    _not_too_fast(got, fast)
 
 
 class _FakeCudaTensor(torch.Tensor):
@@ -294,14 +307,100 @@ torch.save(outputs, sys.argv[3])
 """
 
 
+_HELPER = r"""
+import os, sys, tempfile, traceback
+import torch
+RELOAD = sys.argv[1]
+try:  # pay torch.export's own imports once, here, on a program of its own: each reload then only loads
+    with tempfile.TemporaryDirectory() as tmp:
+        dim = torch.export.Dim("batch")
+        program = torch.export.export(torch.nn.Linear(2, 2), (torch.ones(3, 2),), dynamic_shapes=({0: dim},))
+        torch.export.save(program, os.path.join(tmp, "warm.pt2"))
+        torch.export.load(os.path.join(tmp, "warm.pt2")).module()(torch.ones(5, 2))
+except Exception:
+    pass
+print("ready", flush=True)
+for line in sys.stdin:
+    args = line.rstrip("\n").split("\t")
+    pid = os.fork()
+    if pid == 0:  # a process of its own for each reload: nothing of one reaches the next
+        code = 0
+        try:
+            with open(args[2] + ".err", "w") as err:
+                sys.stderr = err
+                sys.argv = ["reload", *args]
+                try:
+                    exec(compile(RELOAD, "reload", "exec"), {"__name__": "__main__"})
+                except BaseException:
+                    traceback.print_exc()
+                    code = 1
+                err.flush()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status), flush=True)
+"""
+
+
+class _Reloader:
+    """A helper process that has imported torch (and nothing of the learner's session); each reload
+    runs in a process forked from it.  It ends when this process does (its stdin closes)."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+        self.lock = threading.Lock()
+        self.ready = False
+
+    def start(self) -> None:
+        with self.lock:
+            if self.process is not None and self.process.poll() is None:
+                return
+            self.ready = False
+            try:
+                self.process = subprocess.Popen([sys.executable, "-c", _HELPER, _RELOAD], stdin=subprocess.PIPE,
+                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                                cwd=tempfile.gettempdir())
+            except OSError:
+                self.process = None
+
+    def reload(self, path: Path, src: Path, dst: Path, timeout: float = 300.0) -> tuple[int, str] | None:
+        """``(exit code, stderr)`` of one reload, or ``None`` when the helper is not available."""
+        self.start()
+        with self.lock:
+            process = self.process
+            if process is None:
+                return None
+            try:
+                if not self.ready:
+                    self.ready = process.stdout.readline().strip() == "ready"
+                    if not self.ready:
+                        return None
+                process.stdin.write(f"{path}\t{src}\t{dst}\n")
+                process.stdin.flush()
+                code = int(process.stdout.readline().strip())
+            except (OSError, ValueError):
+                process.kill()
+                self.process = None
+                return None
+        err = Path(str(dst) + ".err")
+        return code, err.read_text(errors="replace") if err.exists() else ""
+
+
+_RELOADER = _Reloader()
+
+
 def _reload_in_fresh_process(path: Path, inputs: list[torch.Tensor]) -> list:
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "inputs.pt", Path(tmp) / "outputs.pt"
         torch.save([x.cpu() for x in inputs], src)
-        proc = subprocess.run([sys.executable, "-c", _RELOAD, str(path), str(src), str(dst)],
-                              capture_output=True, text=True, timeout=300)
-        if proc.returncode != 0 or not dst.exists():
-            last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+        done = _RELOADER.reload(path, src, dst)
+        if done is None:  # no helper: a new interpreter
+            proc = subprocess.run([sys.executable, "-c", _RELOAD, str(path), str(src), str(dst)],
+                                  capture_output=True, text=True, timeout=300)
+            done = proc.returncode, proc.stderr
+        code, stderr = done
+        if code != 0 or not dst.exists():
+            last = (stderr.strip().splitlines() or ["(no message)"])[-1]
             fail(f"a fresh Python process could not load {path.name} with torch.export.load ({last}).",
                  "the saved file: it must be a program saved with torch.export.save.",
                  "export with torch.export.export and save the ExportedProgram with torch.export.save.",
@@ -389,4 +488,48 @@ def export_onnx_runs(export_onnx, seed: int = 1, example_batch: int = 4, extra: 
     with torch.no_grad():
         want = [reference(x) for x in inputs]
     _compare(outputs, inputs, want, "ONNX model", example_batch)
+def _prepare() -> None:
+    """Pay this process's one-time costs of compiling and exporting now, at import, rather than in the
+    first check cell that compiles: dynamo's set-up (with dynamic shapes) and the ONNX exporter's imports.
+
+    In a warm grading template (``TORCH_LEDGER_TEMPLATE``, see ``autograder/cohort/warm.py``) nothing
+    may be left running: the progress-bar monitor thread the first compile starts is stopped,
+    onnxruntime (which starts a thread pool on import) is left to each kernel, and so is the
+    reload helper.
+    """
+    import importlib
+    import io
+    import logging
+
+    template = bool(os.environ.get("TORCH_LEDGER_TEMPLATE"))
+    if not template:
+        _RELOADER.start()  # its interpreter imports torch while this one warms up
+    try:
+        compiled = torch.compile(nn.Linear(2, 2), backend="aot_eager")
+        for batch in (3, 5):  # the second size makes dynamo set up dynamic shapes; backward, aot_autograd's
+            compiled(torch.ones(batch, 2)).sum().backward()
+        torch._dynamo.reset()
+        for name in ("onnxscript", "torch.onnx._internal.exporter._core", *(() if template else ("onnxruntime",))):
+            importlib.import_module(name)
+        if not template:  # a first ONNX export sets up the exporter (its ONNX optimiser starts a thread pool)
+            with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                logging.disable(logging.WARNING)
+                try:
+                    torch.onnx.export(nn.Linear(2, 2).eval(), (torch.ones(3, 2),), str(Path(tmp) / "warm.onnx"),
+                                      dynamo=True, dynamic_shapes=({0: torch.export.Dim("batch")},), verbose=False)
+                finally:
+                    logging.disable(logging.NOTSET)
+    except Exception:  # noqa: BLE001 - only a head start; the checks report real problems themselves
+        pass
+    if template:
+        std = sys.modules.get("tqdm.std")
+        monitor = getattr(getattr(std, "tqdm", None), "monitor", None)
+        if monitor is not None:
+            monitor.exit()
+            std.tqdm.monitor = None
+
+
+_prepare()
+
 from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

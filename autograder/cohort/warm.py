@@ -104,7 +104,9 @@ def _libc():
 def _mount(libc, source, target, fstype, flags: int, data: str | None = None) -> None:
     import ctypes
 
-    encode = (lambda s: s.encode() if isinstance(s, str) else s)
+    def encode(value):
+        return value.encode() if isinstance(value, str) else value
+
     if libc.mount(encode(source), encode(str(target)), encode(fstype), ctypes.c_ulong(flags), encode(data)) != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"mount {source} on {target}: {os.strerror(errno)}")
@@ -211,8 +213,11 @@ def serve() -> None:
     if not config:
         return
     started = time.monotonic()
+    os.environ["TORCH_LEDGER_TEMPLATE"] = "1"  # modules that start helpers on import leave them to each kernel
     failed = _preload(config[0].get("preload", PRELOAD))
     threads = len(os.listdir("/proc/self/task"))
+    with open("/proc/self/maps") as maps:  # a CUDA driver initialised here would not survive a fork
+        cuda_loaded = any("libcuda.so" in line for line in maps)
     import ipykernel_launcher  # noqa: F401 - only its path: what sys.argv[0] is in a kernel
 
     launcher = ipykernel_launcher.__file__
@@ -222,14 +227,15 @@ def serve() -> None:
     signal.set_wakeup_fd(wake_w)
     autograder = sys.modules.get("autograder")
     _send(out, {"op": "ready", "seconds": round(time.monotonic() - started, 3), "failed": failed,
-                "threads": threads, "pid": os.getpid(), "autograder": getattr(autograder, "__file__", "")})
+                "threads": threads, "pid": os.getpid(), "autograder": getattr(autograder, "__file__", ""),
+                "cuda_loaded": cuda_loaded})
     children: dict[int, int] = {}  # pid -> request id
     pending = list(config[1:])
     while True:
         for request in pending:
             if request.get("op") == "spawn":
-                if threads != 1:
-                    _send(out, {"op": "refused", "id": request["id"], "why": f"{threads} threads in the template"})
+                if threads != 1 or cuda_loaded:
+                    _send(out, {"op": "refused", "id": request["id"], "why": "the template cannot fork safely"})
                     continue
                 ready_r, ready_w = os.pipe()
                 pid = os.fork()
@@ -397,6 +403,14 @@ class Template:
                 raise TemplateError(f"the template did not get ready within {timeout:.0f} s")
         if "ready" not in self.info:
             raise TemplateError(f"the template exited ({self.process.returncode}): {self.log_tail()}")
+        problem = ""
+        if self.info.get("threads") != 1:
+            problem = f"{self.info.get('threads')} threads were running in it after its imports"
+        elif self.info.get("cuda_loaded"):
+            problem = "its imports loaded the CUDA driver, which a forked process cannot use"
+        if problem:
+            self.close()
+            raise TemplateError(f"the template cannot fork kernels safely: {problem}")
         return self
 
     def log_tail(self) -> str:
@@ -538,9 +552,6 @@ def shared_template() -> Template | None:
             return None
         try:
             template = Template(Path(tempfile.mkdtemp(prefix="torch-ledger-warm-")), env=_one_thread(os.environ)).start()
-            if template.info.get("threads") != 1:
-                template.close()
-                raise TemplateError(f"{template.info.get('threads')} threads were running in the template after its imports")
         except (OSError, TemplateError) as error:
             print(f"warm kernels unavailable, starting kernels cold: {error}", file=sys.stderr)
             _SHARED["failed"] = True  # type: ignore[assignment]

@@ -227,11 +227,10 @@ class Worker:
             return
         expected = (f"{sandbox.PACKAGE_ROOT}/autograder/__init__.py" if spec.sandboxed
                     else str(root / "lib" / "autograder" / "__init__.py"))
-        if template.info.get("autograder") != expected or template.info.get("threads") != 1:
+        if template.info.get("autograder") != expected:
             template.close()
             self.template_problem = (f"warm kernels unavailable, kernels start cold: the template imported "
-                                     f"autograder from {template.info.get('autograder')!r} (expected {expected}) "
-                                     f"with {template.info.get('threads')} threads")
+                                     f"autograder from {template.info.get('autograder')!r}, not {expected}")
             return
         self.template, self.template_problem = template, ""
 
