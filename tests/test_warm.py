@@ -16,8 +16,6 @@ from autograder.cohort.course import Course
 from autograder.cohort.grade import GradeOptions, grade
 from autograder.dev import courses, nbtools
 
-pytestmark = pytest.mark.slow
-
 MODULE = "01-tensors"
 LIMITS = sandbox.Limits(notebook_seconds=120)
 
@@ -140,6 +138,7 @@ def runs(tmp_path_factory, root):
 PROBES = ("a-probe", "c-probe", "e-probe")
 
 
+@pytest.mark.slow
 def test_every_kernel_was_forked_from_the_template(runs):
     _, records = runs
     assert records["shared"]["sandbox"]["kernels"] == "warm"
@@ -147,6 +146,7 @@ def test_every_kernel_was_forked_from_the_template(runs):
         assert not [n for n in entry["notes"] if "warm kernels unavailable" in n], (student, entry["notes"])
 
 
+@pytest.mark.slow
 def test_a_probe_after_any_student_is_graded_as_alone(runs):
     built, records = runs
     alone = courses.scores(built["alone"].root, MODULE)["a-probe"]
@@ -159,6 +159,7 @@ def test_a_probe_after_any_student_is_graded_as_alone(runs):
         assert (entry["notes"], entry["flags"]) == (lone["notes"], lone["flags"]), student
 
 
+@pytest.mark.slow
 def test_a_probe_sees_a_fresh_interpreter(runs):
     built, _ = runs
     alone = _probe_of(built["alone"], "a-probe")
@@ -174,9 +175,37 @@ def test_a_probe_sees_a_fresh_interpreter(runs):
     assert alone["staged"] == ["my notes", False]
 
 
+@pytest.mark.slow
 def test_the_leaking_students_were_graded_not_crashed(runs):
     _, records = runs
     state = records["shared"]["students"]["b-leak-state"]
     assert state["status"] == "graded", state
     killed = records["shared"]["students"]["d-leak-kill"]
     assert killed["status"] == "failed" and "SIGKILL" in killed["reason"], killed
+
+
+# -- the template on its own (fast) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cmd, expected", [
+    (["/usr/bin/bwrap", "--x", "--", warm.sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"], ["-f", "k.json"]),
+    ([warm.sys.executable, "-m", "ipykernel_launcher", "-f", "k.json", "--HistoryManager.hist_file=:memory:"],
+     ["-f", "k.json", "--HistoryManager.hist_file=:memory:"]),
+    (["/some/other/python", "-m", "ipykernel_launcher", "-f", "k.json"], None),
+    ([warm.sys.executable, "-m", "other_kernel", "-f", "k.json"], None),
+])
+def test_only_this_interpreters_ipykernel_can_be_forked(cmd, expected):
+    assert warm.kernel_arguments(cmd) == expected
+
+
+@pytest.mark.slow
+def test_a_kernel_that_cannot_set_itself_up_is_reported_not_started(tmp_path):
+    template = warm.Template(tmp_path / "t", preload=("json",)).start()
+    try:
+        assert template.info["threads"] == 1 and template.alive()
+        with pytest.raises(warm.TemplateError, match="could not set itself up"):
+            template.spawn(["-f", str(tmp_path / "k.json")], cwd=str(tmp_path / "missing"), log=tmp_path / "k.log")
+        assert template.alive()  # one failed child leaves the template serving
+    finally:
+        template.close()
+    assert not template.alive()

@@ -285,6 +285,13 @@ def serve() -> None:
 
 # ==== the owner's side =======================================================================
 
+def _tail(path: Path, size: int = 600) -> str:
+    try:
+        return Path(path).read_text(errors="replace")[-size:].strip() or "(no message)"
+    except OSError:
+        return "(no log)"
+
+
 class TemplateError(RuntimeError):
     """The template did not start, or a kernel could not be forked from it."""
 
@@ -485,8 +492,9 @@ class Template:
                 kernel._exited(self._early_exits.pop(ident))
             else:
                 self.kernels[ident] = kernel
-        if not reply.get("ok"):
+        if not reply.get("ok"):  # it failed before any of the notebook's code ran: ours to report, not the student's
             kernel.kill()
+            raise TemplateError(f"a forked kernel could not set itself up: {_tail(log)} {self.log_tail()[-600:]}".strip())
         return kernel
 
     def _host_pid(self, inner: int) -> int | None:
