@@ -112,6 +112,19 @@ def _mount(libc, source, target, fstype, flags: int, data: str | None = None) ->
         raise OSError(errno, f"mount {source} on {target}: {os.strerror(errno)}")
 
 
+def _mounts_under(top: str) -> list[tuple[str, bool]]:
+    """Mount points strictly below ``top`` in this mount namespace (outermost first), and whether each is read-only."""
+    found = []
+    with open("/proc/self/mountinfo") as info:
+        for line in info:
+            fields = line.split()
+            point = fields[4].replace("\\040", " ")
+            if point.startswith(top.rstrip("/") + "/"):
+                found.append((point, "ro" in fields[5].split(",")))
+    found.sort(key=lambda item: item[0].count("/"))
+    return [(p, ro) for p, ro in found if not any(p != q and p.startswith(q + "/") for q, _ in found)]
+
+
 def _isolate(request: dict) -> None:
     """In a sandboxed child: its own mounts (fresh home and /tmp, staged files read-only, the rest of
     the box hidden), then the kernel's limits and uid.  Mirrors :func:`sandbox.bwrap_argv`."""
@@ -127,8 +140,23 @@ def _isolate(request: dict) -> None:
     ipc = os.open(box / "ipc", os.O_PATH | os.O_DIRECTORY)
     staged = sorted((box / "home").iterdir())
     staged_fds = [(item.name, item.is_dir(), os.open(item, os.O_PATH)) for item in staged]
+    # What the sandbox binds under /tmp (a checkout or a virtual environment there) must stay visible on
+    # top of the fresh /tmp, as in a cold sandbox, where /tmp is mounted first.
+    under_tmp = [(point, read_only, os.open(point, os.O_PATH)) for point, read_only in _mounts_under("/tmp")
+                 if not (point == root or point.startswith(root.rstrip("/") + "/"))]
     for place in ("/tmp", home):
         _mount(libc, "tmpfs", place, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={size},mode=1777")
+    for point, read_only, fd in under_tmp:
+        target = Path(point)
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
+        _mount(libc, f"/proc/self/fd/{fd}", target, None, _MS_BIND | _MS_REC)
+        if read_only:
+            _mount(libc, None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+        os.close(fd)
     if os.path.isdir(root):  # hide the rest of the box (when the root is not under the fresh /tmp already)
         _mount(libc, "tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
     os.makedirs(box / "ipc", mode=0o755)
