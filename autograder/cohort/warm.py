@@ -243,6 +243,12 @@ def serve() -> None:
     started = time.monotonic()
     os.environ["TORCH_LEDGER_TEMPLATE"] = "1"  # modules that start helpers on import leave them to each kernel
     failed = _preload(config[0].get("preload", PRELOAD))
+    import gc
+
+    # Everything imported so far is left out of the cyclic collector's walks: a kernel's first full
+    # collection would otherwise visit (and so copy, page by page) the whole preloaded heap.
+    gc.collect()
+    gc.freeze()
     threads = len(os.listdir("/proc/self/task"))
     with open("/proc/self/maps") as maps:  # a CUDA driver initialised here would not survive a fork
         cuda_loaded = any("libcuda.so" in line for line in maps)
