@@ -500,7 +500,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
         template = self.template
         arguments = warm.kernel_arguments(kernel_cmd) if template is not None else None
-        forked = arguments is not None and template is not None and template.alive()
+        forked = arguments is not None and template.alive()
         if forked:
             try:
                 await self._fork_kernel(template, arguments)
@@ -525,23 +525,24 @@ class SandboxedKernelManager(AsyncKernelManager):
         box = Path(self.box)
         if self.sandboxed:
             process = template.spawn(arguments, cwd=HOME, box=box, log=box / "kernel.log")
-        else:
-            home = box / "home"
-            env = {**kernel_env(), "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                   "PYTHONPATH": str(box / "lib"), "JPY_PARENT_PID": "template"}
-            process = template.spawn(arguments, cwd=str(home), env=env, log=box / "kernel.log")
+        else:  # the child sets JPY_PARENT_PID to its own parent, the template
+            process = template.spawn(arguments, cwd=str(box / "home"), env=self._unsandboxed_env(),
+                                     log=box / "kernel.log")
         warm.adopt(self, process)
+
+    def _unsandboxed_env(self) -> dict[str, str]:
+        """A kernel's environment without the sandbox: its home in the box, the coordinator's package first.
+        JPY_PARENT_PID: ipykernel exits when its parent (the grading worker) is gone."""
+        return {**kernel_env(), "HOME": str(Path(self.box) / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "PYTHONPATH": str(Path(self.box) / "lib"), "JPY_PARENT_PID": str(os.getpid())}
 
     async def _start_cold(self, kernel_cmd: list[str], **kw) -> None:
         if self.sandboxed:
             kw["cwd"] = str(self.box)  # bwrap's own cwd; the kernel's is --chdir
             kw["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         else:
-            home = Path(self.box) / "home"
-            kw["cwd"] = str(home)
-            # JPY_PARENT_PID: ipykernel exits when its parent (the grading worker) is gone.
-            kw["env"] = {**kernel_env(), "HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                         "PYTHONPATH": str(Path(self.box) / "lib"), "JPY_PARENT_PID": str(os.getpid())}
+            kw["cwd"] = str(Path(self.box) / "home")
+            kw["env"] = self._unsandboxed_env()
         # The kernel's own stdout/stderr (not the notebook's outputs) go to a log file in the box;
         # RLIMIT_FSIZE caps what the kernel can write there.
         log = open(Path(self.box) / "kernel.log", "ab")  # noqa: SIM115 - closed right after the launch
