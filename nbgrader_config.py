@@ -30,8 +30,12 @@ if _is_autograde(sys.argv):
     # Each student's kernel is forked from a template that has imported torch and the checks: a new
     # process per notebook, seconds sooner (autograder/cohort/warm.py).  TORCH_LEDGER_KERNELS=cold
     # starts a new interpreter per notebook instead, as nbgrader does by default.
+    # Either way its client re-polls every 0.2 s, so no cell waits out its timeout on a reply that has
+    # already arrived (autograder/cohort/client.py).
     if os.environ.get("TORCH_LEDGER_KERNELS", "warm") != "cold":
         c.Execute.kernel_manager_class = "autograder.cohort.warm.WarmKernelManager"
+    else:
+        c.Execute.kernel_manager_class = "autograder.cohort.client.PromptKernelManager"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -6,6 +6,7 @@ import time
 import nbclient
 import pytest
 
+from autograder.cohort.client import PromptKernelManager
 from autograder.dev import nbtools
 from conftest import ARTIFACTS, ROOT
 
@@ -41,7 +42,7 @@ def _run(path, tmp_path):
         pytest.skip(NOT_RUN[rel])
     nb = nbtools.read(path)
     nb.cells.append(nbtools.code(PEAK_CELL))
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=PromptKernelManager,
                                      resources={"metadata": {"path": str(tmp_path)}})
     start = time.perf_counter()
     client.execute()  # raises CellExecutionError naming the failing cell

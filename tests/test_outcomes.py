@@ -9,6 +9,7 @@ from nbformat.v4 import new_output
 from autograder import core
 from autograder.checks import m01_tensors as check
 from autograder.cohort import feedback, outcomes, report
+from autograder.cohort.client import PromptKernelManager
 from autograder.dev import nbtools
 from autograder.diagnoses import DIAGNOSES
 from autograder.outcome import RESULT_MIME, Outcome
@@ -140,7 +141,7 @@ def test_a_kernel_keeps_the_result_data_in_the_notebook(tmp_path):
                                       "x.std(dim=1, keepdim=True)"),
         nbtools.test(TEST_ID, "check.standardize_values(standardize)", points=1),
     ])
-    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", kernel_manager_class=PromptKernelManager, allow_errors=True,
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
     nbformat.validate(nb)
     cell = nb.cells[-1]

@@ -20,6 +20,7 @@ import nbclient
 import nbformat
 import pytest
 
+from autograder.cohort.client import PromptKernelManager
 from autograder.dev import nbtools
 from conftest import ARTIFACTS, ROOT
 
@@ -105,7 +106,7 @@ def test_lesson_runs_with_colab_ipywidgets(path, colab_overlay, tmp_path):
     env.pop("MPLBACKEND", None)  # the inline backend, as on Colab
     env["TORCH_LEDGER_PROGRESS"] = "off"
 
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=PromptKernelManager,
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute(env=env)  # raises CellExecutionError naming the failing cell
 

@@ -38,8 +38,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Dict, Int, Unicode
+
+from .client import PromptKernelManager
 
 #: Environment variable naming the bubblewrap binary (tests point it elsewhere).
 BWRAP_ENV = "AUTOGRADER_BWRAP"
@@ -458,7 +459,7 @@ def tree_cpu_seconds(pid: int) -> float:
     return total / ticks
 
 
-class SandboxedKernelManager(AsyncKernelManager):
+class SandboxedKernelManager(PromptKernelManager):
     """An ``AsyncKernelManager`` whose kernel runs in a bubblewrap sandbox over IPC sockets."""
 
     box = Unicode("", help="Per-notebook sandbox directory (with home/ and ipc/ inside).").tag(config=True)

@@ -38,7 +38,7 @@ import threading
 import time
 from pathlib import Path
 
-from jupyter_client.manager import AsyncKernelManager
+from .client import PromptKernelManager
 
 #: What the template imports before it forks (each one only if it is installed).
 PRELOAD = (
@@ -615,7 +615,7 @@ def kernel_arguments(kernel_cmd: list[str]) -> list[str] | None:
     return None
 
 
-class WarmKernelManager(AsyncKernelManager):
+class WarmKernelManager(PromptKernelManager):
     """An ``AsyncKernelManager`` whose kernels are forked from this process's warm template.
 
     For plain ``nbgrader autograde``: ``c.Execute.kernel_manager_class =

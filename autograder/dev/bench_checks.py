@@ -54,10 +54,12 @@ def time_cells(module_id: str, repeat: int = 1, timeout: int = 600) -> dict[str,
     """``{test cell id: seconds}`` for one module (the fastest of ``repeat`` runs)."""
     from nbclient import NotebookClient
 
+    from ..cohort.client import PromptKernelManager
+
     best: dict[str, float] = {}
     for _ in range(repeat):
         nb = exercise_with_solution(module_id)
-        NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=True,
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", kernel_manager_class=PromptKernelManager, record_timing=True,
                        resources={"metadata": {"path": str(REPO / "exercises" / module_id)}}).execute()
         for cell in nb.cells:
             test_id = nbtools.grade_id(cell)

@@ -1,0 +1,91 @@
+"""The kernel client reads a reply as soon as it has arrived, even when its socket missed the wake-up.
+
+pyzmq's asyncio ``poll(t)`` can fail to wake for a message that has arrived (its edge-triggered file
+descriptor was consumed by another operation on the socket); it then returns the message only after
+all of ``t``.  The socket below behaves that way every time, so the test is deterministic: the stock
+channel sits out its whole timeout, the course's channel does not.
+"""
+
+import asyncio
+import time
+
+import zmq
+import zmq.asyncio
+from jupyter_client.channels import AsyncZMQSocketChannel
+from jupyter_client.session import Session
+
+from autograder.cohort import client
+from autograder.cohort.client import PromptChannel, PromptKernelClient, PromptKernelManager
+
+
+class _EdgeBlindSocket(zmq.asyncio.Socket):
+    """A socket whose poll wakes only when its timeout ends (a missed wake-up, every time)."""
+
+    async def _blind_poll(self, timeout=None, flags=zmq.POLLIN):
+        if timeout:
+            await asyncio.sleep(timeout / 1000)
+        return await zmq.asyncio.Socket.poll(self, 0, flags)
+
+    poll = _blind_poll
+
+
+async def _seconds_to_reply(channel_class, timeout: float) -> tuple[float, str]:
+    context = zmq.asyncio.Context()
+    address = f"inproc://reply-{channel_class.__name__}"
+    ours = context.socket(zmq.PAIR, socket_class=_EdgeBlindSocket)
+    ours.bind(address)
+    kernel = context.socket(zmq.PAIR)
+    kernel.connect(address)
+    session = Session()
+    channel = channel_class(ours, session)
+
+    async def reply_soon():
+        await asyncio.sleep(0.05)
+        session.send(kernel, "execute_reply", {"status": "ok"})
+
+    start = time.monotonic()
+    sender = asyncio.ensure_future(reply_soon())
+    msg = await channel.get_msg(timeout=timeout)
+    seconds = time.monotonic() - start
+    await sender
+    ours.close(linger=0)
+    kernel.close(linger=0)
+    context.term()
+    return seconds, msg["msg_type"]
+
+
+def test_a_missed_wake_up_costs_a_slice_not_the_timeout():
+    stock, kind = asyncio.run(_seconds_to_reply(AsyncZMQSocketChannel, timeout=1.5))
+    assert kind == "execute_reply" and stock >= 1.5  # the failure the course's channel exists for
+    prompt, kind = asyncio.run(_seconds_to_reply(PromptChannel, timeout=30))
+    assert kind == "execute_reply" and prompt < 0.05 + 3 * client.SLICE, prompt
+
+
+def test_an_absent_reply_still_times_out_at_the_deadline():
+    async def wait():
+        context = zmq.asyncio.Context()
+        sock = context.socket(zmq.PAIR, socket_class=_EdgeBlindSocket)
+        sock.bind("inproc://nothing")
+        start = time.monotonic()
+        try:
+            await PromptChannel(sock, Session()).get_msg(timeout=0.5)
+        except Exception as error:  # noqa: BLE001 - the type is what is checked
+            return type(error).__name__, time.monotonic() - start
+        finally:
+            sock.close(linger=0)
+            context.term()
+        return "no error", 0.0
+
+    kind, seconds = asyncio.run(wait())
+    assert kind == "Empty" and 0.5 <= seconds < 0.5 + 2 * client.SLICE
+
+
+def test_every_course_kernel_manager_hands_out_the_prompt_client():
+    from autograder.cohort.sandbox import SandboxedKernelManager
+    from autograder.cohort.warm import WarmKernelManager
+
+    for manager in (PromptKernelManager(kernel_name="python3"), WarmKernelManager(kernel_name="python3")):
+        kc = manager.client()
+        assert isinstance(kc, PromptKernelClient)
+        assert isinstance(kc.shell_channel, PromptChannel) and isinstance(kc.iopub_channel, PromptChannel)
+    assert issubclass(SandboxedKernelManager, PromptKernelManager)
