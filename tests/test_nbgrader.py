@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from autograder.dev import courses, nbtools
-from autograder.dev.catalogue import MODULES
+from autograder.dev.catalogue import MODULES, mutant_problems, variant_problems
+from autograder.outcome import RESULT_MIME
 from conftest import MODULE_IDS
 
 pytestmark = pytest.mark.slow
@@ -66,21 +67,26 @@ class _NbgraderModule:
             text = " ".join(str(o.get("evalue", "")) + " ".join(o.get("traceback", [])) for o in cell.outputs)
             assert "[not attempted]" in text, f"{test_id}: {text[:300]}"
 
+    def test_one_result_per_check_call(self, graded_course):
+        """What the catalogue test reads rests on this: every call in a test cell shows one result."""
+        module_id, course, _, _, _ = graded_course
+        nb = nbtools.read(courses.autograded_notebook(course, module_id, "solution"))
+        shown = {t: sum(RESULT_MIME in o.get("data", {}) for o in c.outputs) for t, c in nbtools.test_cells(nb).items()}
+        calls = {t: nbtools.check_calls(c.source) for t, c in nbtools.test_cells(nb).items()}
+        assert shown == calls
+
     def test_catalogue_through_nbgrader(self, graded_course):
-        _, _, _, scores, students = graded_course
+        """Every mutant and variant judged as the in-process run judges it (the same assertions,
+        `autograder.dev.catalogue`), from what real nbgrader wrote: the gradebook's points, the outputs' results."""
+        module_id, course, _, scores, students = graded_course
         problems = []
         for student, (kind, entry) in students.items():
-            grades = scores[student]
             if kind == "mutant" and entry.needs_cuda and not torch.cuda.is_available():
                 continue
-            if kind == "mutant":
-                kept = [t for t in entry.breaks if grades[t][0] >= grades[t][1]]
-                if kept:
-                    problems.append(f"{student} kept points in {kept}")
-            else:
-                lost = [t for t, (s, m) in grades.items() if s < m]
-                if lost:
-                    problems.append(f"{student} lost points in {lost}")
+            nb = nbtools.read(courses.autograded_notebook(course, module_id, student))
+            judged = nbtools.scores_from_autograded(nb, scores[student])
+            name = student.split("-", 1)[1]
+            problems += mutant_problems(name, entry, judged) if kind == "mutant" else variant_problems(name, judged)
         assert not problems, problems
 
     def test_autograded_output_is_a_diagnosis(self, graded_course):

@@ -61,6 +61,23 @@ def test_a_result_is_one_output_with_its_line_its_text_and_its_data(shown):
                                  "owner": result.owner, "do": result.todo, "message": result.text()}
 
 
+@pytest.mark.parametrize("visible,hidden,is_visible", [
+    ("standardize_values", "standardize_leaves_input", True),   # the learner's own check cell fails
+    ("standardize_leaves_input", "standardize_values", False),  # only the hidden call fails
+])
+def test_scores_read_back_from_a_graded_cell_say_which_part_failed(shown, visible, hidden, is_visible):
+    """The catalogue judged through nbgrader: points from the gradebook, text, code and the failing part from outputs."""
+    source = f"check.{visible}(standardize)\n{nbtools.HIDDEN_TESTS_MARK}\ncheck.{hidden}(standardize)"
+    nb = nbtools.new_notebook([executed(shown, source, {"check": check, "standardize": standardize_dim1})])
+    scores = nbtools.scores_from_autograded(nb, {TEST_ID: (0.0, 1.0)})
+    _, _, text, code = scores[TEST_ID]
+    assert code == "wrong_dim" and text.startswith("[incorrect] standardize — Seen:")
+    assert (TEST_ID in scores.visible_failures) is is_visible
+    passed = nbtools.scores_from_autograded(nbtools.new_notebook([nbtools.test(TEST_ID, source, points=1)]),
+                                            {TEST_ID: (1.0, 1.0)})
+    assert passed[TEST_ID] == (1.0, 1.0, "passed", "") and not passed.visible_failures
+
+
 def test_outside_a_notebook_a_result_is_its_text(capsys):
     check.standardize_leaves_input(standardize_dim1)
     assert capsys.readouterr().out.startswith("[correct] standardize — ")

@@ -160,6 +160,47 @@ def run_in_process(nb, answers: dict | None = None) -> Scores:
     return scores
 
 
+def check_calls(source: str) -> int:
+    """How many results ``source`` (a test cell's code, or a part of it) shows when every check passes: one
+    per top-level call statement (a test cell is one-line ``check.<part>(...)`` calls)."""
+    import ast
+
+    return sum(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) for s in ast.parse(source).body)
+
+
+def scores_from_autograded(nb, points: dict) -> Scores:
+    """The :class:`Scores` :func:`run_in_process` would give, read back from a notebook nbgrader autograded.
+
+    ``points`` is the gradebook's ``{test grade_id: (score, max_points)}`` for the notebook.  A cell that lost
+    points takes its text and code from its first result that did not pass (or, where the cell raised before any
+    check spoke, from the error); it is a visible failure when that result came from a call before
+    ``### BEGIN HIDDEN TESTS`` (each call shows one result, so its position says which call it was).
+    """
+    from ..outcome import RESULT_MIME, Outcome
+
+    failing = {str(Outcome.INCORRECT), str(Outcome.NOT_ATTEMPTED)}
+    scores = Scores()
+    for test_id, cell in test_cells(nb).items():
+        score, full = points[test_id]
+        outputs = cell.get("outputs", [])
+        error = next((o for o in outputs if o.get("output_type") == "error"), None)
+        if score >= full and error is None:
+            scores[test_id] = (score, full, "passed", "")
+            continue
+        results = [o["data"][RESULT_MIME] for o in outputs if RESULT_MIME in o.get("data", {})]
+        at, result = next(((i, r) for i, r in enumerate(results) if r["outcome"] in failing), (len(results), None))
+        if result is not None:
+            text, code = result["message"], result["code"]
+        elif error is not None:
+            text, code = f"{error.get('ename')}: {error.get('evalue')}", "error"
+        else:
+            text, code = "lost its points without a failing result or an error", "error"
+        scores[test_id] = (0.0 if score < full else score, full, text, code)
+        if at < check_calls(cell.source.partition(HIDDEN_TESTS_MARK)[0]):
+            scores.visible_failures.add(test_id)
+    return scores
+
+
 def ensure_colab_cell(nb, packages: tuple = (), locked: bool = False) -> nbformat.NotebookNode:
     """Make the notebook's first code cell the Colab set-up cell (replacing an older one)."""
     from ..syllabus import COLAB_MARKER, colab_setup_source

@@ -86,3 +86,41 @@ def repair_catalogue(task: str, starter: str, fixes: dict, left: dict):
     mutants = {f"repair_left_{bug}": Mutant(repaired(bug), [cells] if isinstance(cells, str) else list(cells), [code])
                for bug, (cells, code) in left.items()}
     return repaired, mutants
+
+
+# ---- judging a run's scores against the catalogue (in process, or read back from nbgrader's outputs)
+
+def mutant_problems(name: str, entry: Mutant, scores) -> list[str]:
+    """What is wrong with how ``scores`` (:class:`autograder.dev.nbtools.Scores`) judged the mutant ``name``:
+    each cell it breaks must lose points with a three-part ``[incorrect]`` message, show every diagnosis
+    code it names, and fail visibly (before the hidden tests) in a cell of a function it changed."""
+    problems = []
+    for test_id in entry.breaks:
+        if test_id not in scores:
+            problems.append(f"{name}: no test cell {test_id}")
+            continue
+        got, full, text, _ = scores[test_id]
+        if got >= full:
+            problems.append(f"{name} kept its points in {test_id}")
+        elif "[incorrect]" not in text or not all(part in text for part in ("Seen:", "Owner:", "Do:")):
+            problems.append(f"{name}: {test_id} did not say what was seen, who owns it and what to do: {text}")
+    codes = {scores[t][3] for t in entry.breaks if t in scores}
+    for code in entry.codes:
+        if code not in codes:
+            problems.append(f"{name}: expected diagnosis {code!r}, got {codes}: "
+                            + " | ".join(scores[t][2] for t in entry.breaks if t in scores))
+    if sum(s[0] for s in scores.values()) >= sum(s[1] for s in scores.values()):
+        problems.append(f"{name} kept full marks")
+    # Visible coverage: a learner running the released notebook's own check cells sees it fail, in a cell
+    # of a function the mutant changed (not only in the hidden tests).
+    own = {t for t in scores if any(t.startswith(f"test_{function}_") for function in entry.answers)}
+    if not own & scores.visible_failures:
+        problems.append(f"{name} is caught only by hidden tests; visible cells of {sorted(entry.answers)} all passed")
+    return problems
+
+
+def variant_problems(name: str, scores) -> list[str]:
+    """A correct variant (or the solution) must keep every point of every test cell."""
+    if not scores:
+        return [f"{name}: no test cell was scored"]
+    return [f"{name} lost points in {t}: {s[2]}" for t, s in scores.items() if s[0] < s[1]]
