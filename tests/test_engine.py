@@ -61,7 +61,7 @@ def test_a_task_that_kills_its_workers_is_recorded_once_as_failed(engine):
     outcome = engine.outcome(future, "mallory")
     assert outcome.status == "failed" and "died" in outcome.reason and outcome.student == "mallory"
     assert engine.retried == {"mallory": ALLOWED_FAILURES + 1}
-    engine.client.wait_for_workers(2, timeout=60)  # the nannies started fresh workers
+    engine.client.wait_for_workers(2, timeout=180)  # the nannies started fresh workers
 
 
 def test_a_task_past_its_hard_limit_is_stopped_and_its_worker_replaced(engine):
@@ -71,7 +71,7 @@ def test_a_task_past_its_hard_limit_is_stopped_and_its_worker_replaced(engine):
         time.sleep(0.05)
     engine.stop_task(future)
     assert future.cancelled()
-    engine.client.wait_for_workers(2, timeout=60)
+    engine.client.wait_for_workers(2, timeout=180)
     after = set(engine.client.run(os.getpid).values())
     assert len(before - after) == 1  # the worker that ran it is a new process; the other one is untouched
     # The cluster goes on grading (a task sent to the replaced worker's old address may wait for the

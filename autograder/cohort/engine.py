@@ -49,6 +49,10 @@ LOCAL_CONFIG = {
     "distributed.admin.tick.interval": "500ms",
     "distributed.admin.system-monitor.interval": "2s",
     "distributed.worker.memory.monitor-interval": "1s",
+    # A worker restarted by its nanny (after it died, or ran a task past its hard limit) must import the
+    # grader again before it re-registers; on a busy machine that can take longer than Dask's default 15 s,
+    # after which a LocalCluster closes the nanny for good and the run goes on one worker short.
+    "distributed.deploy.lost-worker-timeout": "180s",
 }
 
 
