@@ -27,16 +27,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_gpu)
         if "browser" in item.keywords and no_browser is not None:
             item.add_marker(no_browser)
-    # Slow scopes first: `--dist loadscope` hands out whole modules and classes in this order, and a
-    # minutes-long scope handed out last keeps one worker busy while the other has nothing left.  The
-    # quick scopes come last and fill the gaps.  (The sort is stable: each scope keeps its own order.)
-    slow = {_scope(item) for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: _scope(item) not in slow)
-
-
-def _scope(item) -> str:
-    """The unit `--dist loadscope` schedules: a test's class, or its module for a plain function."""
-    return item.nodeid.rsplit("::", 1)[0]
 
 
 @pytest.fixture(scope="session")
