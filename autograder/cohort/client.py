@@ -6,12 +6,11 @@ does not wake when the reply lands: it waits out all of ``t``, makes one last no
 finds the reply and returns it as if nothing had happened.  nbclient (and so nbgrader) polls the
 shell channel with the cell's whole timeout, so a cell that ran in one second could return after
 ``c.Execute.timeout`` (180 s in this course), with a correct result: a stall, not an error.  The
-test suite saw it as a lesson that "took" exactly 300 or 600 s, a different one each run.
+test suite saw it as a lesson that "took" a whole multiple of its 300 s timeout, a different one each run.
 
 :class:`PromptKernelClient` polls in short slices up to the same deadline instead, so a missed
-wake-up costs at most :data:`SLICE` seconds.  Every kernel manager of the course uses it
-(:class:`PromptKernelManager` for plain kernels; the warm and sandboxed managers set the same
-``client_class``).
+wake-up costs at most :data:`SLICE` seconds.  Every kernel manager of the course hands it out:
+:class:`PromptKernelManager` for plain kernels, and the warm and sandboxed managers, which derive from it.
 """
 
 from __future__ import annotations

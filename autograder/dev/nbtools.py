@@ -195,7 +195,7 @@ def scores_from_autograded(nb, points: dict) -> Scores:
             text, code = f"{error.get('ename')}: {error.get('evalue')}", "error"
         else:
             text, code = "lost its points without a failing result or an error", "error"
-        scores[test_id] = (0.0 if score < full else score, full, text, code)
+        scores[test_id] = (score, full, text, code)
         if at < check_calls(cell.source.partition(HIDDEN_TESTS_MARK)[0]):
             scores.visible_failures.add(test_id)
     return scores
