@@ -45,6 +45,10 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q "torch==$(TORCH_VERSION)" $(TORCH_PIP_ARGS)
 	$(BIN)/python -m pip install -q -e ".[dev]"
+	# jsonschema's optional IRI checker builds ~35 Earley parsers when it is imported (2 s in every
+	# process that imports nbformat: nbgrader, JupyterLab, each grading worker); no notebook or Jupyter
+	# schema uses the IRI formats, and jsonschema runs without it.
+	$(BIN)/python -m pip uninstall -q -y rfc3987-syntax
 	$(BIN)/python -c "import torch, nbgrader, autograder; print('torch', torch.__version__, '| nbgrader', nbgrader.__version__)"
 	touch $@
 

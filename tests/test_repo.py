@@ -319,3 +319,11 @@ def test_the_learner_runtime_has_no_import_circle():
 
     for module in sorted(graph):
         visit(module)
+
+
+def test_nbformat_imports_without_building_iri_parsers():
+    """`make venv` leaves out jsonschema's optional IRI checker, which builds ~35 Earley parsers at import:
+    2 s in every process that imports nbformat (nbgrader, each grading worker, JupyterLab)."""
+    code = "import sys, nbformat, nbformat.validator; print('rfc3987_syntax' in sys.modules)"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert found == "False", "rfc3987-syntax is installed: `pip uninstall rfc3987-syntax` (the Makefile's venv step does)"

@@ -198,6 +198,21 @@ def test_only_this_interpreters_ipykernel_can_be_forked(cmd, expected):
     assert warm.kernel_arguments(cmd) == expected
 
 
+def test_a_template_preloads_its_own_assignments_checks_and_only_the_libraries_it_names(root):
+    for module_id in ("01-tensors", "07-eager-compile-export", "09-debug-a-real-run"):
+        nb = nbtools.read(root / "solutions" / module_id / f"{module_id}.ipynb")
+        locked = [c.source for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("locked")]
+        names = warm.preload_for(locked)
+        checks = [n for n in names if n.startswith("autograder.checks.")]
+        assert len(checks) == 1 and checks[0].split(".")[-1][1:3] == module_id[:2], (module_id, names)
+        assert set(warm.PRELOAD) <= set(names)
+        assert ("torch._dynamo" in names) == (module_id == "07-eager-compile-export"), (module_id, names)
+    named = "import autograder.checks.m02_autograd\nfrom autograder.checks import (m03_nn_module,\n m04_five_line_step as c, nope)"
+    assert warm.checks_imported([named]) == ["m02_autograd", "m03_nn_module", "m04_five_line_step"]
+    assert "sklearn.datasets" in warm.preload_for(["from sklearn.datasets import load_digits"])
+    assert warm.preload_for([]) == warm.PRELOAD
+
+
 @pytest.mark.slow
 def test_a_kernel_that_cannot_set_itself_up_is_reported_not_started(tmp_path):
     template = warm.Template(tmp_path / "t", preload=("json",)).start()

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -40,38 +41,59 @@ from pathlib import Path
 
 from .client import PromptKernelManager
 
-#: What the template imports before it forks (each one only if it is installed).
+#: What every template imports before it forks (each one only if it is installed).
 PRELOAD = (
-    "numpy", "torch", "torch._dynamo", "torch.nn", "torch.optim", "torch.utils.data",
-    "matplotlib", "matplotlib.pyplot", "sklearn.datasets",
-    "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
-    "autograder", "autograder.checks",
+    "numpy", "torch", "torch.nn", "torch.optim", "torch.utils.data", "matplotlib", "matplotlib.pyplot",
+    "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "autograder", "autograder.checks",
 )
+#: Imported too when the notebook's code names one of the words (each costs over a second at import).
+ON_MENTION = {
+    "torch._dynamo": ("torch.compile", "torch._dynamo", "torch.export"),
+    "sklearn.datasets": ("sklearn",),
+}
 
 _CLONE_NEWNS = 0x00020000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+
+_CHECKS_IMPORT = re.compile(r"\bautograder\.checks(?:\.(\w+)|\s+import\s+\(?([\w\s,]+))")
+
+
+def checks_imported(sources) -> list[str]:
+    """The ``autograder.checks`` modules that the code in ``sources`` imports (``from autograder.checks
+    import m01_tensors as check``, ``import autograder.checks.m07_eager_compile_export``), in order."""
+    here = Path(__file__).resolve().parents[1] / "checks"
+    found: list[str] = []
+    for source in sources:
+        for dotted, imported in _CHECKS_IMPORT.findall(source):
+            for name in [dotted] if dotted else [part.split()[0] for part in imported.split(",") if part.split()]:
+                if name not in found and (here / f"{name}.py").is_file():
+                    found.append(name)
+    return found
+
+
+def preload_for(sources) -> tuple[str, ...]:
+    """What a template for the notebook code in ``sources`` imports: :data:`PRELOAD`, the libraries of
+    :data:`ON_MENTION` the code names, and the checks modules it imports: a template preloads its own assignment's checks, not every module's (module 07's alone compiles
+    for seconds at import)."""
+    sources = list(sources)
+    checks = checks_imported(sources)
+    text = "\n".join(sources)
+    mentioned = tuple(name for name, words in ON_MENTION.items() if any(w in text for w in words))
+    return PRELOAD + mentioned + tuple(f"autograder.checks.{name}" for name in checks)
 
 
 # ==== the template process ===================================================================
 
 def _preload(names) -> list[str]:
-    """Import ``names`` (and every module of ``autograder.checks``); the ones that failed."""
+    """Import ``names``; the ones that failed (a kernel that imports one sees the error itself)."""
     import importlib
-    import pkgutil
 
     failed = []
     for name in names:
         try:
-            module = importlib.import_module(name)
+            importlib.import_module(name)
         except Exception:  # noqa: BLE001 - an optional library that is not installed
             failed.append(name)
-            continue
-        if name == "autograder.checks":
-            for info in pkgutil.iter_modules(module.__path__):
-                try:
-                    importlib.import_module(f"{name}.{info.name}")
-                except Exception:  # noqa: BLE001 - the kernel will import it and see the error itself
-                    failed.append(f"{name}.{info.name}")
     return failed
 
 
@@ -582,8 +604,9 @@ def _one_thread(env) -> dict:
     return {**ONE_THREAD, **env}
 
 
-def shared_template() -> Template | None:
-    """This process's unsandboxed template (started on first use); ``None`` when it cannot start."""
+def shared_template(folder: str | None = None) -> Template | None:
+    """This process's unsandboxed template (started on first use, preloading the checks that the
+    notebooks in ``folder`` import); ``None`` when it cannot start."""
     import atexit
     import tempfile
 
@@ -594,7 +617,8 @@ def shared_template() -> Template | None:
         if _SHARED.get("failed"):
             return None
         try:
-            template = Template(Path(tempfile.mkdtemp(prefix="torch-ledger-warm-")), env=_one_thread(os.environ)).start()
+            template = Template(Path(tempfile.mkdtemp(prefix="torch-ledger-warm-")), env=_one_thread(os.environ),
+                                preload=preload_for(_notebook_sources(folder))).start()
         except (OSError, TemplateError) as error:
             print(f"warm kernels unavailable, starting kernels cold: {error}", file=sys.stderr)
             _SHARED["failed"] = True  # type: ignore[assignment]
@@ -602,6 +626,17 @@ def shared_template() -> Template | None:
         _SHARED["plain"] = template
         atexit.register(template.close)
         return template
+
+
+def _notebook_sources(folder: str | None) -> list[str]:
+    """The text of the notebooks in ``folder`` (where nbgrader runs a kernel: the notebook's own folder)."""
+    texts = []
+    for path in sorted(Path(folder).glob("*.ipynb"))[:8] if folder else []:
+        try:
+            texts.append(path.read_text(errors="replace")[:4_000_000])
+        except OSError:
+            pass
+    return texts
 
 
 def kernel_arguments(kernel_cmd: list[str]) -> list[str] | None:
@@ -625,11 +660,11 @@ class WarmKernelManager(PromptKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         arguments = kernel_arguments(kernel_cmd)
-        template = shared_template() if arguments is not None else None
+        cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
+        template = shared_template(cwd) if arguments is not None else None
         if template is None:
             await super()._async_launch_kernel(kernel_cmd, **kw)
             return
-        cwd = os.path.abspath(kw.get("cwd") or os.getcwd())
         try:
             process = template.spawn(arguments, cwd=cwd, env=_one_thread(kw.get("env") or os.environ),
                                      log=template.root / "kernel.log")

@@ -219,7 +219,9 @@ class Worker:
                 (lib / "autograder").symlink_to(sandbox.package_dir(), target_is_directory=True)
             env = {**sandbox.kernel_env(), "HOME": str(root), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                    "PYTHONPATH": str(lib)}
-        template = warm.Template(root, sandboxed=spec.sandboxed, uid=spec.uid, limits=spec.limits, env=env)
+        preload = warm.preload_for([*spec.locked.values(), *(source for _, source in spec.tests)])
+        template = warm.Template(root, sandboxed=spec.sandboxed, uid=spec.uid, limits=spec.limits, env=env,
+                                 preload=preload)
         try:
             template.start()
         except (OSError, warm.TemplateError) as error:
