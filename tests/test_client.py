@@ -89,3 +89,43 @@ def test_every_course_kernel_manager_hands_out_the_prompt_client():
         assert isinstance(kc, PromptKernelClient)
         assert isinstance(kc.shell_channel, PromptChannel) and isinstance(kc.iopub_channel, PromptChannel)
     assert issubclass(SandboxedKernelManager, PromptKernelManager)
+
+
+def test_a_new_kernel_is_ready_runs_and_shuts_down_through_the_prompt_client():
+    """The client's own readiness wait (kernel_info answered, IOPub connected and drained) on a real kernel,
+    then a cell and a shutdown; and a kernel that dies first is reported, not waited for."""
+
+    async def run() -> tuple[str, bool, str]:
+        manager = PromptKernelManager(kernel_name="python3")
+        await manager.start_kernel()
+        kc = manager.client()
+        kc.start_channels()
+        try:
+            assert kc.wait_for_ready.__func__ is PromptKernelClient._async_wait_for_ready
+            await kc.wait_for_ready(timeout=60)
+            reply = await kc._async_execute_interactive("print(6 * 7)", output_hook=lambda msg: outputs.append(msg),
+                                                        timeout=60)
+        finally:
+            kc.stop_channels()
+            await manager.shutdown_kernel()
+        dead = PromptKernelManager(kernel_name="python3")
+        await dead.start_kernel()
+        dead_kc = dead.client()
+        dead_kc.start_channels()
+        dead.provisioner.process.kill()
+        dead.provisioner.process.wait()
+        try:
+            await dead_kc.wait_for_ready(timeout=30)
+            died = "no error"
+        except RuntimeError as error:
+            died = str(error)
+        finally:
+            dead_kc.stop_channels()
+            await dead.cleanup_resources()
+        return reply["content"]["status"], await manager.is_alive(), died
+
+    outputs: list = []
+    status, alive, died = asyncio.run(run())
+    printed = "".join(m["content"].get("text", "") for m in outputs if m["msg_type"] == "stream")
+    assert (status, printed, alive) == ("ok", "42\n", False)
+    assert "died" in died, died

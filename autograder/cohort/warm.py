@@ -45,6 +45,9 @@ from .client import PromptKernelManager
 PRELOAD = (
     "numpy", "torch", "torch.nn", "torch.optim", "torch.utils.data", "matplotlib", "matplotlib.pyplot",
     "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "autograder", "autograder.checks",
+    # what a kernel imports while it starts: its debugger, history, completer and event loop's helpers
+    "ipykernel.debugger", "IPython.core.debugger", "IPython.core.completerlib", "IPython.extensions.storemagic",
+    "sqlite3", "psutil", "tornado.locks", "tornado.queues", "tornado.platform.asyncio",
 )
 #: Imported too when the notebook's code names one of the words (each costs over a second at import).
 ON_MENTION = {
