@@ -210,6 +210,7 @@ def test_a_template_preloads_its_own_assignments_checks_and_only_the_libraries_i
     named = "import autograder.checks.m02_autograd\nfrom autograder.checks import (m03_nn_module,\n m04_five_line_step as c, nope)"
     assert warm.checks_imported([named]) == ["m02_autograd", "m03_nn_module", "m04_five_line_step"]
     assert "sklearn.datasets" in warm.preload_for(["from sklearn.datasets import load_digits"])
+    assert "matplotlib.pyplot" in warm.preload_for(["import matplotlib.pyplot as plt"])
     assert warm.preload_for([]) == warm.PRELOAD
 
 

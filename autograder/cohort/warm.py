@@ -1,10 +1,11 @@
 """Warm kernels: every grading kernel is forked from a template that has already imported torch.
 
 A fresh kernel spends most of a short notebook's time before its first cell: an interpreter
-starts, imports torch, NumPy, matplotlib, IPython and the checks, then opens its sockets.  A
+starts, imports torch, NumPy, IPython and the checks, then opens its sockets.  A
 :class:`Template` pays that once per grading worker.  It is a long-lived process (inside the
 same bubblewrap sandbox as a cold kernel when grading is sandboxed) that imports
-:data:`PRELOAD`, starts no thread, and then only forks.  Each notebook's kernel is a fresh
+:data:`PRELOAD` and what its assignment's notebook needs (:func:`preload_for`), starts no
+thread, and then only forks.  Each notebook's kernel is a fresh
 child of it:
 
 * a new process (its own session), so nothing one kernel does to its interpreter (globals,
@@ -43,7 +44,7 @@ from .client import PromptKernelManager
 
 #: What every template imports before it forks (each one only if it is installed).
 PRELOAD = (
-    "numpy", "torch", "torch.nn", "torch.optim", "torch.utils.data", "matplotlib", "matplotlib.pyplot",
+    "numpy", "torch", "torch.nn", "torch.optim", "torch.utils.data",
     "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "autograder", "autograder.checks",
     # what a kernel imports while it starts: its debugger, history, completer and event loop's helpers
     "ipykernel.debugger", "IPython.core.debugger", "IPython.core.completerlib", "IPython.extensions.storemagic",
@@ -53,6 +54,7 @@ PRELOAD = (
 ON_MENTION = {
     "torch._dynamo": ("torch.compile", "torch._dynamo", "torch.export"),
     "sklearn.datasets": ("sklearn",),
+    "matplotlib.pyplot": ("matplotlib", "plt."),
 }
 
 _CLONE_NEWNS = 0x00020000
