@@ -64,7 +64,7 @@ lab: venv  ## open JupyterLab on the course's start page (http://localhost:$(POR
 
 test: export MPLBACKEND := Agg
 test: venv  ## run the whole test suite (SLOW=false / BROWSER=false to narrow it)
-	$(BIN)/python -m pytest -n $(WORKERS) --dist loadscope $(MARK_ARGS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadscope --no-loadscope-reorder $(MARK_ARGS) $(PYTEST_ARGS)
 
 lint: venv  ## ruff over the package, the tests and the notebooks
 	$(BIN)/ruff check .
