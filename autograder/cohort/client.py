@@ -10,11 +10,11 @@ test suite saw it as a lesson that "took" a whole multiple of its 300 s timeout,
 
 :class:`PromptKernelClient` polls in short slices up to the same deadline instead, so a missed
 wake-up costs at most :data:`SLICE` seconds.  It also waits for a new kernel as long as the kernel
-takes, not longer: jupyter_client's client drains the IOPub channel until 0.2 s pass without a
-message (and asks again only 0.2 s after a first reply that came before IOPub was connected,
-the usual case for a kernel that has just started), and its manager looks every 0.1 s whether a kernel that was asked to shut down has
-exited; in a grading run of short notebooks those fixed waits were a fifth of each notebook's time.
-Every kernel manager of the course hands it out:
+takes, not longer: jupyter_client's client asks again only 0.2 s after a first reply that came
+before IOPub was connected (the usual case for a kernel that has just started), then drains IOPub
+until 0.2 s pass without a message, and its manager looks every 0.1 s whether a kernel asked to
+shut down has exited; in a grading run of short notebooks those fixed waits were a fifth of each
+notebook's time.  Every kernel manager of the course hands it out:
 :class:`PromptKernelManager` for plain kernels, and the warm and sandboxed managers, which derive from it.
 """
 

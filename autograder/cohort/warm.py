@@ -78,8 +78,8 @@ def checks_imported(sources) -> list[str]:
 
 def preload_for(sources) -> tuple[str, ...]:
     """What a template for the notebook code in ``sources`` imports: :data:`PRELOAD`, the libraries of
-    :data:`ON_MENTION` the code names, and the checks modules it imports: a template preloads its own assignment's checks, not every module's (module 07's alone compiles
-    for seconds at import)."""
+    :data:`ON_MENTION` the code names, and the checks modules it imports (its own assignment's checks,
+    not every module's: module 07's alone compiles for seconds at import)."""
     sources = list(sources)
     checks = checks_imported(sources)
     text = "\n".join(sources)
