@@ -20,7 +20,7 @@ MODULE_IDS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.
 # sorting the longest first lets the short ones fill the gaps at the end instead of a long one
 # starting last while the other worker has nothing left.  Only the order depends on these figures.
 SCOPE_SECONDS = {
-    "tests/test_nbgrader.py::TestNbgrader07": 260, "tests/test_nbgrader.py::TestNbgrader09": 150,
+    "tests/test_nbgrader.py::TestNbgrader07": 140, "tests/test_nbgrader.py::TestNbgrader09": 150,
     "tests/test_grade_interrupts.py": 150, "tests/test_widgets_colab.py": 150, "tests/test_cohort.py": 145,
     "tests/test_notebooks_run.py::TestLessons": 140, "tests/test_browser.py": 120,
     "tests/test_notebooks_run.py::TestSolutions": 110, "tests/test_postgres.py": 100,

@@ -225,3 +225,61 @@ def test_a_kernel_that_cannot_set_itself_up_is_reported_not_started(tmp_path):
     finally:
         template.close()
     assert not template.alive()
+
+
+RELOAD_PROBE = r'''
+import os, tempfile, torch
+from pathlib import Path
+from autograder.checks import _reload
+_reload.RELOADER.start()  # no-op where the helper was forked before the kernel started
+helper = _reload.RELOADER.process
+tmp = Path(tempfile.mkdtemp())
+program = torch.export.export(torch.nn.Linear(2, 3), (torch.ones(4, 2),), dynamic_shapes=({0: torch.export.Dim("b")},))
+torch.export.save(program, tmp / "m.pt2")
+torch.save([torch.ones(5, 2)], tmp / "in.pt")
+code, err = _reload.RELOADER.reload(tmp / "m.pt2", tmp / "in.pt", tmp / "out.pt")
+print(type(helper).__name__, os.getpgid(helper.pid) != os.getpgid(0), code, tuple(torch.load(tmp / "out.pt")[0].shape))
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["warm", "cold"])
+def test_a_kernel_with_a_reload_helper_ends_when_asked_not_when_killed(kind, tmp_path, monkeypatch):
+    """Module 07's reload helper: forked before a warm kernel starts (from the template's imports) or started by
+    a cold kernel, it reloads a program in a process of its own, and it is outside the kernel's process group:
+    ipykernel's shutdown waits until its process group's children are gone, and one it never reaped held every
+    07 kernel until the manager gave up and terminated it."""
+    import asyncio
+
+    from autograder.cohort.client import PromptKernelManager
+
+    if kind == "warm":  # a template of this process's own that preloads the helper's module, as module 07's does
+        monkeypatch.setattr(warm, "_SHARED", {})
+        (tmp_path / "07.ipynb").write_text("import autograder.checks._reload")
+    manager = (warm.WarmKernelManager if kind == "warm" else PromptKernelManager)(kernel_name="python3")
+
+    async def run():
+        await manager.start_kernel(cwd=str(tmp_path))
+        kc = manager.client()
+        kc.start_channels()
+        outputs: list = []
+        try:
+            await kc.wait_for_ready(timeout=120)
+            reply = await kc._async_execute_interactive(RELOAD_PROBE, output_hook=outputs.append, timeout=120)
+        finally:
+            kc.stop_channels()
+            await manager.shutdown_kernel()  # a shutdown request, then a wait for the kernel to exit
+        return reply["content"]["status"], "".join(m["content"].get("text", "") for m in outputs
+                                                   if m["msg_type"] in ("stream", "error"))
+
+    try:
+        status, printed = asyncio.run(run())
+    finally:
+        if kind == "warm":
+            for template in warm._SHARED.values():
+                if isinstance(template, warm.Template):
+                    template.close()
+    assert status == "ok", printed
+    assert printed.split() == ["_Forked" if kind == "warm" else "Popen", "True", "0", "(5,", "3)"], printed
+    # jupyter_client's record of how the kernel ended: asked (and exited), or terminated after a timeout
+    assert manager._shutdown_status.name == "ShutdownRequest", manager._shutdown_status

@@ -11,8 +11,9 @@ batch sizes the learner did not use.
 Speed: the one-time costs of a process's first compile and first ONNX export (imports,
 dynamo's set-up) are paid when this module is imported, not inside a check cell; the
 ``.pt2`` is reloaded in a process forked from a helper that has imported torch and nothing
-else (:class:`_Reloader`, started in the background; it holds no state of the learner's
-session and each reload gets a process of its own), instead of a new interpreter per call.
+else (:mod:`._reload`, started in the background, or forked before a warm grading kernel
+starts; it holds no state of the learner's session and each reload gets a process of its
+own), instead of a new interpreter per call.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from torch import nn
 
 from ..core import call, describe, fail, graded
 from ..devices import cuda_or_skip, each_device
+from . import _reload
 from ._training import blobs, differing, make_loss, make_model, make_optimizer, snapshot
 
 # --------------------------------------------------------------------------
@@ -293,100 +294,7 @@ def compile_model_trains_original(compile_model, seed: int = 1, n: int = 24, *, 
 # export_program and export_onnx
 
 
-_RELOAD = r"""
-import sys, torch
-program = torch.export.load(sys.argv[1])
-module = program.module()
-outputs = []
-for x in torch.load(sys.argv[2]):
-    try:
-        outputs.append(module(x).detach())
-    except Exception as error:
-        outputs.append(f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
-torch.save(outputs, sys.argv[3])
-"""
-
-
-_HELPER = r"""
-import os, sys, tempfile, traceback
-import torch
-RELOAD = sys.argv[1]
-try:  # pay torch.export's own imports once, here, on a program of its own: each reload then only loads
-    with tempfile.TemporaryDirectory() as tmp:
-        dim = torch.export.Dim("batch")
-        program = torch.export.export(torch.nn.Linear(2, 2), (torch.ones(3, 2),), dynamic_shapes=({0: dim},))
-        torch.export.save(program, os.path.join(tmp, "warm.pt2"))
-        torch.export.load(os.path.join(tmp, "warm.pt2")).module()(torch.ones(5, 2))
-except Exception:
-    pass
-print("ready", flush=True)
-for line in sys.stdin:
-    args = line.rstrip("\n").split("\t")
-    pid = os.fork()
-    if pid == 0:  # a process of its own for each reload: nothing of one reaches the next
-        code = 0
-        try:
-            with open(args[2] + ".err", "w") as err:
-                sys.stderr = err
-                sys.argv = ["reload", *args]
-                try:
-                    exec(compile(RELOAD, "reload", "exec"), {"__name__": "__main__"})
-                except BaseException:
-                    traceback.print_exc()
-                    code = 1
-                err.flush()
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    print(os.waitstatus_to_exitcode(status), flush=True)
-"""
-
-
-class _Reloader:
-    """A helper process that has imported torch (and nothing of the learner's session); each reload
-    runs in a process forked from it.  It ends when this process does (its stdin closes)."""
-
-    def __init__(self) -> None:
-        self.process: subprocess.Popen | None = None
-        self.lock = threading.Lock()
-        self.ready = False
-
-    def start(self) -> None:
-        with self.lock:
-            if self.process is not None and self.process.poll() is None:
-                return
-            self.ready = False
-            try:
-                self.process = subprocess.Popen([sys.executable, "-c", _HELPER, _RELOAD], stdin=subprocess.PIPE,
-                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                                cwd=tempfile.gettempdir())
-            except OSError:
-                self.process = None
-
-    def reload(self, path: Path, src: Path, dst: Path, timeout: float = 300.0) -> tuple[int, str] | None:
-        """``(exit code, stderr)`` of one reload, or ``None`` when the helper is not available."""
-        self.start()
-        with self.lock:
-            process = self.process
-            if process is None:
-                return None
-            try:
-                if not self.ready:
-                    self.ready = process.stdout.readline().strip() == "ready"
-                    if not self.ready:
-                        return None
-                process.stdin.write(f"{path}\t{src}\t{dst}\n")
-                process.stdin.flush()
-                code = int(process.stdout.readline().strip())
-            except (OSError, ValueError):
-                process.kill()
-                self.process = None
-                return None
-        err = Path(str(dst) + ".err")
-        return code, err.read_text(errors="replace") if err.exists() else ""
-
-
-_RELOADER = _Reloader()
+_RELOADER = _reload.RELOADER
 
 
 def _reload_in_fresh_process(path: Path, inputs: list[torch.Tensor]) -> list:
@@ -395,7 +303,7 @@ def _reload_in_fresh_process(path: Path, inputs: list[torch.Tensor]) -> list:
         torch.save([x.cpu() for x in inputs], src)
         done = _RELOADER.reload(path, src, dst)
         if done is None:  # no helper: a new interpreter
-            proc = subprocess.run([sys.executable, "-c", _RELOAD, str(path), str(src), str(dst)],
+            proc = subprocess.run([sys.executable, "-c", _reload.RELOAD, str(path), str(src), str(dst)],
                                   capture_output=True, text=True, timeout=300)
             done = proc.returncode, proc.stderr
         code, stderr = done
@@ -488,14 +396,17 @@ def export_onnx_runs(export_onnx, seed: int = 1, example_batch: int = 4, extra: 
     with torch.no_grad():
         want = [reference(x) for x in inputs]
     _compare(outputs, inputs, want, "ONNX model", example_batch)
+
+
 def _prepare() -> None:
     """Pay this process's one-time costs of compiling and exporting now, at import, rather than in the
     first check cell that compiles: dynamo's set-up (with dynamic shapes) and the ONNX exporter's imports.
 
-    In a warm grading template (``TORCH_LEDGER_TEMPLATE``, see ``autograder/cohort/warm.py``) nothing
-    may be left running: the progress-bar monitor thread the first compile starts is stopped,
-    onnxruntime (which starts a thread pool on import) is left to each kernel, and so is the
-    reload helper.
+    In a warm grading template (``TORCH_LEDGER_TEMPLATE``, see ``autograder/cohort/warm.py``) these
+    costs are paid once for every kernel forked from it, and nothing may be left running there: the
+    progress-bar monitor thread the first compile or export starts is stopped, onnxruntime (which
+    starts a thread pool on import) is left to each kernel, and the reload helper is forked by each
+    kernel from the template's warmed-up ``torch.export`` (:meth:`._reload.Reloader.fork`).
     """
     import importlib
     import io
@@ -509,17 +420,19 @@ def _prepare() -> None:
         for batch in (3, 5):  # the second size makes dynamo set up dynamic shapes; backward, aot_autograd's
             compiled(torch.ones(batch, 2)).sum().backward()
         torch._dynamo.reset()
+        if template:
+            _reload.warm_up()
         for name in ("onnxscript", "torch.onnx._internal.exporter._core", *(() if template else ("onnxruntime",))):
             importlib.import_module(name)
-        if not template:  # a first ONNX export sets up the exporter (its ONNX optimiser starts a thread pool)
-            with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()), \
-                    contextlib.redirect_stderr(io.StringIO()):
-                logging.disable(logging.WARNING)
-                try:
-                    torch.onnx.export(nn.Linear(2, 2).eval(), (torch.ones(3, 2),), str(Path(tmp) / "warm.onnx"),
-                                      dynamo=True, dynamic_shapes=({0: torch.export.Dim("batch")},), verbose=False)
-                finally:
-                    logging.disable(logging.NOTSET)
+        # a first ONNX export sets the exporter up (about 1.5 s); its warnings are torch's, not the learner's
+        with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            logging.disable(logging.WARNING)
+            try:
+                torch.onnx.export(nn.Linear(2, 2).eval(), (torch.ones(3, 2),), str(Path(tmp) / "warm.onnx"),
+                                  dynamo=True, dynamic_shapes=({0: torch.export.Dim("batch")},), verbose=False)
+            finally:
+                logging.disable(logging.NOTSET)
     except Exception:  # noqa: BLE001 - only a head start; the checks report real problems themselves
         pass
     if template:

@@ -240,6 +240,9 @@ def _child(request: dict, control: list[int], ready: int) -> None:
         sys.argv = [request["launcher"], *request["arguments"]]
         if "JPY_PARENT_PID" in request["env"]:  # as a kernel jupyter_client starts: it exits when its parent goes
             sys.argv.append(f"--IPKernelApp.parent_handle={os.getppid()}")
+        reloader = sys.modules.get("autograder.checks._reload")  # module 07's checks: see its docstring
+        if reloader is not None:
+            reloader.RELOADER.fork()
         from ipykernel import kernelapp
 
         kernelapp.launch_new_instance()
