@@ -15,20 +15,19 @@ os.environ["TORCH_LEDGER_PROGRESS"] = "off"  # tests never write into the learne
 MODULE_IDS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.ipynb").exists())
 
 
-# Seconds each long scope (module, or class where a module has classes) took in a full run on a 2-core
+# Seconds each long scope (module, or class where a module has classes) took in a full two-worker run on a 2-core
 # machine.  `make test` hands scopes to its workers in collection order (`--no-loadscope-reorder`);
 # sorting the longest first lets the short ones fill the gaps at the end instead of a long one
-# starting last while the other worker has nothing left.  Only the order depends on these figures.
+# starting last while the others have nothing left.  Only the order depends on these figures.
 SCOPE_SECONDS = {
-    "tests/test_nbgrader.py::TestNbgrader07": 140, "tests/test_nbgrader.py::TestNbgrader09": 150,
-    "tests/test_grade_interrupts.py": 150, "tests/test_widgets_colab.py": 150, "tests/test_cohort.py": 145,
-    "tests/test_notebooks_run.py::TestLessons": 140, "tests/test_browser.py": 120,
-    "tests/test_notebooks_run.py::TestSolutions": 110, "tests/test_postgres.py": 100,
+    "tests/test_widgets_colab.py": 175, "tests/test_nbgrader.py::TestNbgrader09": 165, "tests/test_cohort.py": 150,
+    "tests/test_grade_interrupts.py": 145, "tests/test_nbgrader.py::TestNbgrader07": 130, "tests/test_browser.py": 125,
+    "tests/test_notebooks_run.py::TestLessons": 110, "tests/test_notebooks_run.py::TestSolutions": 110,
     "tests/test_grading_environment.py": 100, "tests/test_nbgrader.py::TestNbgrader03": 87,
-    "tests/test_nbgrader.py::TestNbgrader02": 78, "tests/test_nbgrader.py::TestNbgrader05": 70,
-    "tests/test_nbgrader.py::TestNbgrader04": 67, "tests/test_nbgrader.py::TestNbgrader06": 60,
-    "tests/test_nbgrader.py::TestNbgrader01": 47, "tests/test_catalogue.py": 46, "tests/test_warm.py": 45,
-    "tests/test_nbgrader.py::TestNbgrader08": 41, "tests/test_engine.py": 25, "tests/test_hints.py": 14,
+    "tests/test_nbgrader.py::TestNbgrader02": 73, "tests/test_nbgrader.py::TestNbgrader05": 71,
+    "tests/test_nbgrader.py::TestNbgrader04": 69, "tests/test_postgres.py": 62, "tests/test_nbgrader.py::TestNbgrader06": 61,
+    "tests/test_warm.py": 57, "tests/test_nbgrader.py::TestNbgrader01": 45, "tests/test_catalogue.py": 44,
+    "tests/test_nbgrader.py::TestNbgrader08": 42, "tests/test_hints.py": 17, "tests/test_engine.py": 12,
 }
 
 
