@@ -30,8 +30,11 @@ from traitlets import DottedObjectName, Type
 
 #: The longest a message that has arrived can wait unread (seconds).
 SLICE = 0.2
-#: How long a new kernel's IOPub channel is given to show that it is connected, and then to stay
-#: silent to count as drained (seconds).
+#: How long a new kernel's IOPub channel is given to show that it is connected before kernel_info is
+#: asked again (seconds; a message that comes later is read after the next reply).
+ASK_AGAIN = 0.01
+#: How long IOPub must stay silent to count as drained, where the kernel's idle status for the last
+#: request does not come first (seconds).
 QUIET = 0.05
 #: How often a kernel asked to shut down is looked at until it has exited (seconds).
 EXIT_POLL = 0.01
@@ -63,7 +66,8 @@ class PromptKernelClient(AsyncKernelClient):
 
     async def _async_wait_for_ready(self, timeout: float | None = None) -> None:
         """Ask for ``kernel_info`` until the kernel replies and IOPub is connected (as jupyter_client does),
-        then drain IOPub of what has arrived (:data:`QUIET`, not 0.2 s of silence)."""
+        then drain IOPub up to the kernel's idle status for the last request (or :data:`QUIET` of silence;
+        jupyter_client waits for 0.2 s of silence)."""
         from jupyter_client.manager import KernelManager
 
         if not isinstance(self.parent, KernelManager):  # no manager to ask whether the kernel lives
@@ -71,7 +75,7 @@ class PromptKernelClient(AsyncKernelClient):
             return
         deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
         while True:
-            self.kernel_info()
+            asked = self.kernel_info()
             try:
                 msg = await self.shell_channel.get_msg(timeout=1)
             except Empty:
@@ -79,7 +83,7 @@ class PromptKernelClient(AsyncKernelClient):
             else:
                 if msg["msg_type"] == "kernel_info_reply":
                     try:  # IOPub is connected (else ask again: the next reply comes with IOPub messages)
-                        await self.iopub_channel.get_msg(timeout=QUIET)
+                        await self.iopub_channel.get_msg(timeout=ASK_AGAIN)
                     except Empty:
                         pass
                     else:
@@ -89,10 +93,13 @@ class PromptKernelClient(AsyncKernelClient):
                 raise RuntimeError("Kernel died before replying to kernel_info")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
-        while True:
+        while True:  # until the kernel is idle after the last request (the last message it sends for it)
             try:
-                await self.iopub_channel.get_msg(timeout=QUIET)
+                msg = await self.iopub_channel.get_msg(timeout=QUIET)
             except Empty:
+                return
+            if msg["msg_type"] == "status" and msg["content"].get("execution_state") == "idle" \
+                    and msg.get("parent_header", {}).get("msg_id") == asked:
                 return
 
     wait_for_ready = _async_wait_for_ready  # AsyncKernelClient binds the name to jupyter_client's own
