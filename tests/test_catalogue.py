@@ -68,9 +68,11 @@ for _name in MODULES:
     globals()[_cls] = type(_cls, (_Catalogue,), {"CATALOGUE": _name})
 
 
-def test_every_owner_a_checkpoint_misses_is_named_in_one_message():
-    cat = CATALOGUES["m08_reproducible_training"]
-    scores = nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS["checkpoint_without_rng_states"].answers)
+# Single mutants whose findings are asserted beyond the catalogue's own assertions.  A full run reads them
+# from the real nbgrader run (tests/test_nbgrader.py, the same functions); these in-process runs are the
+# quick loop's (marker ``inprocess``).
+
+def checkpoint_names_every_owner(scores) -> None:
     text = scores["test_save_checkpoint_restores_everything"][2]
     for owner in ("the DataLoader generator's state", "torch's CPU RNG state", "NumPy's global RNG state",
                   "Python's random state"):
@@ -78,35 +80,49 @@ def test_every_owner_a_checkpoint_misses_is_named_in_one_message():
     assert "(4 owners)" in text and "random.setstate()" in text and "np.random.set_state()" in text
 
 
-@pytest.mark.parametrize("mutant", ["evaluate_without_no_grad", "evaluate_unweighted_mean"])
-def test_a_wrong_evaluate_costs_points_in_evaluate_only(mutant):
+def evaluate_costs_evaluate_only(scores) -> None:
     """`fit` is graded with a correct `evaluate` in place of the learner's."""
-    cat = CATALOGUES["m05_train_vs_eval"]
-    scores = nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS[mutant].answers)
     lost = {t for t, s in scores.items() if s[0] < s[1]}
     assert lost and all(t.startswith("test_evaluate") for t in lost), lost
 
 
-def test_every_unseeded_generator_is_named_in_one_message():
-    cat = CATALOGUES["m08_reproducible_training"]
-    scores = nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS["seed_torch_only"].answers)
+def unseeded_generators_named_once(scores) -> None:
     text = scores["test_seed_everything_rngs"][2]
     assert "Owner: Python's random and NumPy's global RNG were not seeded" in text, text
 
 
+def planted_bug_costs_its_own_cells(cat, mutant: str, scores) -> None:
+    """Partial credit: a repair that leaves some planted bugs in loses exactly their cells."""
+    entry = cat.MUTANTS[mutant]
+    lost = {t for t, s in scores.items() if s[0] < s[1]}
+    allowed = set(entry.breaks) | set(getattr(cat, "WHOLE_RUN_CELLS", ()))
+    assert set(entry.breaks) <= lost <= allowed, {t: scores[t][2] for t in lost ^ set(entry.breaks)}
+
+
+#: (catalogue, mutant) -> what its scores must show.
+FINDINGS = {
+    ("m08_reproducible_training", "checkpoint_without_rng_states"): checkpoint_names_every_owner,
+    ("m05_train_vs_eval", "evaluate_without_no_grad"): evaluate_costs_evaluate_only,
+    ("m05_train_vs_eval", "evaluate_unweighted_mean"): evaluate_costs_evaluate_only,
+    ("m08_reproducible_training", "seed_torch_only"): unseeded_generators_named_once,
+}
 REPAIR_BUGS = [(name, mutant) for name, cat in CATALOGUES.items() for mutant in cat.MUTANTS
                if mutant.startswith("repair_left_")]
 
 
+@pytest.mark.inprocess
+@pytest.mark.parametrize("name,mutant", list(FINDINGS), ids=[f"{n[:3]}-{m}" for n, m in FINDINGS])
+def test_a_mutants_findings_in_process(name, mutant):
+    cat = CATALOGUES[name]
+    FINDINGS[name, mutant](nbtools.run_in_process(_solution(cat.MODULE), cat.MUTANTS[mutant].answers))
+
+
+@pytest.mark.inprocess
 @pytest.mark.parametrize("name,mutant", REPAIR_BUGS, ids=[f"{n[:3]}-{m}" for n, m in REPAIR_BUGS])
 def test_each_planted_bug_costs_only_its_own_cells(name, mutant):
-    """Partial credit: a repair that leaves some planted bugs in loses exactly their cells."""
     cat = CATALOGUES[name]
-    entry = cat.MUTANTS[mutant]
-    scores = nbtools.run_in_process(_solution(cat.MODULE), entry.answers)
-    lost = {t for t, s in scores.items() if s[0] < s[1]}
-    allowed = set(entry.breaks) | set(getattr(cat, "WHOLE_RUN_CELLS", ()))
-    assert set(entry.breaks) <= lost <= allowed, {t: scores[t][2] for t in lost ^ set(entry.breaks)}
+    planted_bug_costs_its_own_cells(cat, mutant, nbtools.run_in_process(_solution(cat.MODULE),
+                                                                         cat.MUTANTS[mutant].answers))
 
 
 @pytest.mark.parametrize("name", sorted({n for n, _ in REPAIR_BUGS}))

@@ -4,6 +4,7 @@ import importlib
 
 import pytest
 import torch
+from test_catalogue import FINDINGS, planted_bug_costs_its_own_cells
 
 from autograder.dev import courses, nbtools
 from autograder.dev.catalogue import MODULES, mutant_problems, variant_problems
@@ -12,8 +13,16 @@ from conftest import MODULE_IDS
 
 pytestmark = pytest.mark.slow
 
-CATALOGUES = {importlib.import_module(f"autograder.dev.catalogue.{n}").MODULE: importlib.import_module(f"autograder.dev.catalogue.{n}")
-              for n in MODULES}
+_BY_NAME = {n: importlib.import_module(f"autograder.dev.catalogue.{n}") for n in MODULES}
+CATALOGUES = {cat.MODULE: cat for cat in _BY_NAME.values()}
+NAMES = {cat.MODULE: n for n, cat in _BY_NAME.items()}
+
+
+def _judged(graded_course, mutant: str):
+    """One catalogue mutant's scores as real nbgrader graded it (the shape the in-process run gives)."""
+    module_id, course, _, scores, _ = graded_course
+    nb = nbtools.read(courses.autograded_notebook(course, module_id, f"mutant-{mutant}"))
+    return nbtools.scores_from_autograded(nb, scores[f"mutant-{mutant}"])
 
 
 @pytest.fixture(scope="class")
@@ -88,6 +97,20 @@ class _NbgraderModule:
             name = student.split("-", 1)[1]
             problems += mutant_problems(name, entry, judged) if kind == "mutant" else variant_problems(name, judged)
         assert not problems, problems
+
+    def test_single_mutants_findings(self, graded_course):
+        """What tests/test_catalogue.py asserts of single mutants beyond the catalogue (partial credit for
+        repairs, owners named in one message), read from this run."""
+        module_id = graded_course[0]
+        name, cat = NAMES.get(module_id), CATALOGUES.get(module_id)
+        repairs = [m for m in getattr(cat, "MUTANTS", {}) if m.startswith("repair_left_")]
+        findings = [m for n, m in FINDINGS if n == name]
+        if not repairs and not findings:
+            pytest.skip("no single-mutant findings for this module")
+        for mutant in repairs:
+            planted_bug_costs_its_own_cells(cat, mutant, _judged(graded_course, mutant))
+        for mutant in findings:
+            FINDINGS[name, mutant](_judged(graded_course, mutant))
 
     def test_autograded_output_is_a_diagnosis(self, graded_course):
         module_id, course, _, _, _ = graded_course
