@@ -16,7 +16,9 @@ TORCH_VERSION ?= 2.13.0
 TORCH_PIP_ARGS ?=
 SLOW ?= true
 BROWSER ?= true
-WORKERS ?= 2
+# pytest workers for `make test`: one more than the cores, because the suite's tests spend part of their
+# time waiting (kernels and Dask clusters starting, the interrupt tests' deadlines) with a core idle.
+WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 PYTEST_ARGS ?=
 PORT ?= 8888
 

@@ -64,7 +64,19 @@ def test_a_task_that_kills_its_workers_is_recorded_once_as_failed(engine):
     engine.client.wait_for_workers(2, timeout=180)  # the nannies started fresh workers
 
 
-def test_a_task_past_its_hard_limit_is_stopped_and_its_worker_replaced(engine):
+def test_a_task_past_its_hard_limit_is_stopped_and_its_worker_replaced(engine, monkeypatch):
+    """Also when the cancellation reaches the scheduler late (as on a loaded machine, where the restart's own
+    call overtook it and the scheduler gave the stopped task to the other worker): held back here for 1 s."""
+    client = engine.client
+    send = client._send_to_scheduler
+
+    def late_cancel(msg):
+        if msg.get("op") == "cancel-keys":
+            client.loop.call_later(1.0, send, msg)
+        else:
+            send(msg)
+
+    monkeypatch.setattr(client, "_send_to_scheduler", late_cancel)
     before = set(engine.client.run(os.getpid).values())
     future = engine.client.submit(time.sleep, 600, key="hangs", pure=False)
     while not any(engine.client.processing().values()):
@@ -74,6 +86,9 @@ def test_a_task_past_its_hard_limit_is_stopped_and_its_worker_replaced(engine):
     engine.client.wait_for_workers(2, timeout=180)
     after = set(engine.client.run(os.getpid).values())
     assert len(before - after) == 1  # the worker that ran it is a new process; the other one is untouched
+    running = engine.client.run(lambda dask_worker: [t.key for t in dask_worker.state.tasks.values()
+                                                     if t.state in ("executing", "cancelled", "long-running")])
+    assert not any(running.values()), running  # no worker runs the stopped task again
     # The cluster goes on grading (a task sent to the replaced worker's old address may wait for the
     # connection to it to time out, 30 s by default, before it runs elsewhere).
     probe = engine.client.submit(sum, [1, 2], pure=False)

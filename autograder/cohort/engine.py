@@ -153,6 +153,12 @@ def _deaths(key: str, dask_scheduler=None) -> int:
     return int(getattr(task, "suspicious", 0) or 0)
 
 
+def _wanted(key: str, dask_scheduler=None) -> bool:
+    """Whether a client still wants task ``key`` (the scheduler has not yet processed its cancellation)."""
+    task = dask_scheduler.tasks.get(key)
+    return task is not None and bool(task.who_wants)
+
+
 def _uid_of_worker(plugin_name: str, dask_worker=None) -> int:
     return dask_worker.plugins[plugin_name].grader.spec.uid
 
@@ -262,6 +268,12 @@ class Engine:
             busy = [w for w, keys in self.client.processing().items() if key in keys]
             future.cancel()
             if busy and self.cluster is not None:
+                # The cancellation travels on the client's batched stream, which the restart's own call can
+                # overtake: the scheduler would then hand the still-wanted task to another worker as the
+                # restarted one leaves, and that worker's only thread would run the stopped notebook again.
+                deadline = time.monotonic() + 30
+                while self.client.run_on_scheduler(_wanted, key) and time.monotonic() < deadline:
+                    time.sleep(0.02)
                 self.client.restart_workers(busy, timeout=60)
                 self._learn_uids()
         except Exception:  # noqa: BLE001 - best effort: the task is recorded as failed either way
