@@ -164,8 +164,17 @@ class Reloader:
             self.process = _Forked(pid, open(requests_w, "w"), open(replies_r))
             self.ready = False
 
-    def reload(self, path: Path, src: Path, dst: Path) -> tuple[int, str] | None:
-        """``(exit code, stderr)`` of one reload, or ``None`` when the helper is not available."""
+    def reload(self, path: Path, src: Path, dst: Path) -> tuple[int, str]:
+        """``(exit code, stderr)`` of one reload: in a process forked from the helper, or in a new
+        interpreter where no helper is available."""
+        done = self._through_helper(path, src, dst)
+        if done is None:
+            proc = subprocess.run([sys.executable, "-c", RELOAD, str(path), str(src), str(dst)],
+                                  capture_output=True, text=True, timeout=300)
+            done = proc.returncode, proc.stderr
+        return done
+
+    def _through_helper(self, path: Path, src: Path, dst: Path) -> tuple[int, str] | None:
         self.start()
         with self.lock:
             process = self.process
@@ -185,6 +194,5 @@ class Reloader:
                 return None
         err = Path(str(dst) + ".err")
         return code, err.read_text(errors="replace") if err.exists() else ""
-
 
 RELOADER = Reloader()

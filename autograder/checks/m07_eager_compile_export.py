@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -76,7 +75,7 @@ def _not_too_fast(got: float, fast: float) -> None:
 @graded("time_it")
 def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
     """Runs the warm-up calls untimed, then exactly `iters` timed calls"""
-    _RELOADER.start()  # a kernel forked from a grading template starts it here (see _prepare)
+    _reload.RELOADER.start()  # a kernel forked from a grading template starts it here (see _prepare)
     slow, fast = 0.06, 0.005  # a counted warm-up call moves the result far past 6x the timed calls' time
     fn = _Timed(n_slow=warmup, slow=slow, fast=fast)
     got = _seconds(call(time_it, fn, torch.zeros(2), warmup=warmup, iters=iters), "time_it")
@@ -95,7 +94,7 @@ def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
 @graded("time_it")
 def time_it_median(time_it, warmup: int = 3, iters: int = 20, *, notes):
     """Reports the median, so one slow outlier does not move it"""
-    _RELOADER.start()
+    _reload.RELOADER.start()
     fast = 0.004
     outlier = max(0.25, 3 * fast * iters)  # the mean lands above 3x the median for any `iters`
     fn = _Timed(n_slow=0, slow=0.0, fast=fast, outlier_at=warmup + iters // 2, outlier=outlier)
@@ -294,19 +293,11 @@ def compile_model_trains_original(compile_model, seed: int = 1, n: int = 24, *, 
 # export_program and export_onnx
 
 
-_RELOADER = _reload.RELOADER
-
-
 def _reload_in_fresh_process(path: Path, inputs: list[torch.Tensor]) -> list:
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "inputs.pt", Path(tmp) / "outputs.pt"
         torch.save([x.cpu() for x in inputs], src)
-        done = _RELOADER.reload(path, src, dst)
-        if done is None:  # no helper: a new interpreter
-            proc = subprocess.run([sys.executable, "-c", _reload.RELOAD, str(path), str(src), str(dst)],
-                                  capture_output=True, text=True, timeout=300)
-            done = proc.returncode, proc.stderr
-        code, stderr = done
+        code, stderr = _reload.RELOADER.reload(path, src, dst)
         if code != 0 or not dst.exists():
             last = (stderr.strip().splitlines() or ["(no message)"])[-1]
             fail(f"a fresh Python process could not load {path.name} with torch.export.load ({last}).",
@@ -414,7 +405,7 @@ def _prepare() -> None:
 
     template = bool(os.environ.get("TORCH_LEDGER_TEMPLATE"))
     if not template:
-        _RELOADER.start()  # its interpreter imports torch while this one warms up
+        _reload.RELOADER.start()  # its interpreter imports torch while this one warms up
     try:
         compiled = torch.compile(nn.Linear(2, 2), backend="aot_eager")
         for batch in (3, 5):  # the second size makes dynamo set up dynamic shapes; backward, aot_autograd's
