@@ -117,7 +117,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade", parents=[common], help="autograde every submission (parallel, sandboxed)",
                        description=_doc("grade"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("assignment")
-    p.add_argument("--workers", type=int, help="worker processes of the local cluster (default: every core)")
+    p.add_argument("--workers", type=int, help="worker processes of the local cluster (default: every core; at most one per submission)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--scheduler", metavar="tcp://HOST:8786",
                    help="grade on this Dask cluster (workers started with `dask worker ADDRESS --nthreads 1`) "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import pytest
@@ -107,3 +108,26 @@ def _where(engine, key: str) -> str:
         return f"task {key} still pending: {engine.client.run_on_scheduler(view)}"
     except Exception as error:  # noqa: BLE001 - the message is only a diagnosis
         return f"task {key} still pending (scheduler not reachable: {error})"
+
+
+def _worker_view(names=("TORCH_LEDGER_PROGRESS", "TORCH_LEDGER_ENGINE_PROBE")):
+    return os.getppid(), {n: os.environ.get(n) for n in names}, "autograder.cohort.worker" in sys.modules
+
+
+def test_a_later_clusters_workers_are_forked_with_the_environment_as_it_is_now(engine, monkeypatch):
+    """A local cluster's workers are forked from a server process this process started with the first cluster
+    (``engine``'s), which kept the environment it had then.  A later cluster's workers still see this
+    process's environment as it is when that cluster starts: a variable added, and one taken away."""
+    first = engine.client.run(_worker_view)
+    assert all(ppid != os.getpid() and preloaded for ppid, _, preloaded in first.values()), first
+    servers = {ppid for ppid, _, _ in first.values()}
+    assert len(servers) == 1
+    monkeypatch.delenv("TORCH_LEDGER_PROGRESS")  # conftest sets it for every test: the server has it
+    monkeypatch.setenv("TORCH_LEDGER_ENGINE_PROBE", "now")
+    later = Engine(workers=1)
+    try:
+        later.connect()
+        seen = list(later.client.run(_worker_view).values())
+    finally:
+        later.close()
+    assert seen == [(servers.pop(), {"TORCH_LEDGER_PROGRESS": None, "TORCH_LEDGER_ENGINE_PROBE": "now"}, True)]

@@ -257,6 +257,10 @@ def test_a_kernel_with_a_reload_helper_ends_when_asked_not_when_killed(kind, tmp
         monkeypatch.setattr(warm, "_SHARED", {})
         (tmp_path / "07.ipynb").write_text("import autograder.checks._reload")
     manager = (warm.WarmKernelManager if kind == "warm" else PromptKernelManager)(kernel_name="python3")
+    # A kernel that imported torch and torch.export spends ~1.3 s tearing its interpreter down after it replied,
+    # more on a loaded machine than the default 2.5 s before SIGTERM.  A helper in the kernel's process group
+    # kept ipykernel waiting ~29 s (its progressive waits for children), past this 10 s too.
+    manager.shutdown_wait_time = 20.0
 
     async def run():
         await manager.start_kernel(cwd=str(tmp_path))

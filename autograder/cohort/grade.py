@@ -245,7 +245,9 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         forced = cause
 
     cell_timeout = options.cell_timeout or course.cell_timeout
-    workers = max(1, min(options.workers or default_workers(), len(students) + 1))
+    # At most one worker per submission: a regrade of one student starts one worker, which runs the
+    # calibration and then the student's notebook, forked from the same warm template.
+    workers = max(1, min(options.workers or default_workers(), len(students)))
     scratch = Path(options.scratch or tempfile.mkdtemp(prefix="ag-"))
     scratch.mkdir(parents=True, exist_ok=True)
     engine = Engine(workers, options.scheduler)
