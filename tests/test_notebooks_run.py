@@ -43,6 +43,7 @@ def _run(path, tmp_path):
     nb = nbtools.read(path)
     nb.cells.append(nbtools.code(PEAK_CELL))
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=PromptKernelManager,
+                                     shutdown_kernel="immediate",  # a kernel that imported torch takes ~1 s to exit
                                      resources={"metadata": {"path": str(tmp_path)}})
     start = time.perf_counter()
     client.execute()  # raises CellExecutionError naming the failing cell

@@ -107,6 +107,7 @@ def test_lesson_runs_with_colab_ipywidgets(path, colab_overlay, tmp_path):
     env["TORCH_LEDGER_PROGRESS"] = "off"
 
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=PromptKernelManager,
+                                     shutdown_kernel="immediate",  # a kernel that imported torch takes ~1 s to exit
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute(env=env)  # raises CellExecutionError naming the failing cell
 
