@@ -15,19 +15,20 @@ os.environ["TORCH_LEDGER_PROGRESS"] = "off"  # tests never write into the learne
 MODULE_IDS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.ipynb").exists())
 
 
-# Seconds each long scope (module, or class where a module has classes) took in a full two-worker run on a 2-core
+# Seconds each long scope (module, or class where a module has classes) took in a full three-worker run on a 2-core
 # machine.  `make test` hands scopes to its workers in collection order (`--no-loadscope-reorder`);
 # sorting the longest first lets the short ones fill the gaps at the end instead of a long one
 # starting last while the others have nothing left.  Only the order depends on these figures.
 SCOPE_SECONDS = {
-    "tests/test_widgets_colab.py": 175, "tests/test_nbgrader.py::TestNbgrader09": 165, "tests/test_cohort.py": 150,
-    "tests/test_grade_interrupts.py": 145, "tests/test_nbgrader.py::TestNbgrader07": 130, "tests/test_browser.py": 125,
-    "tests/test_notebooks_run.py::TestLessons": 110, "tests/test_notebooks_run.py::TestSolutions": 110,
-    "tests/test_grading_environment.py": 100, "tests/test_nbgrader.py::TestNbgrader03": 87,
-    "tests/test_nbgrader.py::TestNbgrader02": 73, "tests/test_nbgrader.py::TestNbgrader05": 71,
-    "tests/test_nbgrader.py::TestNbgrader04": 69, "tests/test_postgres.py": 62, "tests/test_nbgrader.py::TestNbgrader06": 61,
-    "tests/test_warm.py": 57, "tests/test_nbgrader.py::TestNbgrader01": 45, "tests/test_catalogue.py": 44,
-    "tests/test_nbgrader.py::TestNbgrader08": 42, "tests/test_hints.py": 17, "tests/test_engine.py": 12,
+    "tests/test_nbgrader.py::TestNbgrader07": 151, "tests/test_cohort.py": 135, "tests/test_grade_interrupts.py": 126,
+    "tests/test_browser.py": 124, "tests/test_nbgrader.py::TestNbgrader09": 103,
+    "tests/test_notebooks_run.py::TestLessons": 100, "tests/test_widgets_colab.py": 100,
+    "tests/test_grading_environment.py": 89, "tests/test_nbgrader.py::TestNbgrader03": 78,
+    "tests/test_nbgrader.py::TestNbgrader02": 68, "tests/test_nbgrader.py::TestNbgrader04": 60,
+    "tests/test_nbgrader.py::TestNbgrader05": 54, "tests/test_nbgrader.py::TestNbgrader06": 51,
+    "tests/test_notebooks_run.py::TestSolutions": 48, "tests/test_postgres.py": 43,
+    "tests/test_nbgrader.py::TestNbgrader01": 41, "tests/test_warm.py": 35, "tests/test_nbgrader.py::TestNbgrader08": 24,
+    "tests/test_catalogue.py": 18, "tests/test_hints.py": 12, "tests/test_engine.py": 7,
 }
 
 
