@@ -53,9 +53,26 @@ def _script(nb) -> str:
 
 
 def _cpu() -> float:
-    """CPU seconds of this process and of its reaped children so far."""
+    """CPU seconds of this process, of its reaped children and of its fork servers so far."""
     me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime + _fork_servers_cpu()
+
+
+def _fork_servers_cpu() -> float:
+    """CPU seconds of this process's fork servers and of the processes they reaped: a local cluster's workers
+    are forked from one (see ``autograder.cohort.engine``), so they are not this process's children, and the
+    server lives as long as this process does."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(stat[1]) == os.getpid() and b"forkserver" in (entry / "cmdline").read_bytes():
+                total += sum(int(v) for v in stat[11:15]) / tick  # utime, stime, cutime, cstime
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def _as_graded(nb, solution):
