@@ -26,9 +26,11 @@ import functools
 import html
 import io
 import logging
+import os
 import re
 import reprlib
 import sys
+import sysconfig
 import warnings
 from dataclasses import dataclass, field
 
@@ -310,6 +312,19 @@ def graded(function: str, *, starter: str | None = None):
     return wrap
 
 
+#: Where a library's code lives: installed packages and Python's standard library (a warning that a library
+#: raises inside the learner's call is shown there, for example deprecated pytree code in copyreg.py).
+_LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (sysconfig.get_paths()["stdlib"],
+                                                               sysconfig.get_paths()["platstdlib"])})
+
+
+def _learners(filename: str | None) -> bool:
+    """Whether a warning was raised from the learner's code rather than from a library's."""
+    if not filename or filename.startswith("<frozen ") or "site-packages" in filename:
+        return False
+    return not os.path.realpath(filename).startswith(_LIBRARY_DIRS)
+
+
 @contextlib.contextmanager
 def _quiet(notes: list[str]):
     """Keep warnings, log records and stray stderr writes out of the test cell's output.
@@ -326,7 +341,7 @@ def _quiet(notes: list[str]):
             yield
     finally:
         logging.disable(previous)
-        own = [w for w in caught if "site-packages" not in (w.filename or "")]
+        own = [w for w in caught if _learners(w.filename)]
         if own:
             first = own[0]
             notes.append(f"your code warned: {first.category.__name__}: {_first_line(first.message)}")

@@ -153,3 +153,27 @@ def test_release_step_puts_starter_code_where_the_stub_was():
     # In the release pipeline it comes right after ClearSolutions, once.
     steps = with_starter_code(with_starter_code([ClearSolutions, object]))
     assert steps == [ClearSolutions, InsertStarterCode, object]
+
+
+def test_a_warning_is_passed_on_as_a_note_only_when_the_learners_code_raised_it():
+    import copyreg
+    import warnings
+
+    def warns(where):
+        def double(x):
+            if where == "learner":
+                warnings.warn("a warning of the learner's own", UserWarning)
+            else:  # a library's warning raised inside the learner's call, shown where the library put it
+                warnings.warn_explicit("a library's warning", FutureWarning, filename=where, lineno=1)
+            return x * 2
+        return double
+
+    def notes(where):
+        result = evaluate(_double_check.raw, "double", "", (warns(where),), {})
+        assert result.outcome == CORRECT, result
+        return result.notes
+
+    assert notes("learner") == ["your code warned: UserWarning: a warning of the learner's own"]
+    assert notes(copyreg.__file__) == []  # the standard library (torch's exporter warns from copyreg.py)
+    assert notes(torch.__file__) == []  # an installed package
+    assert notes("<frozen importlib._bootstrap>") == []
