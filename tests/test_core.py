@@ -162,7 +162,7 @@ def test_a_warning_is_passed_on_as_a_note_only_when_the_learners_code_raised_it(
     def warns(where):
         def double(x):
             if where == "learner":
-                warnings.warn("a warning of the learner's own", UserWarning)
+                warnings.warn("a warning of the learner's own", UserWarning, stacklevel=1)
             else:  # a library's warning raised inside the learner's call, shown where the library put it
                 warnings.warn_explicit("a library's warning", FutureWarning, filename=where, lineno=1)
             return x * 2
