@@ -49,6 +49,23 @@ def test_a_run_record_round_trips_and_a_broken_one_is_named(tmp_path):
         record.load(tmp_path / "none.json")
 
 
+def test_a_local_cluster_leaves_the_dask_settings_as_it_found_them():
+    """A coordinator that grades, then uses Dask for something else (a notebook), gets its own settings back.
+    Before this module's `engine` starts: no other local cluster of this process is open now."""
+    import dask
+
+    keys = ("distributed.worker.multiprocessing-method", "distributed.admin.tick.interval")
+    before = [dask.config.get(k) for k in keys]
+    run = Engine(workers=1)
+    try:
+        run.connect()
+        during = [dask.config.get(k) for k in keys]
+    finally:
+        run.close()
+    assert during == ["forkserver", "500ms"] != before
+    assert [dask.config.get(k) for k in keys] == before
+
+
 @pytest.fixture(scope="module")
 def engine():
     found = Engine(workers=2)

@@ -187,6 +187,7 @@ class Engine:
         self.uids: set[int] = set()
         self.seen_workers = 0  # the most workers the run had at once
         self.retried: dict[str, int] = {}  # student -> how many workers died grading them
+        self._settings = None  # a local cluster's Dask settings (dask.config.set), undone by close
 
     @property
     def kind(self) -> str:
@@ -198,18 +199,23 @@ class Engine:
         self._launched.start()
 
     def _connect(self) -> None:
+        import multiprocessing
+
         import dask
         from distributed import Client, LocalCluster
 
         try:
-            dask.config.set(LOCAL_CONFIG if not self.scheduler else {})
             if self.scheduler:
                 try:
                     self.client = Client(self.scheduler, timeout="20s")
                 except OSError as error:
                     raise EngineError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from None
             else:
-                env = _worker_environment() if _use_forkserver() else None
+                forked = START_METHOD in multiprocessing.get_all_start_methods()  # not on Windows
+                # This run's Dask settings, in force until close() puts the previous ones back.
+                self._settings = dask.config.set(
+                    {**LOCAL_CONFIG, **({"distributed.worker.multiprocessing-method": START_METHOD} if forked else {})})
+                env = _worker_environment() if forked else None
                 self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                             memory_limit=0, silence_logs=logging.ERROR, preload=PRELOAD,
@@ -318,32 +324,26 @@ class Engine:
                 pass
             for uid in self.uids:
                 drain(uid, patience=5.0)
-        self.client = self.cluster = None
-
-
-def _use_forkserver() -> bool:
-    """Start a local cluster's workers from a server process that has imported Dask and the grader."""
-    import multiprocessing
-
-    import dask
-    from distributed.utils import get_mp_context
-
-    global _server_env
-    if START_METHOD not in multiprocessing.get_all_start_methods():  # pragma: no cover - not Linux or macOS
-        return False
-    dask.config.set({"distributed.worker.multiprocessing-method": START_METHOD})
-    get_mp_context()  # Dask names its own modules for the server, once per process; the grader's join them
-    # (until the server starts: it stays up while this process lives, and every later cluster forks from it).
-    multiprocessing.get_context(START_METHOD).set_forkserver_preload(["distributed", *PRELOAD])
-    if _server_env is None:
-        _server_env = dict(os.environ)
-    return True
+        if self._settings is not None:
+            self._settings.__exit__(None, None, None)
+        self.client = self.cluster = self._settings = None
 
 
 def _worker_environment() -> dict:
-    """The environment a worker forked from the server should have: this process's as it is now.  The server
-    keeps the one it started with, which an earlier run's may have been (a coordinator that grades more than
-    once); its Nanny sets what was added or changed since, and the worker removes what was taken away."""
+    """The environment a worker forked from the fork server should have: this process's as it is now.  The
+    server keeps the one it started with, which an earlier run's may have been (a coordinator that grades more
+    than once); its Nanny sets what was added or changed since, and the worker removes what was taken away.
+    Also names the grader's modules for the server to import, until it starts (it stays up while this process
+    lives, and every later cluster forks from it)."""
+    import multiprocessing
+
+    from distributed.utils import get_mp_context
+
+    global _server_env
+    get_mp_context()  # with the start method set, Dask names its own modules for the server, once per process
+    multiprocessing.get_context(START_METHOD).set_forkserver_preload(["distributed", *PRELOAD])
+    if _server_env is None:
+        _server_env = dict(os.environ)
     env = dict(os.environ)
     gone = sorted(set(_server_env or ()) - set(env))
     if gone:
