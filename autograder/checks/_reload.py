@@ -195,4 +195,5 @@ class Reloader:
         err = Path(str(dst) + ".err")
         return code, err.read_text(errors="replace") if err.exists() else ""
 
+
 RELOADER = Reloader()

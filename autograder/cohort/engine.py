@@ -215,7 +215,10 @@ class Engine:
                 # This run's Dask settings, in force until close() puts the previous ones back.
                 self._settings = dask.config.set(
                     {**LOCAL_CONFIG, **({"distributed.worker.multiprocessing-method": START_METHOD} if forked else {})})
-                env = _worker_environment() if forked else None
+                env = None
+                if forked:
+                    _prepare_fork_server()
+                    env = _worker_environment(_server_env)
                 self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                             memory_limit=0, silence_logs=logging.ERROR, preload=PRELOAD,
@@ -329,12 +332,9 @@ class Engine:
         self.client = self.cluster = self._settings = None
 
 
-def _worker_environment() -> dict:
-    """The environment a worker forked from the fork server should have: this process's as it is now.  The
-    server keeps the one it started with, which an earlier run's may have been (a coordinator that grades more
-    than once); its Nanny sets what was added or changed since, and the worker removes what was taken away.
-    Also names the grader's modules for the server to import, until it starts (it stays up while this process
-    lives, and every later cluster forks from it)."""
+def _prepare_fork_server() -> None:
+    """Name the grader's modules for the fork server to import, and remember the environment it starts with
+    (until it starts: it stays up while this process lives, and every later cluster forks from it)."""
     import multiprocessing
 
     from distributed.utils import get_mp_context
@@ -344,8 +344,14 @@ def _worker_environment() -> dict:
     multiprocessing.get_context(START_METHOD).set_forkserver_preload(["distributed", *PRELOAD])
     if _server_env is None:
         _server_env = dict(os.environ)
+
+
+def _worker_environment(server_env: dict) -> dict:
+    """The environment a worker forked from the fork server should have: this process's as it is now.  The
+    server keeps ``server_env``, which an earlier run's may have been (a coordinator that grades more than
+    once); its Nanny sets what was added or changed since, and the worker removes what was taken away."""
     env = dict(os.environ)
-    gone = sorted(set(_server_env or ()) - set(env))
+    gone = sorted(set(server_env) - set(env))
     if gone:
         env[UNSET_ENV] = json.dumps(gone)
     return env
