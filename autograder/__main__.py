@@ -32,6 +32,10 @@ def _limits(args):
                   file_mb=args.file_mb, disk_mb=args.disk_mb, notebook_seconds=args.notebook_timeout)
 
 
+#: ``grade``'s exit status when the grader itself failed on some students (nothing was written for them).
+NOT_GRADED = 4
+
+
 def cmd_collect(args) -> int:
     from .cohort.collect import collect
 
@@ -46,9 +50,13 @@ def cmd_grade(args) -> int:
     options = GradeOptions(workers=args.workers, students=args.student or None, scheduler=args.scheduler,
                            sandbox=args.sandbox, kernels=args.kernels,
                            limits=_limits(args), cell_timeout=args.cell_timeout, progress=not args.no_progress,
-                           force=args.force)
+                           force=args.force, allow_shared_course=args.allow_shared_course,
+                           output_limits={"output_bytes": int(args.output_limit_mb * 2**20),
+                                          "notebook_bytes": int(args.notebook_output_limit_mb * 2**20)})
     record = grade(_course(args), args.assignment, options)
-    return 0 if record else 1
+    if record.get("not_graded"):
+        return NOT_GRADED  # some students were not graded because of the grader: their previous grades stand
+    return 0
 
 
 def cmd_feedback(args) -> int:
@@ -130,7 +138,15 @@ def parser() -> argparse.ArgumentParser:
     _limit_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--force", action="store_true",
-                   help="grade even when the solution does not score full marks (calibration); the run is marked forced")
+                   help="grade even when the solution does not score full marks (calibration); the run is marked "
+                        "forced. A fault of the grader itself is never written as a grade, forced or not")
+    p.add_argument("--allow-shared-course", action="store_true",
+                   help="grade although other users of this machine can read or write the course directory, "
+                        "solutions/, submitted/ or the gradebook (refused otherwise)")
+    p.add_argument("--output-limit-mb", type=float, default=1.0,
+                   help="bytes a graded notebook keeps of any one output, in MB (default 1); the head is kept")
+    p.add_argument("--notebook-output-limit-mb", type=float, default=5.0,
+                   help="bytes a graded notebook keeps of all its outputs, in MB (default 5)")
     p.set_defaults(run=cmd_grade)
 
     p = sub.add_parser("feedback", parents=[common], help="per-student HTML feedback (no test code)")
@@ -193,6 +209,9 @@ def _doc(module: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    from .cohort.privacy import owner_only
+
+    owner_only()  # every file a cohort command writes is readable by its owner only
     from .cohort.course import CourseError
     from .cohort.grade import GradingError
     from .cohort.record import RecordError

@@ -69,6 +69,13 @@ class Course:
     def db_url(self) -> str:
         return self._setting("CourseDirectory", "db_url", "sqlite:///" + str(self.root / "gradebook.db"))
 
+    def db_file(self) -> Path:
+        """The gradebook's file when it is SQLite (where ``grade`` checks who else can read it)."""
+        url = self.db_url
+        if url.startswith("sqlite:///"):
+            return Path(url[len("sqlite:///"):])
+        return self.root / "gradebook.db"
+
     @property
     def course_id(self) -> str:
         return self._setting("CourseDirectory", "course_id", "")

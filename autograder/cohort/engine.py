@@ -35,7 +35,7 @@ from pathlib import Path
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from .record import Job, KernelOutcome, unpack_folder
+from .record import GRADER, STUDENT, Failure, Job, KernelOutcome, unpack_folder
 
 PLUGIN = "torch-ledger-grader"
 #: How many times a submission may take its worker down before it is recorded as failed
@@ -88,6 +88,7 @@ class Assignment:
     template_db: bytes
     data_files: dict = field(default_factory=dict)  # pack_folder of the data files
     warm: bool = True  # kernels forked from a warm template (autograder.cohort.warm)
+    output_limits: dict = field(default_factory=dict)  # bytes a graded notebook keeps (worker.OUTPUT_LIMITS)
 
 
 def grader_uid(pid: int, slot: int = 0) -> int:
@@ -136,7 +137,8 @@ class GraderPlugin(WorkerPlugin):
                           template_db=str(template), assignment=a.assignment, notebook=a.notebook,
                           sandboxed=a.sandboxed, limits=a.limits, cell_timeout=a.cell_timeout, tests=a.tests,
                           functions=a.functions, locked=a.locked,
-                          data_files=[str(p) for p in sorted(data.iterdir())], warm=a.warm)
+                          data_files=[str(p) for p in sorted(data.iterdir())], warm=a.warm,
+                          output_limits=dict(a.output_limits))
         self.grader = Worker(spec)
         self.grader.warm_up()
 
@@ -270,9 +272,12 @@ class Engine:
         except Exception as error:  # noqa: BLE001 - KilledWorker, a lost scheduler: one student's problem
             name = type(error).__name__
             if name == "KilledWorker":
-                return KernelOutcome.failed(student, f"the grading process died while grading this notebook, "
-                                                     f"{ALLOWED_FAILURES + 1} times on different workers")
-            return KernelOutcome.failed(student, f"the grading engine lost this notebook ({name}: {error})")
+                return KernelOutcome.failed(student, Failure(
+                    STUDENT, "worker-died", f"the grading process died while grading this notebook, "
+                                            f"{ALLOWED_FAILURES + 1} times on different workers"))
+            return KernelOutcome.failed(student, Failure(
+                GRADER, "engine", f"the grading engine lost this notebook ({name}: {error})",
+                "check the Dask cluster (its scheduler and workers), then grade this student again"))
         finally:
             self._count_deaths(future.key, student)
 

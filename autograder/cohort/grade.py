@@ -37,13 +37,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import canary
+from . import privacy
+from .coordinator import Coordinator, Writer, explain_calibration, full_marks, warn
 from .course import Course, copy_assignment
 from .engine import Assignment, Engine, EngineError, grader_uid, wait_any
 from .record import (
     JOURNAL,
     RECORD,
     REFERENCE,
+    STUDENT,
+    Failure,
     Job,
     Journal,
     KernelOutcome,
@@ -52,9 +55,9 @@ from .record import (
     load_students,
     pack_folder,
     safe_url,
-    unpack_folder,
 )
 from .sandbox import Limits, kernel_package, probe
+from .worker import OUTPUT_LIMITS
 
 #: Seconds a worker may take beyond the notebook's wall-clock limit before it is replaced.
 GRACE_SECONDS = 120
@@ -84,13 +87,72 @@ class GradeOptions:
     progress: bool = True
     scratch: Path | None = None  # default: a fresh temporary directory
     force: bool = False  # grade even when calibration fails (the run is marked as forced)
+    allow_shared_course: bool = False  # grade although other users can read or write the course (privacy.py)
+    output_limits: dict = field(default_factory=lambda: dict(OUTPUT_LIMITS))  # bytes kept of a graded notebook
 
 
 def default_workers() -> int:
+    """How many workers a local run starts by default: the CPUs this process may use."""
+    return available_cpus()[0]
+
+
+def available_cpus() -> tuple[int, str]:
+    """``(cpus, why)``: the CPUs this process may use, the smaller of its CPU affinity and its cgroup's CPU
+    quota (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``; a container's limit), and which one decided."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        affinity = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        affinity = max(1, os.cpu_count() or 1)
+    quota = cgroup_cpu_quota()
+    if quota is not None and quota < affinity:
+        return max(1, int(quota)), f"the cgroup's CPU quota of {quota:g} CPUs"
+    return affinity, f"{affinity} CPUs this process may use"
+
+
+def cgroup_cpu_quota(root: Path = Path("/sys/fs/cgroup"), proc_self: Path = Path("/proc/self/cgroup")) -> float | None:
+    """The CPU quota of this process's cgroup in CPUs (``None`` when it has none), v2 or v1."""
+    try:
+        lines = proc_self.read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, path = parts
+        path = path.lstrip("/")
+        if controllers == "":  # cgroup v2: the unified hierarchy
+            quota = _quota_v2([root / path / "cpu.max", root / "cpu.max"])
+        elif "cpu" in controllers.split(","):
+            base = next((root / name for name in ("cpu,cpuacct", "cpu", "cpuacct,cpu") if (root / name).is_dir()),
+                        root / "cpu")
+            quota = _quota_v1([base / path, base])
+        else:
+            continue
+        if quota is not None:
+            return quota
+    return None
+
+
+def _quota_v2(candidates: list[Path]) -> float | None:
+    for path in candidates:
+        try:
+            limit, period = path.read_text().split()[:2]
+        except (OSError, ValueError):
+            continue
+        return None if limit == "max" else int(limit) / int(period)
+    return None
+
+
+def _quota_v1(candidates: list[Path]) -> float | None:
+    for folder in candidates:
+        try:
+            quota = int((folder / "cpu.cfs_quota_us").read_text())
+            period = int((folder / "cpu.cfs_period_us").read_text())
+        except (OSError, ValueError):
+            continue
+        return None if quota <= 0 or period <= 0 else quota / period
+    return None
 
 
 def resolve_sandbox(mode: str) -> tuple[bool, str]:
@@ -108,11 +170,6 @@ def resolve_sandbox(mode: str) -> tuple[bool, str]:
     return False, (f"SANDBOX UNAVAILABLE, GRADING WITHOUT IT: {problem}. Student code runs unconfined and can "
                    "read the course, the solutions and the gradebook. Install bubblewrap (or allow user "
                    "namespaces) and grade again, or pass --sandbox bwrap to refuse to grade without it.")
-
-
-def warn(message: str) -> None:
-    bar = "!" * 78
-    print(f"\n{bar}\n!! {message}\n{bar}\n", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,65 +206,6 @@ def _in_order(names, notebook) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
-# The gradebook and the course's folders (written only here)
-
-
-def _timestamp(folder: Path):
-    from nbgrader.utils import parse_utc
-
-    path = folder / "timestamp.txt"
-    if not path.is_file():
-        return None
-    try:
-        return parse_utc(path.read_text().strip())
-    except Exception:  # noqa: BLE001 - a malformed timestamp is ignored, as nbgrader does
-        return None
-
-
-def _write_gradebook(gb, assignment: str, notebook: str, result: dict, timestamp) -> None:
-    student = result["student"]
-    gb.update_or_create_student(student)
-    if timestamp is not None:
-        gb.update_or_create_submission(assignment, student, timestamp=timestamp)
-    else:
-        gb.update_or_create_submission(assignment, student)
-    sub = gb.find_submission_notebook(notebook, assignment, student)
-    zero = result["status"] != "graded" or result.get("compromised")
-    for grade in sub.grades:
-        info = result["grades"].get(grade.name)
-        auto = 0.0 if zero or info is None else info["auto_score"]
-        grade.auto_score = auto
-        grade.needs_manual_grade = grade.manual_score is not None or auto is None
-    for comment in sub.comments:
-        comment.auto_comment = None if zero else result["comments"].get(comment.name)
-    sub.flagged = bool(result.get("flags"))
-    if result.get("late_penalty") is not None and not zero:
-        sub.late_submission_penalty = result["late_penalty"]
-    gb.db.commit()
-
-
-def _place_autograded(course: Course, assignment: str, result: dict) -> None:
-    dest = course.autograded(result["student"], assignment)
-    if dest.exists():
-        shutil.rmtree(dest)
-    if result.get("autograded"):
-        unpack_folder(result["autograded"], dest)
-
-
-def _flags(result: dict) -> list[dict]:
-    flags = []
-    if result.get("compromised"):
-        flags.append({"kind": "compromised", "detail": result["canary_verdict"]["detail"]})
-    if result["status"] != "graded":
-        flags.append({"kind": "not graded", "detail": result["reason"]})
-    if result.get("findings"):
-        rules = sorted({f["rule"] for f in result["findings"]})
-        flags.append({"kind": "scan", "detail": f"{len(result['findings'])} line(s) reach for grader internals: "
-                                               + ", ".join(rules)})
-    return flags
-
-
-# --------------------------------------------------------------------------------------------
 # The run
 
 
@@ -215,11 +213,17 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     """Grade the cohort's submissions of ``assignment``; returns the run record (also written to disk).
 
     Raises :class:`CalibrationFailed`, having written nothing, when the assignment's own solution
-    does not score full marks under this run's set-up (unless ``options.force``).
+    does not score full marks under this run's set-up (unless ``options.force``).  Students the grader
+    itself failed on are listed under ``not_graded`` in the record, with nothing written for them.
     """
     options = options or GradeOptions()
     warnings.filterwarnings("ignore", module="nbgrader")  # SQLAlchemy notes raised inside nbgrader
     warnings.filterwarnings("ignore", message=".*not in session.*")
+    if not options.allow_shared_course:
+        exposed = privacy.exposed(course.root, [course.folder("source"), course.folder("submitted"),
+                                                course.db_file()])
+        if exposed:
+            raise GradingError(privacy.refusal(course.root, exposed))
     sandboxed, sandbox_warning = resolve_sandbox(options.sandbox)
     if sandbox_warning:
         warn(sandbox_warning)
@@ -247,7 +251,11 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     cell_timeout = options.cell_timeout or course.cell_timeout
     # At most one worker per submission: a regrade of one student starts one worker, which runs the
     # calibration and then the student's notebook, forked from the same warm template.
-    workers = max(1, min(options.workers or default_workers(), len(students)))
+    cpus, why = (options.workers, "--workers") if options.workers else available_cpus()
+    workers = max(1, min(cpus, len(students)))
+    if workers < cpus:
+        why += f", at most one per submission ({len(students)})"
+    print(f"grading with {workers} worker{'s' if workers != 1 else ''} ({why})", file=sys.stderr, flush=True)
     scratch = Path(options.scratch or tempfile.mkdtemp(prefix="ag-"))
     scratch.mkdir(parents=True, exist_ok=True)
     engine = Engine(workers, options.scheduler)
@@ -267,9 +275,11 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         task = Assignment(assignment=assignment, notebook=notebook, sandboxed=sandboxed, warm=options.kernels == "warm",
                           limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
                           functions=facts["functions"], locked=facts["locked"], config=course.config,
-                          template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)))
-        return _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package,
-                    facts, task, engine, cell_timeout, reference_dir)
+                          template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)),
+                          output_limits=options.output_limits)
+        setup = _Setup(course, assignment, notebook, students, options, sandboxed, sandbox_warning, package, facts,
+                       cell_timeout, reference_dir, {"workers": workers, "reason": why})
+        return _run(setup, task, engine, forced)
     finally:
         engine.close()  # a no-op when the run closed it
         if options.scratch is None:
@@ -296,8 +306,26 @@ def _pack_data(paths: list[Path]) -> dict:
     return files
 
 
-def _run(course, assignment, notebook, students, options, sandboxed, sandbox_warning, forced, package, facts,
-         task: Assignment, engine: Engine, cell_timeout, reference_dir) -> dict:
+@dataclass
+class _Setup:
+    """What a run was set up with, for the loop and the record."""
+
+    course: Course
+    assignment: str
+    notebook: str
+    students: list[str]
+    options: GradeOptions
+    sandboxed: bool
+    sandbox_warning: str
+    package: object
+    facts: dict
+    cell_timeout: int
+    reference_dir: Path
+    workers: dict  # {"workers": n, "reason": why}
+
+
+def _run(setup: _Setup, task: Assignment, engine: Engine, forced: str) -> dict:
+    course, assignment, students, options = setup.course, setup.assignment, setup.students, setup.options
     journal = Journal(course.reports(assignment) / JOURNAL, assignment, students)
     carried = journal.carried()
     if journal.resumes:
@@ -305,25 +333,17 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
               f"graded before it stopped and are kept", file=sys.stderr, flush=True)
     todo: list[tuple[int, str, Path]] = []  # (seq, student, folder); packed when handed out
     if not forced:
-        todo.append((0, REFERENCE, reference_dir))
-    for i, student in enumerate(students, 1):
-        if not (journal.resumes and student in carried):
-            todo.append((i, student, course.submitted(student, assignment)))
+        todo.append((0, REFERENCE, setup.reference_dir))
+    todo += [(i, s, course.submitted(s, assignment)) for i, s in enumerate(students, 1)
+             if not (journal.resumes and s in carried)]
 
     started = time.monotonic()
-    results: dict[str, dict] = {}
-    calibration: dict | None = None
-    expected: dict | None = None
-    waiting_for_calibration = bool(todo) and todo[0][1] == REFERENCE
-    pending: list[dict] = []
-    refused: str = ""  # the calibration failure that stops the run before anything is written
-    hard_limit = options.limits.notebook_seconds + GRACE_SECONDS
-
-    from tqdm import tqdm
-
-    tqdm.monitor_interval = 0
-    max_total = sum(facts["max_scores"].values())
-    bar = gb = None
+    writer = Writer(course, assignment, setup.notebook, journal)
+    coordinator = Coordinator(writer, sum(setup.facts["max_scores"].values()), force=options.force,
+                              explain=lambda r: explain_calibration(r, course, assignment, setup.sandboxed))
+    if forced:
+        coordinator.skip_calibration(forced)
+    bar = None
     interrupted = False
     restore = _stop_on_signals()
     try:
@@ -331,64 +351,9 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
             engine.start(task)
         except EngineError as error:
             raise GradingError(str(error)) from None
-        bar = tqdm(total=len(students), initial=len(carried) if journal.resumes else 0, unit="nb",
-                   desc=f"grading {assignment}", disable=not options.progress, file=sys.stderr, dynamic_ncols=True)
-
-        def finish(result: dict) -> None:
-            nonlocal calibration, expected, waiting_for_calibration, refused, forced, gb
-            if result.get("reference"):
-                calibration = result
-                expected = canary.expectations(result.get("canary", {})) if result["status"] == "graded" else None
-                waiting_for_calibration = False
-                if not _full_marks(result):
-                    explanation = explain_calibration(result, course, assignment, sandboxed)
-                    if not options.force:
-                        refused = explanation
-                        return
-                    forced = explanation
-                    warn("--force: grading although calibration failed. " + explanation)
-                for held in pending:
-                    finish(held)
-                pending.clear()
-                return
-            if waiting_for_calibration:
-                pending.append(result)
-                return
-            _judge(result, expected)
-            if gb is None:  # opened only once calibration has passed (or was forced)
-                gb = course.gradebook()
-            folder = course.submitted(result["student"], assignment)
-            with _deferred_stop:  # a student's rows, autograded folder and journal line go together
-                _write_gradebook(gb, assignment, notebook, result, _timestamp(folder))
-                _place_autograded(course, assignment, result)
-                journal.add(result["student"], _entry(result, max_total, bool(forced)))
-            results[result["student"]] = result
-            bar.update(1)
-            flagged = sum(1 for r in results.values() if r["flags"])
-            bar.set_postfix(flagged=flagged, refresh=False)
-
-        # At most one notebook in flight per worker, so that a task's age is its grading time.
-        running: dict = {}  # future -> (student, handed out at)
-        capacity, counted = engine.workers, time.monotonic()
-        while (todo or running) and not refused:
-            if engine.kind == "scheduler" and time.monotonic() - counted > 5:
-                capacity, counted = engine.workers, time.monotonic()
-            while todo and len(running) < max(1, capacity):
-                seq, student, folder = todo.pop(0)
-                job = Job(seq, student, pack_folder(folder), reference=student == REFERENCE)
-                running[engine.submit(job)] = (student, time.monotonic())
-            for future in wait_any(list(running), timeout=1.0):
-                student, _ = running.pop(future)
-                finish(engine.outcome(future, student).as_dict())
-                if refused:
-                    break
-            now = time.monotonic()
-            for future, (student, handed) in list(running.items()):
-                if now - handed > hard_limit:
-                    running.pop(future)
-                    engine.stop_task(future)
-                    finish(KernelOutcome.failed(student, f"grading this notebook took over {hard_limit} s; the "
-                                                         "grading process was stopped").as_dict())
+        bar = _progress_bar(options, assignment, len(students), len(carried) if journal.resumes else 0)
+        coordinator.listeners.append(lambda result: _advance(bar, coordinator))
+        _loop(todo, engine, coordinator, options.limits.notebook_seconds + GRACE_SECONDS)
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -397,23 +362,67 @@ def _run(course, assignment, notebook, students, options, sandboxed, sandbox_war
         if bar is not None:
             bar.close()
         engine.close()
-        if gb is not None:
-            gb.close()
+        writer.close()
         journal.close()
         if interrupted:
             kept = sum(1 for s in students if s in journal.entries or (journal.resumes and s in carried))
             print(f"\ninterrupted: {kept} of {len(students)} students are graded and kept "
                   f"(journal {journal.path}); no grading process is left. Run the same `grade` again to "
                   "resume.", file=sys.stderr, flush=True)
-    if refused:
-        raise CalibrationFailed(refused)
+    if coordinator.refused:
+        raise CalibrationFailed(coordinator.refused)
 
-    everyone = {**carried, **{s: _entry(r, max_total, bool(forced)) for s, r in results.items()}}
-    record = _record(course, assignment, notebook, facts, everyone, calibration, sandboxed, sandbox_warning,
-                     options, cell_timeout, engine, time.monotonic() - started, forced, package)
-    journal.remove()
-    _summarise(record, [s for s in students if s in everyone], course)
+    written = {s: r["entry"] for s, r in coordinator.results.items()}
+    everyone = {**carried, **written}
+    record = _record(setup, everyone, coordinator, engine, time.monotonic() - started)
+    if not coordinator.not_graded:
+        journal.remove()  # otherwise kept: the next run of the same students resumes and grades only them
+    _summarise(record, [s for s in students if s in everyone or s in coordinator.not_graded], course)
     return record.as_dict()
+
+
+def _progress_bar(options: GradeOptions, assignment: str, total: int, initial: int):
+    from tqdm import tqdm
+
+    tqdm.monitor_interval = 0
+    return tqdm(total=total, initial=initial, unit="nb", desc=f"grading {assignment}", disable=not options.progress,
+                file=sys.stderr, dynamic_ncols=True)
+
+
+def _advance(bar, coordinator: Coordinator) -> None:
+    bar.update(1)
+    flagged = sum(1 for r in coordinator.results.values() if r["flags"])
+    bar.set_postfix(flagged=flagged, refresh=False)
+
+
+def _loop(todo: list, engine: Engine, coordinator: Coordinator, hard_limit: float) -> None:
+    """Hand out submissions (at most one in flight per worker, so that a task's age is its grading time) and
+    give each result to the coordinator as it comes back; stop a task that runs past ``hard_limit``."""
+    running: dict = {}  # future -> (student, handed out at)
+    capacity, counted = engine.workers, time.monotonic()
+    while (todo or running) and not coordinator.refused:
+        if engine.kind == "scheduler" and time.monotonic() - counted > 5:
+            capacity, counted = engine.workers, time.monotonic()
+        while todo and len(running) < max(1, capacity):
+            seq, student, folder = todo.pop(0)
+            job = Job(seq, student, pack_folder(folder), reference=student == REFERENCE)
+            running[engine.submit(job)] = (student, time.monotonic())
+        for future in wait_any(list(running), timeout=1.0):
+            student, _ = running.pop(future)
+            with _deferred_stop:  # a student's rows, autograded folder and journal line go together
+                coordinator.accept(engine.outcome(future, student).as_dict())
+            if coordinator.refused:
+                return
+        now = time.monotonic()
+        for future, (student, handed) in list(running.items()):
+            if now - handed > hard_limit:
+                running.pop(future)
+                engine.stop_task(future)
+                failure = Failure(STUDENT, "hard-limit", f"grading this notebook took over {hard_limit} s; the "
+                                                         "grading process was stopped",
+                                  "raise --notebook-timeout if the solution needs that long")
+                with _deferred_stop:
+                    coordinator.accept(KernelOutcome.failed(student, failure).as_dict())
 
 
 def _stop_on_signals():
@@ -460,130 +469,88 @@ class _DeferredStop:
 _deferred_stop = _DeferredStop()
 
 
-def _entry(result: dict, max_total: float, forced: bool) -> StudentEntry:
-    """A student's entry in the run record."""
-    return StudentEntry(status=result["status"], reason=result["reason"], score=result["score"],
-                        max_score=result["max_score"] or max_total, tests=result["tests"],
-                        findings=result["findings"], notes=result["notes"], flags=result["flags"],
-                        compromised=result["compromised"], canary_verdict=result["canary_verdict"],
-                        seconds=result["seconds"], timings=result["timings"], forced=forced)
 
 
-def _full_marks(result: dict) -> bool:
-    return result["status"] == "graded" and bool(result["grades"]) and all(
-        (g["auto_score"] or 0) >= g["max_score"] for g in result["grades"].values())
 
 
-def explain_calibration(result: dict, course: Course, assignment: str, sandboxed: bool) -> str:
-    """One paragraph for the instructor: what the solution scored, its first failing cell, what to do."""
-    source = course.source(assignment) / f"{assignment}.ipynb"
-    try:
-        source = source.relative_to(course.root)
-    except ValueError:
-        pass
-    score = sum(float(g["auto_score"] or 0) for g in result["grades"].values())
-    total = sum(float(g["max_score"]) for g in result["grades"].values())
-    where = f"sandbox: {'bwrap' if sandboxed else 'off'}"
-    first = result.get("first_error") or {}
-    if result["status"] != "graded":
-        seen = f"could not be graded ({result['reason']})"
-        cause = result["reason"]
-    else:
-        seen = f"scored {score:g} of {total:g}"
-        cause = f"{first.get('ename', '')}: {first.get('evalue', '')}"
-    lines = [f"Calibration failed: the assignment's own solution ({source}) {seen} under this grading set-up "
-             f"({where}), so no grade was written: the gradebook, grading.json and autograded/ are unchanged."]
-    if first:
-        lines.append(f"First failing cell: {first['cell']!r} raised {first['ename']}: {first['evalue']}.")
-    log = next((n for n in result.get("notes", []) if n.startswith("kernel log: ")), "")
-    if log:
-        lines.append("Kernel log (last line): " + (log.strip().splitlines() or [""])[-1][:300] + ".")
-    lines.append("What to do: " + _calibration_advice(first.get("ename", ""), cause, sandboxed) +
-                 " Then grade again; --force grades anyway and marks the run as forced.")
-    return " ".join(lines)
 
-
-def _calibration_advice(ename: str, cause: str, sandboxed: bool) -> str:
-    if ename in ("ModuleNotFoundError", "ImportError"):
-        return (f"the grading kernel cannot import a module the solution needs; install it into the environment "
-                f"that grades ({sys.prefix}), or check that the course package is installed there "
-                "(`python -c 'import autograder'` with that interpreter).")
-    if "wall-clock" in cause:
-        return "the notebook needs more time than --notebook-timeout allows here; raise it."
-    if "per-cell time limit" in cause or ename == "CellTimeoutError":
-        return "a cell needs more time than --cell-timeout allows here; raise it."
-    if ename == "MemoryError" or "SIGKILL" in cause or "memory" in cause.lower():
-        return "the notebook needs more memory than --memory-mb allows here; raise it."
-    if "did not start" in cause:
-        return ("the kernel did not start in the sandbox; run `python -m autograder grade ... --sandbox off` on the "
-                "solution alone to tell the sandbox from the environment, and read the kernel log above.")
-    if ename == "CheckFailed" or ename == "AssertionError":
-        return ("the solution fails its own checks on this machine; run the solution notebook here (Restart and Run "
-                "All) and fix the solution or the checks before grading students with them.")
-    return ("run the solution notebook with this interpreter (Restart and Run All) and fix what it reports"
-            + (", or try --sandbox off on the solution alone to see whether the sandbox is the cause." if sandboxed
-               else "."))
-
-
-def _judge(result: dict, expected: dict | None) -> None:
-    result["compromised"] = False
-    result["canary_verdict"] = {"status": "not run", "detail": ""}
-    if result["status"] == "graded":
-        verdict = canary.verdict(result.get("canary", {}), expected)
-        result["canary_verdict"] = {"status": verdict.status, "detail": verdict.detail}
-        result["compromised"] = verdict.compromised
-    result["flags"] = _flags(result)
-    total = sum(float(g["max_score"]) for g in result["grades"].values())
-    score = 0.0 if result["status"] != "graded" or result["compromised"] else \
-        sum(float(g["auto_score"] or 0) for g in result["grades"].values())
-    result["score"], result["max_score"] = score, total
-
-
-def _record(course: Course, assignment: str, notebook: str, facts: dict, students: dict[str, StudentEntry],
-            calibration: dict | None, sandboxed: bool, sandbox_warning: str, options: GradeOptions,
-            cell_timeout: int, engine: Engine, seconds: float, forced: str = "", package=None) -> RunRecord:
-    """The run record, merged with the previous one's other students when only some were graded."""
-    path = course.reports(assignment) / RECORD
-    previous = load_students(path) if options.students else {}
+def _record(setup: _Setup, students: dict[str, StudentEntry], coordinator: Coordinator, engine: Engine,
+            seconds: float) -> RunRecord:
+    """The run record, with the previous record's entries for every student this run did not write: the
+    students it was not asked to grade, and those the grader failed on (their gradebook rows are the
+    previous run's too)."""
+    course, options, calibration = setup.course, setup.options, coordinator.calibration
+    path = course.reports(setup.assignment) / RECORD
+    previous = load_students(path)
+    kept = {s: e for s, e in previous.items() if s in coordinator.not_graded or
+            (options.students and s not in setup.students)}
     reference = None
     if calibration is not None:
         reference = {"status": calibration["status"], "reason": calibration["reason"],
-                     "full_marks": _full_marks(calibration), "first_error": calibration.get("first_error") or {},
-                     "canary": calibration.get("canary", {})}
+                     "full_marks": full_marks(calibration), "first_error": calibration.get("first_error") or {},
+                     "failure": calibration.get("failure") or {}, "canary": calibration.get("canary", {})}
+    graded = [*coordinator.results.values(), *([calibration] if calibration else [])]
     record = RunRecord(
-        assignment=assignment,
-        notebook=notebook,
+        assignment=setup.assignment,
+        notebook=setup.notebook,
         graded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         seconds=round(seconds, 1),
         workers=engine.seen_workers,
-        sandbox={"mode": "bwrap" if sandboxed else "off", "warning": sandbox_warning, "kernels": options.kernels},
-        limits={**options.limits.as_dict(), "cell_seconds": cell_timeout},
+        sandbox={"mode": "bwrap" if setup.sandboxed else "off", "warning": setup.sandbox_warning,
+                 **_kernels(options.kernels, graded)},
+        limits={**options.limits.as_dict(), "cell_seconds": setup.cell_timeout},
         gradebook=safe_url(course.db_url),
-        functions=facts["functions"],
-        tests=[{"test": t, "max_score": facts["max_scores"][t]} for t, _ in facts["tests"]],
+        functions=setup.facts["functions"],
+        tests=[{"test": t, "max_score": setup.facts["max_scores"][t]} for t, _ in setup.facts["tests"]],
         calibration=reference,
-        forced={"forced": bool(forced), "reason": forced},
-        package={"coordinator": package.coordinator, "kernel": package.kernel} if package else {},
+        forced={"forced": bool(coordinator.forced), "reason": coordinator.forced,
+                "written": coordinator.written, "not_graded": len(coordinator.not_graded)},
+        package={"coordinator": setup.package.coordinator, "kernel": setup.package.kernel} if setup.package else {},
         kernel_cpu_seconds=round(sum((e.timings or {}).get("kernel_cpu", 0.0) for e in students.values())
                                  + ((calibration or {}).get("timings") or {}).get("kernel_cpu", 0.0), 2),
-        students={**previous, **students},
-        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "retried": dict(sorted(engine.retried.items()))},
+        students={**kept, **students},
+        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "retried": dict(sorted(engine.retried.items())),
+                **setup.workers},
+        not_graded=dict(sorted(coordinator.not_graded.items())),
+        output_limits=dict(options.output_limits),
     )
     record.save(path)
     return record
 
 
+def _kernels(asked: str, results: list[dict]) -> dict:
+    """How the run's kernels really started: ``kernels`` is warm, cold or mixed, with the reason when
+    they started cold although warm ones were asked for."""
+    seen = {r.get("kernel") for r in results if r.get("kernel")}
+    kind = "mixed" if len(seen) > 1 else (seen.pop() if seen else asked)
+    notes = sorted({r.get("kernel_note") for r in results if r.get("kernel_note")})
+    return {"kernels": kind, "kernels_asked": asked, "kernels_note": "; ".join(notes)}
+
+
 def _summarise(record: RunRecord, graded: list[str], course: Course) -> None:
-    students = {s: record.students[s] for s in graded}
+    students = {s: record.students[s] for s in graded if s in record.students and s not in record.not_graded}
     failed = {s: r for s, r in students.items() if r.status != "graded"}
     flagged = {s: r for s, r in students.items() if r.flags and r.status == "graded"}
+    late = {s: r for s, r in students.items() if r.late}
     where = f"Dask scheduler {record.engine['scheduler']}" if record.engine.get("scheduler") else "local cluster"
-    lines = [f"graded {len(students) - len(failed)} of {len(students)} submissions of {record.assignment} "
+    total = len(students) + len(record.not_graded)
+    lines = [f"graded {len(students) - len(failed)} of {total} submissions of {record.assignment} "
              f"in {record.seconds} s ({record.workers} worker{'s' if record.workers != 1 else ''}, {where}, "
-             f"sandbox: {record.sandbox['mode']})"]
+             f"sandbox: {record.sandbox['mode']}, kernels: {record.sandbox['kernels']})"]
+    if record.sandbox.get("kernels_note"):
+        lines.append(f"kernels: {record.sandbox['kernels_note']}")
     if failed:
         lines.append("not graded (scored 0):")
         lines += [f"  {s}: {r.reason}" for s, r in failed.items()]
+    if record.not_graded:
+        lines.append(f"NOT GRADED: INTERNAL ERROR: {len(record.not_graded)} submission(s); nothing was written for "
+                     "them and their previous grades stand:")
+        for s, f in record.not_graded.items():
+            lines.append(f"  {s}: not graded: internal error ({f['reason']}). What to do: {f['advice']}")
+        lines.append("  then grade them again: " + " ".join(f"--student {s}" for s in record.not_graded))
+    if late:
+        lines.append(f"late: {len(late)} submission(s)")
+        lines += [f"  {s}: {_late_words(r.late)}" for s, r in late.items()]
     if flagged:
         lines.append("flagged for review:")
         for s, r in flagged.items():
@@ -594,5 +561,26 @@ def _summarise(record: RunRecord, graded: list[str], course: Course) -> None:
     if record.sandbox["warning"]:
         lines.append("WARNING: " + record.sandbox["warning"])
     if record.forced["forced"]:
-        lines.append("WARNING: FORCED RUN (--force): " + record.forced["reason"])
+        lines.append(f"WARNING: FORCED RUN (--force): {record.forced['reason']} Written: the grades of "
+                     f"{record.forced['written']} student(s); not written: {record.forced['not_graded']} (internal "
+                     "errors, their previous grades stand).")
     print("\n".join(lines), flush=True)
+
+
+def _late_words(late: dict) -> str:
+    return f"{late_duration(late['seconds_late'])} late, penalty {late['penalty']:g}"
+
+
+def late_duration(seconds: float) -> str:
+    """``2 h 5 min``, ``3 d 4 h``, ``40 s``: how late, in words an instructor reads at a glance."""
+    seconds = int(round(seconds))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    if minutes:
+        return f"{minutes} min"
+    return f"{secs} s"

@@ -99,13 +99,75 @@ class Job:
     reference: bool = False
 
 
+#: Who a failure belongs to.  A *student* failure is a grade (their notebook could not be graded: it
+#: is unreadable, its code ran past a limit, crashed or killed its kernel; it scores zero).  A
+#: *grader* failure is not: the grader could not write, read, start a kernel or reach the gradebook,
+#: so nothing is written for that student and their previous grade stands.
+STUDENT, GRADER = "student", "grader"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a submission was not graded, as data: whose failure it is and its cause, then words for people.
+
+    ``cause`` is one of :data:`CAUSES` (``_calibration_advice`` and the views switch on it, never on
+    the words); ``reason`` is the one line an instructor reads; ``advice`` what to do about it;
+    ``detail`` what a maintainer needs (a traceback, a log's tail).
+    """
+
+    owner: str  # STUDENT | GRADER
+    cause: str  # a key of CAUSES
+    reason: str
+    advice: str = ""
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.owner not in (STUDENT, GRADER):
+            raise ValueError(f"a failure's owner is {STUDENT!r} or {GRADER!r}, not {self.owner!r}")
+        if CAUSES.get(self.cause) != self.owner:
+            raise ValueError(f"unknown failure cause {self.cause!r} for owner {self.owner!r}")
+
+    @property
+    def internal(self) -> bool:
+        return self.owner == GRADER
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> Failure | None:
+        if not data:
+            return None
+        return cls(**{k: data.get(k, "") for k in ("owner", "cause", "reason", "advice", "detail")})
+
+
+#: Every failure cause and whose it is.
+CAUSES = {
+    # the student's notebook or code
+    "unreadable": STUDENT,  # no notebook of that name, empty, not JSON, not a notebook
+    "wall-clock": STUDENT,  # the notebook ran past --notebook-timeout
+    "cell-timeout": STUDENT,  # a cell ran past the per-cell limit and ignored the interrupt
+    "kernel-died": STUDENT,  # the kernel died (a signal, a limit, os._exit) while running the notebook
+    "worker-died": STUDENT,  # the grading process died with this notebook on two workers
+    "hard-limit": STUDENT,  # grading the notebook ran past the notebook limit plus the grace
+    "metadata": STUDENT,  # nbgrader could not validate the notebook's cell metadata
+    # the grader's own
+    "grader-error": GRADER,  # the grader raised (it could not write or read its scratch, ...)
+    "kernel-start": GRADER,  # a kernel did not start (before any of the notebook's code ran)
+    "nbgrader": GRADER,  # nbgrader stopped for a reason that is not the notebook's
+    "engine": GRADER,  # the grading engine (Dask) lost the task
+    "gradebook": GRADER,  # the coordinator could not write the gradebook or the course's folders
+}
+
+
 @dataclass
 class KernelOutcome:
     """What grading one submission produced."""
 
     student: str
-    status: str = "graded"  # graded | failed
+    status: str = "graded"  # graded | failed (the student's failure: a zero) | internal (the grader's: no grade)
     reason: str = ""
+    failure: dict = field(default_factory=dict)  # Failure.as_dict() when status is not graded
     grades: dict = field(default_factory=dict)  # test id -> {auto_score, max_score, needs_manual_grade}
     comments: dict = field(default_factory=dict)  # solution cell id -> auto comment
     late_penalty: float | None = None
@@ -118,10 +180,20 @@ class KernelOutcome:
     timings: dict = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, finish
     first_error: dict = field(default_factory=dict)  # the first cell whose output is an error: cell, ename, evalue
     reference: bool = False
+    kernel: str = ""  # how its kernel started: warm | cold ("" when none started)
+    kernel_note: str = ""  # why it started cold where a warm one was asked for
+    trimmed: str = ""  # what was cut from the notebook's outputs, when they were over the byte limits
 
     @classmethod
-    def failed(cls, student: str, reason: str) -> KernelOutcome:
-        return cls(student, status="failed", reason=reason, reference=student == REFERENCE)
+    def failed(cls, student: str, failure: Failure) -> KernelOutcome:
+        outcome = cls(student, reference=student == REFERENCE)
+        outcome.fail(failure)
+        return outcome
+
+    def fail(self, failure: Failure) -> None:
+        """Mark this outcome as not graded, for ``failure``'s owner: ``failed`` (a zero) or ``internal``."""
+        self.status = "internal" if failure.internal else "failed"
+        self.reason, self.failure = failure.reason, failure.as_dict()
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -153,6 +225,10 @@ class StudentEntry:
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)
     forced: bool = False  # graded by a run whose calibration failed or was skipped
+    failure: dict = field(default_factory=dict)  # Failure.as_dict() when status is failed
+    raw_score: float | None = None  # the score before a late penalty (None in records written before it was kept)
+    late: dict = field(default_factory=dict)  # {seconds_late, penalty, due, submitted} when submitted late
+    kernel: str = ""  # how its kernel started: warm (forked from a template) | cold
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -186,6 +262,11 @@ class RunRecord:
     kernel_cpu_seconds: float
     students: dict[str, StudentEntry]
     engine: dict = field(default_factory=dict)  # {"kind": local | scheduler, "scheduler", "retried": {student: deaths}}
+    #: Students this run could not grade because of a fault of the grader (student -> Failure dict); their
+    #: entries in ``students`` (if any) are the previous run's, as their grades in the gradebook are.
+    not_graded: dict = field(default_factory=dict)
+    #: Bytes cut from graded notebooks' outputs (see ``worker.trim_outputs``): {"output_bytes", "notebook_bytes"}.
+    output_limits: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = asdict(self)

@@ -430,6 +430,11 @@ class Template:
         """Whether a template can run here: a sandboxed one needs root (to mount each child's tmpfs)."""
         return not sandboxed or os.geteuid() == 0
 
+    @staticmethod
+    def unsupported_reason() -> str:
+        return ("a sandboxed template needs root here (each forked kernel mounts its own home and /tmp); "
+                "as this user, every kernel starts as a new interpreter in its own sandbox")
+
     def argv(self) -> list[str]:
         command = [sys.executable, "-m", "autograder.cohort.warm"]
         if not self.sandboxed:

@@ -35,9 +35,13 @@ from traitlets.config import Config
 
 from . import canary, outcomes, sandbox, scan, warm
 from .course import reset_dir
-from .record import Job, KernelOutcome, pack_folder, unpack_folder
+from .record import GRADER, STUDENT, Failure, Job, KernelOutcome, pack_folder, unpack_folder
 
 MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
+#: What a graded notebook keeps of its outputs, in bytes: each output (a stream, an image, a traceback) and
+#: all of them together.  nbgrader's own limit counts lines, not bytes: one cell printing 400 MB, or showing
+#: a 200 MB image, would otherwise land whole in the instructor's autograded/ folder.
+OUTPUT_LIMITS = {"output_bytes": 1024 * 1024, "notebook_bytes": 5 * 1024 * 1024}
 MAX_EXTRA_FILE_BYTES = 32 * 1024 * 1024
 PRIVATE_FILES = {"timestamp.txt", "submission_secret.txt"}  # nbgrader's bookkeeping, not for the kernel
 
@@ -61,6 +65,7 @@ class WorkerSpec:
     locked: dict[str, str]  # locked cells' grade id -> source (for the static scan)
     data_files: list[str] = field(default_factory=list)  # paths on this machine
     warm: bool = True  # fork each kernel from a warm template (autograder.cohort.warm) where one can run
+    output_limits: dict = field(default_factory=lambda: dict(OUTPUT_LIMITS))
 
 
 class _Capture(logging.Handler):
@@ -181,7 +186,7 @@ class Worker:
 
     #: The steps grading one notebook goes through, in order; each is a method ``step_NAME(grading)``.
     STEPS = ("read", "scan", "stage", "add_canary", "autograde", "observe_canary", "read_scores",
-             "read_outcomes", "collect_notes")
+             "read_outcomes", "trim_outputs", "collect_notes")
 
     def __init__(self, spec: WorkerSpec) -> None:
         self.spec = spec
@@ -204,7 +209,10 @@ class Worker:
 
     def warm_up(self) -> None:
         """Start the template in the background (the first notebook waits for it)."""
-        if self.spec.warm and warm.Template.supported(self.spec.sandboxed) and self._warming is None:
+        if self.spec.warm and not warm.Template.supported(self.spec.sandboxed):
+            self.template_problem = "warm kernels unavailable, kernels start cold: " + warm.Template.unsupported_reason()
+            return
+        if self.spec.warm and self._warming is None:
             self._warming = threading.Thread(target=self._start_template, name="warm-up", daemon=True)
             self._warming.start()
 
@@ -267,8 +275,7 @@ class Worker:
             folder = unpack_folder(job.files, reset_dir(self.scratch / "incoming"))
             self.run(Grading(job, folder, result))
         except Exception as error:  # noqa: BLE001 - one submission must never stop the worker
-            result.status, result.reason = "failed", f"internal grading error: {type(error).__name__}: {error}"
-            result.notes.append(traceback.format_exc(limit=6))
+            result.fail(grader_error(error, self.scratch, traceback.format_exc(limit=6)))
         result.seconds = round(time.monotonic() - started, 3)
         return result
 
@@ -287,7 +294,7 @@ class Worker:
         """The submission's notebook, or the reason it cannot be read."""
         g.nb, problem = read_submission(g.folder, self.spec.notebook)
         if problem:
-            g.result.status, g.result.reason = "failed", problem
+            g.result.fail(Failure(STUDENT, "unreadable", problem))
             raise Stop
 
     def step_scan(self, g: Grading) -> None:
@@ -328,12 +335,14 @@ class Worker:
         """nbgrader's ``Autograde`` converter on the scratch course, its kernel in the sandbox."""
         self.log.handlers = [g.capture]
         g.template = self._ready_template()
-        if self.template_problem and self.spec.warm:
-            g.result.notes.append(self.template_problem)
         g.result.timings["prepare"] = round(time.monotonic() - g.started, 3)
         started = time.monotonic()
         ok = self._run_nbgrader(g)
         ended = time.monotonic()
+        if g.kernel_events:
+            g.result.kernel = "warm" if any(e.get("warm") for e in g.kernel_events) else "cold"
+            if g.result.kernel == "cold" and self.spec.warm:
+                g.result.kernel_note = self.template_problem or "the warm template could not fork this kernel"
         if g.template is not None:
             sandbox.drain(self.spec.uid, patience=0.0)  # what the kernel left running dies with it, as in a cold sandbox
         cpu = sum(e.get("cpu_seconds", 0.0) for e in g.kernel_events)
@@ -345,11 +354,12 @@ class Worker:
         g.result.notes += _notes_from_log(g.capture.text())
         autograded = self._autograded(g)
         if not ok or not autograded.exists():
-            g.result.status = "failed"
-            g.result.reason = _explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernel_events)
+            failure = _explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernel_events)
             log = g.box / "kernel.log"
-            if "did not start" in g.result.reason and log.exists():
-                g.result.notes.append("kernel log: " + log.read_text(errors="replace")[-1500:])
+            if failure.cause == "kernel-start" and log.exists():
+                failure = Failure(failure.owner, failure.cause, failure.reason, failure.advice,
+                                  detail=log.read_text(errors="replace")[-1500:])
+            g.result.fail(failure)
             raise Stop
         g.graded = nbformat.read(str(autograded), as_version=4)
         g.autograded_at = ended
@@ -377,6 +387,11 @@ class Worker:
         """Each test cell's outcome, read from the results the checks displayed."""
         g.result.tests = [t.as_dict() for t in outcomes.read_notebook(g.graded, self.spec.functions, g.scores)]
         g.result.first_error = first_error(g.graded)
+
+    def step_trim_outputs(self, g: Grading) -> None:
+        """Outputs over the byte limits cut down to their head, with a note of what was cut (the checks'
+        results, already read, are kept whole)."""
+        g.result.trimmed = trim_outputs(g.graded, **self.spec.output_limits)
 
     def step_collect_notes(self, g: Grading) -> None:
         """Notes for the instructor, and the autograded notebook (canary-free) packed to travel back."""
@@ -419,6 +434,10 @@ class Worker:
         cfg.CourseDirectory.assignment_id = spec.assignment
         cfg.CourseDirectory.student_id = g.job.student
         cfg.Autograde.force = True
+        # nbgrader makes what it writes read-only (0444) by default; the worker writes the autograded notebook
+        # again (canary cells stripped), which only root could do to a read-only file.  Owner-only, as every
+        # file the grader writes.
+        cfg.Autograde.permissions = 600
         cfg.Autograde.create_student = True
         cfg.Autograde.sanitize_preprocessors = [RestoreCellMetadata, ClearOutput, DeduplicateIds,
                                                 OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
@@ -488,6 +507,91 @@ def _notes_from_cells(nb) -> list[str]:
     return notes
 
 
+def trim_outputs(nb, output_bytes: int = OUTPUT_LIMITS["output_bytes"],
+                 notebook_bytes: int = OUTPUT_LIMITS["notebook_bytes"]) -> str:
+    """Cut ``nb``'s outputs in place to ``output_bytes`` each and ``notebook_bytes`` in all, keeping the head
+    of each and a note in its place of what was cut; returns what was cut, in words ("" when nothing was).
+
+    The checks' result data (:data:`autograder.outcome.RESULT_MIME`) is never cut: the cohort tools read it.
+    """
+    from ..outcome import RESULT_MIME
+
+    cut, budget = 0, notebook_bytes
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        for out in cell.get("outputs", []):
+            allowed = max(0, min(output_bytes, budget))
+            before = _output_size(out)
+            _trim_output(out, allowed, RESULT_MIME)
+            after = _output_size(out)
+            cut += before - after
+            budget = max(0, budget - after)
+    if not cut:
+        return ""
+    return (f"{_mb(cut)} of output cut from the graded notebook (limits: {_mb(output_bytes)} per output, "
+            f"{_mb(notebook_bytes)} per notebook)")
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n / 1024:.0f} KB" if n >= 1024 else f"{n} bytes"
+
+
+def _text_size(value) -> int:
+    if isinstance(value, list):
+        return sum(len(str(v).encode()) for v in value)
+    return len(str(value).encode()) if value is not None else 0
+
+
+def _output_size(out) -> int:
+    kind = out.get("output_type")
+    if kind == "stream":
+        return _text_size(out.get("text", ""))
+    if kind == "error":
+        return _text_size(out.get("traceback", [])) + _text_size(out.get("evalue", ""))
+    return sum(_text_size(v) for v in (out.get("data") or {}).values())
+
+
+def _head(text: str, allowed: int) -> str:
+    data = text.encode()
+    if len(data) <= allowed:
+        return text
+    note = f"\n[... {_mb(len(data) - allowed)} of this output cut by the grader ...]\n"
+    return data[:allowed].decode(errors="ignore") + note
+
+
+def _trim_output(out, allowed: int, keep: str) -> None:
+    kind = out.get("output_type")
+    if _output_size(out) <= allowed:
+        return
+    if kind == "stream":
+        text = out.get("text", "")
+        out["text"] = _head("".join(text) if isinstance(text, list) else str(text), allowed)
+    elif kind == "error":
+        lines, kept, size = out.get("traceback", []), [], 0
+        for line in lines:
+            size += len(str(line).encode())
+            if size > allowed:
+                kept.append(f"[... {len(lines) - len(kept)} traceback lines cut by the grader ...]")
+                break
+            kept.append(line)
+        out["traceback"] = kept
+        out["evalue"] = _head(str(out.get("evalue", "")), min(allowed, 4096))
+    else:
+        data = out.get("data") or {}
+        size = sum(_text_size(v) for v in data.values())
+        for mime in list(data):
+            if mime == keep:
+                continue
+            if mime.startswith("text/") and mime != "text/html":
+                value = data[mime]
+                data[mime] = _head("".join(value) if isinstance(value, list) else str(value), allowed)
+            else:
+                del data[mime]
+        if "text/plain" not in data:
+            data["text/plain"] = f"[an output of {_mb(size)} removed by the grader: over its size limit]"
+
+
 def first_error(nb) -> dict:
     """``{cell, ename, evalue}`` of the first code cell, in notebook order, whose output is an error
     (``{}`` when none is); ``evalue`` keeps the error's last non-empty line when it has several."""
@@ -504,24 +608,66 @@ def first_error(nb) -> dict:
     return {}
 
 
-def _explain_failure(capture: _Capture, limits: dict, cell: str, kernel_events: list) -> str:
-    """Why nbgrader produced no autograded notebook, from its log and what happened to the kernel."""
+def _explain_failure(capture: _Capture, limits: dict, cell: str, kernel_events: list) -> Failure:
+    """Why nbgrader produced no autograded notebook, and whose failure that is, from its log and what
+    happened to the kernel."""
     log = "\n".join(capture.text(logging.ERROR))
     where = f" while running {cell}" if cell else ""
     for event in kernel_events:
         if event.get("wall_killed"):
             seconds = limits.get("notebook_seconds")
-            return f"the notebook ran past its wall-clock limit ({seconds} s){where}; its kernel was stopped"
+            return Failure(STUDENT, "wall-clock",
+                           f"the notebook ran past its wall-clock limit ({seconds} s){where}; its kernel was stopped",
+                           "the notebook needs more time than --notebook-timeout allows here; raise it")
     if "before replying to kernel_info" in log or "Kernel didn't respond" in log:
-        return "the kernel did not start (see the kernel log in the grading notes)"
-    if "DeadKernelError" in log or "Kernel died" in log or "UnresponsiveKernelError" in log:
+        return Failure(GRADER, "kernel-start", "the kernel did not start (see the kernel log in the grading notes)",
+                       "run the solution alone with --sandbox off to tell the sandbox from the environment, and "
+                       "read the kernel log", detail=log[-1500:])
+    dead = "DeadKernelError" in log or "Kernel died" in log or "UnresponsiveKernelError" in log
+    if dead and not cell:  # no cell of the notebook had started: the kernel died on its way up
         exits = [sandbox.describe_exit(e) for e in kernel_events]
         cause = next((e for e in exits if e), "the kernel died")
-        return f"{cause}{where}"
+        return Failure(GRADER, "kernel-start", f"the kernel did not start: {cause} before the notebook's first cell",
+                       "run the solution alone with --sandbox off to tell the sandbox from the environment, and "
+                       "read the kernel log", detail=log[-1500:])
+    if dead:
+        exits = [sandbox.describe_exit(e) for e in kernel_events]
+        cause = next((e for e in exits if e), "the kernel died")
+        return Failure(STUDENT, "kernel-died", f"{cause}{where}",
+                       "the notebook needs more memory or CPU time than the limits allow here, or it ends its "
+                       "own kernel; raise --memory-mb or --cpu-seconds if the solution needs them")
     if "CellTimeoutError" in log or "Timeout waiting for IOPub" in log:
-        return f"a cell ran past the per-cell time limit and did not stop when interrupted{where}"
+        return Failure(STUDENT, "cell-timeout",
+                       f"a cell ran past the per-cell time limit and did not stop when interrupted{where}",
+                       "a cell needs more time than --cell-timeout allows here; raise it")
     if "failed to validate" in log or "ValidationError" in log:
-        return "nbgrader could not validate the notebook's cell metadata"
+        return Failure(STUDENT, "metadata", "nbgrader could not validate the notebook's cell metadata")
     lines = [line for line in log.splitlines() if line.strip()]
     tail = next((line for line in reversed(lines) if "Error" in line or "Exception" in line), lines[-1] if lines else "")
-    return f"nbgrader could not grade the notebook{where}: {tail.strip()[:300]}"
+    return Failure(GRADER, "nbgrader", f"nbgrader could not grade the notebook{where}: {tail.strip()[:300]}",
+                   "read nbgrader's log in the detail; grade the student again once it is fixed "
+                   "(`grade ... --student ID`)", detail=log[-1500:])
+
+
+def grader_error(error: BaseException, scratch: Path, trace: str = "") -> Failure:
+    """The grader's own failure: what it could not do, and what fixes it."""
+    reason = f"internal grading error: {type(error).__name__}: {error}"
+    if isinstance(error, PermissionError):
+        advice = (f"the grading user ({_user()}) cannot write or read a file of the grader's own scratch space "
+                  f"({scratch}); make that folder (or TMPDIR) writable by this user, or report a bug if it is")
+    elif isinstance(error, OSError) and error.errno == 28:
+        advice = f"the disk holding the grader's scratch space ({scratch}) is full; free space, or set TMPDIR"
+    elif isinstance(error, OSError):
+        advice = f"the grader could not use its scratch space ({scratch}): {error.strerror or error}"
+    else:
+        advice = "this is a fault of the grader, not of the notebook; the detail holds the traceback"
+    return Failure(GRADER, "grader-error", reason, advice, detail=trace)
+
+
+def _user() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
