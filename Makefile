@@ -10,7 +10,11 @@
 #   make lab TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
 
 PYTHON ?= python3
-VENV ?= .venv
+# A shared environment (a JupyterHub's, installed by its administrator) is used as it is, never written:
+# `export TORCH_LEDGER_ENV=/opt/torch-ledger` (or make ... TORCH_LEDGER_ENV=...).  Without it, make builds
+# .venv here (about 2 GB: torch, nbgrader, JupyterLab).
+TORCH_LEDGER_ENV ?=
+VENV ?= $(if $(TORCH_LEDGER_ENV),$(TORCH_LEDGER_ENV),.venv)
 BIN := $(VENV)/bin
 TORCH_VERSION ?= 2.13.0
 TORCH_PIP_ARGS ?=
@@ -43,6 +47,7 @@ help:  ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 $(VENV)/.installed: pyproject.toml
+	@test -x $(BIN)/python || echo "creating $(VENV) in $(CURDIR) (about 2 GB); set TORCH_LEDGER_ENV to use a shared environment instead"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q "torch==$(TORCH_VERSION)" $(TORCH_PIP_ARGS)
@@ -54,7 +59,14 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -c "import torch, nbgrader, autograder; print('torch', torch.__version__, '| nbgrader', nbgrader.__version__)"
 	touch $@
 
+ifeq ($(strip $(TORCH_LEDGER_ENV)),)
 venv: $(VENV)/.installed  ## create .venv (torch first, pinned) and install the course package
+else
+venv:  ## with TORCH_LEDGER_ENV: check the shared environment (never installs into it)
+	@$(BIN)/python -c "import torch, nbgrader, autograder" 2>/dev/null || { \
+		echo "TORCH_LEDGER_ENV=$(TORCH_LEDGER_ENV): its python cannot import torch, nbgrader and autograder;" \
+		     "ask its administrator to install the course package into it (see the README, 'Grading on a JupyterHub')"; exit 2; }
+endif
 
 # JupyterLab refuses to run as root without --allow-root; many learners run the course in a
 # container as root.  LAB_ARGS passes more options (for example LAB_ARGS=--no-browser).

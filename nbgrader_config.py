@@ -5,9 +5,42 @@ import sys
 
 from nbgrader.converters import GenerateAssignment
 
-from autograder.cohort.starter import with_starter_code
+try:
+    from autograder.cohort.starter import with_starter_code
+except ImportError as error:  # nbgrader would print a traceback and go on with its defaults (and another gradebook)
+    sys.stderr.write(
+        f"nbgrader_config.py: this course needs its package, and {sys.executable} cannot import it ({error}). "
+        "Run nbgrader from the environment the course is installed in (on a JupyterHub: the hub's shared "
+        "environment first on PATH; see the README, 'Grading on a JupyterHub'), or install it there: "
+        "`python -m pip install .` from the course's checkout.\n")
+    if os.path.basename(sys.argv[0] if sys.argv else "") in {"nbgrader", "jupyter-nbgrader"}:
+        raise SystemExit(2) from None
+    raise
 
 c = get_config()  # noqa: F821 - provided by nbgrader
+
+
+def _course_id_elsewhere() -> str:
+    """The ``course_id`` another nbgrader config sets (``/etc/jupyter``, ``~/.jupyter``, ...), or "".
+
+    Inside the course directory this file wins over those; a hub sets the id once, system-wide, where the
+    students' nbgrader reads it too, so this file takes it from there rather than setting another.
+    """
+    from jupyter_core.paths import jupyter_config_path
+    from traitlets.config.loader import PyFileConfigLoader
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for folder in jupyter_config_path():
+        if os.path.abspath(folder) == here or not os.path.isfile(os.path.join(folder, "nbgrader_config.py")):
+            continue
+        try:
+            found = PyFileConfigLoader("nbgrader_config.py", path=folder).load_config()
+        except Exception:  # noqa: BLE001 - an unreadable config elsewhere is nbgrader's to report
+            continue
+        value = found.get("CourseDirectory", {}).get("course_id")
+        if value:
+            return str(value)
+    return ""
 
 
 def _is_autograde(argv) -> bool:
@@ -40,7 +73,8 @@ if _is_autograde(sys.argv):
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 c.CourseDirectory.root = HERE
-c.CourseDirectory.course_id = "torch-ledger"
+# The id students fetch and submit under: the hub's (its /etc/jupyter/nbgrader_config.py) when it sets one.
+c.CourseDirectory.course_id = _course_id_elsewhere() or "torch-ledger"
 # Instructors edit solutions/; nbgrader writes the student copies into exercises/.
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "exercises"

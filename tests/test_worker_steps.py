@@ -52,7 +52,7 @@ def _grading(tmp_path, files: dict, reference=False) -> Grading:
 
 def test_the_steps_are_declared_in_order(worker):
     assert Worker.STEPS == ("read", "scan", "stage", "add_canary", "autograde", "observe_canary", "read_scores",
-                            "read_outcomes", "collect_notes")
+                            "read_outcomes", "trim_outputs", "collect_notes")
     assert all(callable(getattr(worker, f"step_{name}")) for name in Worker.STEPS)
 
 
@@ -132,9 +132,9 @@ def test_collect_notes_and_pack_the_autograded_notebook(worker, tmp_path):
 
 def test_a_failure_is_explained_by_this_notebooks_kernel_and_cell():
     log = _Capture()
-    assert _explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [{"wall_killed": True}]) == \
+    assert _explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [{"wall_killed": True}]).reason == \
         "the notebook ran past its wall-clock limit (30 s) while running cell 'test_f'; its kernel was stopped"
-    assert "wall-clock" not in _explain_failure(log, {"notebook_seconds": 30}, "", [])
+    assert "wall-clock" not in _explain_failure(log, {"notebook_seconds": 30}, "", []).reason
 
 
 def test_the_cell_tracker_survives_the_configurations_copy():

@@ -125,6 +125,9 @@ class GraderPlugin(WorkerPlugin):
         from .worker import Worker, WorkerSpec
 
         os.environ.pop("JPY_PARENT_PID", None)
+        # The coordinator writes owner-only (umask 077); a worker's scratch is private already (mkdtemp, 0700),
+        # and inside it the sandbox's folders must be traversable by the kernel's own uid (root runs).
+        os.umask(0o022)
         warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy notes from nbgrader's API
         warnings.filterwarnings("ignore", message=".*missing an id field.*")  # cells nbgrader puts back
         a = self.assignment

@@ -1,0 +1,131 @@
+"""The coordinator's judgement without kernels: made-up results, a writer that records or fails.
+
+A fault of the grader (a result whose status is ``internal``, or a write that fails) is never a
+grade: nothing is written for that student and they are listed as not graded.
+"""
+
+import os
+import stat
+
+import nbformat
+import pytest
+
+from autograder.cohort import privacy
+from autograder.cohort.coordinator import Coordinator
+from autograder.cohort.grade import _quota_v1, _quota_v2, cgroup_cpu_quota
+from autograder.cohort.record import GRADER, REFERENCE, STUDENT, Failure, KernelOutcome
+from autograder.cohort.worker import grader_error, trim_outputs
+
+
+class FakeWriter:
+    def __init__(self, fail_for=()):
+        self.written, self.fail_for = {}, set(fail_for)
+
+    def write(self, result, entry):
+        if result["student"] in self.fail_for:
+            raise OSError(28, "No space left on device")
+        self.written[result["student"]] = entry.score
+
+
+def _result(student, score=2.0, status="graded", failure=None):
+    outcome = KernelOutcome(student, reference=student == REFERENCE)
+    outcome.grades = {"test_a": {"auto_score": score, "max_score": 2.0, "needs_manual_grade": False}}
+    if failure is not None:
+        outcome.fail(failure)
+    return outcome.as_dict()
+
+
+def test_students_wait_for_calibration_then_are_written():
+    writer = FakeWriter()
+    c = Coordinator(writer, 2.0)
+    c.accept(_result("ada"))
+    assert writer.written == {}  # held back until the solution has passed
+    c.accept(_result(REFERENCE))
+    assert writer.written == {"ada": 2.0} and not c.refused
+
+
+def test_a_failed_calibration_refuses_and_writes_nothing():
+    writer = FakeWriter()
+    c = Coordinator(writer, 2.0, explain=lambda r: "Calibration failed: 1 of 2")
+    c.accept(_result("ada"))
+    c.accept(_result(REFERENCE, score=1.0))
+    assert c.refused == "Calibration failed: 1 of 2" and writer.written == {}
+
+
+def test_an_internal_failure_writes_nothing_even_when_forced():
+    writer = FakeWriter()
+    internal = Failure(GRADER, "grader-error", "internal grading error: PermissionError: denied", "make it writable")
+    c = Coordinator(writer, 2.0, force=True, explain=lambda r: "Calibration could not run")
+    c.accept(_result(REFERENCE, failure=internal))  # forced past an internal calibration failure
+    c.accept(_result("ada", failure=internal))
+    c.accept(_result("bob", failure=Failure(STUDENT, "wall-clock", "ran past its wall-clock limit")))
+    assert writer.written == {"bob": 0.0}  # the student's own failure is a zero; the grader's is nothing
+    assert c.not_graded["ada"]["owner"] == GRADER and c.forced == "Calibration could not run"
+
+
+def test_a_write_that_fails_is_the_graders_failure():
+    writer = FakeWriter(fail_for={"ada"})
+    c = Coordinator(writer, 2.0)
+    c.accept(_result(REFERENCE))
+    c.accept(_result("ada"))
+    c.accept(_result("bob"))
+    assert writer.written == {"bob": 2.0}
+    assert c.not_graded["ada"]["cause"] == "gradebook" and "No space left" in c.not_graded["ada"]["reason"]
+
+
+def test_failures_are_typed_and_checked():
+    with pytest.raises(ValueError):
+        Failure(STUDENT, "grader-error", "a grader's cause cannot be the student's")
+    failure = grader_error(PermissionError(13, "Permission denied"), "/tmp/scratch")
+    assert failure.internal and "cannot write or read" in failure.advice
+
+
+def test_course_privacy(tmp_path):
+    course = tmp_path / "course"
+    (course / "solutions").mkdir(parents=True)
+    (course / "solutions" / "a.ipynb").write_text("{}")
+    os.chmod(tmp_path, 0o755)
+    os.chmod(course, 0o755)
+    os.chmod(course / "solutions", 0o755)
+    os.chmod(course / "solutions" / "a.ipynb", 0o644)
+    ancestors_open = all(os.stat(p).st_mode & stat.S_IXOTH for p in tmp_path.parents)
+    found = privacy.exposed(course, [course / "solutions"])
+    if ancestors_open:
+        assert (course / "solutions" / "a.ipynb", "read") in found
+        assert f"chmod 700 {course.resolve()}" in privacy.refusal(course, found)
+    os.chmod(course, 0o700)
+    assert privacy.exposed(course, [course / "solutions"]) == []
+
+
+def test_cpu_quota_v2_and_v1(tmp_path):
+    (tmp_path / "cpu.max").write_text("200000 100000\n")
+    assert _quota_v2([tmp_path / "cpu.max"]) == 2.0
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert _quota_v2([tmp_path / "cpu.max"]) is None
+    (tmp_path / "cpu.cfs_quota_us").write_text("150000\n")
+    (tmp_path / "cpu.cfs_period_us").write_text("100000\n")
+    assert _quota_v1([tmp_path]) == 1.5
+    (tmp_path / "cpu.cfs_quota_us").write_text("-1\n")
+    assert _quota_v1([tmp_path]) is None
+    unified = tmp_path / "v2"
+    (unified / "pod").mkdir(parents=True)
+    (unified / "pod" / "cpu.max").write_text("300000 100000\n")
+    (tmp_path / "self").write_text("0::/pod\n")
+    assert cgroup_cpu_quota(unified, tmp_path / "self") == 3.0
+
+
+def test_outputs_are_cut_to_their_head_and_results_kept():
+    from autograder.outcome import RESULT_MIME
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print('x' * 10**7)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 3_000_000),
+                    nbformat.v4.new_output("display_data", data={"image/png": "A" * 3_000_000,
+                                                                  RESULT_MIME: {"outcome": "correct"}})]
+    nb.cells.append(cell)
+    said = trim_outputs(nb, output_bytes=1000, notebook_bytes=5000)
+    assert "cut from the graded notebook" in said
+    assert cell.outputs[0]["text"].startswith("x" * 1000) and "cut by the grader" in cell.outputs[0]["text"]
+    assert len(cell.outputs[0]["text"]) < 1200
+    assert "image/png" not in cell.outputs[1]["data"] and cell.outputs[1]["data"][RESULT_MIME] == {"outcome": "correct"}
+    assert trim_outputs(nb, output_bytes=10**6, notebook_bytes=10**7) == ""
