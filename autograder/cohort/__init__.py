@@ -10,7 +10,10 @@ around nbgrader's commands), ``collect``, ``sandbox`` (bubblewrap kernel manager
 (an nbgrader preprocessor restoring edited cell metadata), ``starter`` (the release step that
 inserts repair tasks' starter code), ``canary`` (tamper detection), ``scan`` (static scan),
 ``outcomes`` (reading check results), ``record`` (the records a run passes around and keeps),
-``engine`` (the Dask cluster), ``worker`` and ``grade`` (grading), ``feedback``, ``report``
+``engine`` (the Dask cluster), ``worker`` and ``grade`` (grading), ``coordinator`` (the
+calibration gate, the canary verdict and each student's writes; a grader's fault is never a
+grade), ``privacy`` (who else can reach a course), ``warm`` (kernels forked from a template),
+``client`` (the prompt kernel client), ``feedback``, ``report``
 and ``export``.  The development tools (synthetic cohorts, the demo, the benchmark, the
 hostile corpus) live in :mod:`autograder.dev`.
 """

@@ -78,10 +78,20 @@ def render(student: str, assignment: str, entry: dict, answers: dict[str, str], 
     tests = entry.get("tests") or []
     total = sum(s for s, _ in scores.values()) if scores else entry.get("score", 0.0)
     maximum = sum(m for _, m in scores.values()) if scores else entry.get("max_score", 0.0)
+    late = entry.get("late") or {}
+    penalty = float(late.get("penalty") or 0.0)
+    raw, total = total, max(0.0, total - penalty) if scores else total  # entry["score"] has the penalty applied
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(assignment)} — "
            f"{html.escape(student)}</title><style>{_STYLE}</style></head><body>",
            f"<h1>Feedback: {html.escape(assignment)}</h1>",
            f"<p class='score'>Student <b>{html.escape(student)}</b> — score <b>{total:g} / {maximum:g}</b></p>"]
+    if late:
+        from .grade import late_duration
+
+        out.append(f"<p class='notice'>Submitted late: {late_duration(late['seconds_late'])} after the due date"
+                   f"{' (' + html.escape(late['due']) + ')' if late.get('due') else ''}. The checks gave "
+                   f"{(raw if scores else entry.get('raw_score', total)):g} points; the late penalty is "
+                   f"{penalty:g}, so the score is {total:g}.</p>")
     if entry.get("status") != "graded":
         out.append(f"<p class='notice'>Your notebook could not be graded, so it scored 0: "
                    f"{html.escape(entry.get('reason', ''))}. Fix this and submit again, or ask your instructor.</p>")

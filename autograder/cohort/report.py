@@ -161,6 +161,14 @@ def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
            "font-weight:600}.num{text-align:right}img{max-width:100%}",
            "</style></head><body>",
            f"<h1>Cohort report — {e(record['assignment'])}</h1>"]
+    late = {k: v for k, v in students.items() if v.get("late")}
+    if late:
+        out.append(f"<p>Late submissions: <b>{len(late)}</b> (" + ", ".join(
+            f"{e(k)}: penalty {float(v['late'].get('penalty') or 0):g}" for k, v in sorted(late.items())) + ")</p>")
+    if record.get("not_graded"):
+        out.append("<p class='warn'>NOT GRADED, INTERNAL ERROR: " + "; ".join(
+            f"{e(k)}: {e(f.get('reason', ''))}" for k, f in sorted(record["not_graded"].items()))
+                   + ". Nothing was written for them; their previous grades stand.</p>")
     if record["sandbox"]["mode"] != "bwrap":
         out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record['sandbox']['warning'])}</p>")
     forced = record.get("forced") or {}
