@@ -129,3 +129,13 @@ def test_outputs_are_cut_to_their_head_and_results_kept():
     assert len(cell.outputs[0]["text"]) < 1200
     assert "image/png" not in cell.outputs[1]["data"] and cell.outputs[1]["data"][RESULT_MIME] == {"outcome": "correct"}
     assert trim_outputs(nb, output_bytes=10**6, notebook_bytes=10**7) == ""
+
+
+def test_a_late_submissions_page_shows_the_penalty_and_the_final_score():
+    from autograder.cohort.feedback import render
+
+    entry = {"status": "graded", "score": 0.0, "raw_score": 9.0, "max_score": 12.0, "tests": [],
+             "late": {"seconds_late": 7300, "penalty": 9.0, "due": "2026-12-01T17:00:00+00:00", "submitted": ""}}
+    page = render("ada", "01-tensors", entry, {}, [], {"test_a": (9.0, 12.0)})
+    assert "score <b>0 / 12</b>" in page
+    assert "Submitted late: 2 h 1 min after the due date" in page and "the late penalty is 9" in page
