@@ -509,8 +509,8 @@ def _record(setup: _Setup, students: dict[str, StudentEntry], coordinator: Coord
         kernel_cpu_seconds=round(sum((e.timings or {}).get("kernel_cpu", 0.0) for e in students.values())
                                  + ((calibration or {}).get("timings") or {}).get("kernel_cpu", 0.0), 2),
         students={**kept, **students},
-        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "retried": dict(sorted(engine.retried.items())),
-                **setup.workers},
+        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "retried": dict(sorted(engine.retried.items()))},
+        worker_count=dict(setup.workers),
         not_graded=dict(sorted(coordinator.not_graded.items())),
         output_limits=dict(options.output_limits),
     )

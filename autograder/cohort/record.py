@@ -267,6 +267,8 @@ class RunRecord:
     not_graded: dict = field(default_factory=dict)
     #: Bytes cut from graded notebooks' outputs (see ``worker.trim_outputs``): {"output_bytes", "notebook_bytes"}.
     output_limits: dict = field(default_factory=dict)
+    #: How many workers a local run started and why: {"workers": n, "reason": "2 CPUs this process may use"}.
+    worker_count: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = asdict(self)
