@@ -91,11 +91,6 @@ class GradeOptions:
     output_limits: dict = field(default_factory=lambda: dict(OUTPUT_LIMITS))  # bytes kept of a graded notebook
 
 
-def default_workers() -> int:
-    """How many workers a local run starts by default: the CPUs this process may use."""
-    return available_cpus()[0]
-
-
 def available_cpus() -> tuple[int, str]:
     """``(cpus, why)``: the CPUs this process may use, the smaller of its CPU affinity and its cgroup's CPU
     quota (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``; a container's limit), and which one decided."""

@@ -608,6 +608,10 @@ def first_error(nb) -> dict:
     return {}
 
 
+_KERNEL_START_ADVICE = ("run the solution alone with --sandbox off to tell the sandbox from the environment, and "
+                        "read the kernel log")
+
+
 def _explain_failure(capture: _Capture, limits: dict, cell: str, kernel_events: list) -> Failure:
     """Why nbgrader produced no autograded notebook, and whose failure that is, from its log and what
     happened to the kernel."""
@@ -621,15 +625,13 @@ def _explain_failure(capture: _Capture, limits: dict, cell: str, kernel_events: 
                            "the notebook needs more time than --notebook-timeout allows here; raise it")
     if "before replying to kernel_info" in log or "Kernel didn't respond" in log:
         return Failure(GRADER, "kernel-start", "the kernel did not start (see the kernel log in the grading notes)",
-                       "run the solution alone with --sandbox off to tell the sandbox from the environment, and "
-                       "read the kernel log", detail=log[-1500:])
+                       _KERNEL_START_ADVICE, detail=log[-1500:])
     dead = "DeadKernelError" in log or "Kernel died" in log or "UnresponsiveKernelError" in log
     if dead and not cell:  # no cell of the notebook had started: the kernel died on its way up
         exits = [sandbox.describe_exit(e) for e in kernel_events]
         cause = next((e for e in exits if e), "the kernel died")
         return Failure(GRADER, "kernel-start", f"the kernel did not start: {cause} before the notebook's first cell",
-                       "run the solution alone with --sandbox off to tell the sandbox from the environment, and "
-                       "read the kernel log", detail=log[-1500:])
+                       _KERNEL_START_ADVICE, detail=log[-1500:])
     if dead:
         exits = [sandbox.describe_exit(e) for e in kernel_events]
         cause = next((e for e in exits if e), "the kernel died")
