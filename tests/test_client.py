@@ -7,6 +7,7 @@ channel sits out its whole timeout, the course's channel does not.
 """
 
 import asyncio
+import os
 import time
 
 import zmq
@@ -91,31 +92,46 @@ def test_every_course_kernel_manager_hands_out_the_prompt_client():
     assert issubclass(SandboxedKernelManager, PromptKernelManager)
 
 
-def test_a_new_kernel_is_ready_runs_and_shuts_down_through_the_prompt_client():
+def test_a_new_kernel_is_ready_runs_and_shuts_down_through_the_prompt_client(tmp_path):
     """The client's own readiness wait (kernel_info answered, IOPub connected and drained) on a real kernel,
-    then a cell and a shutdown; and a kernel that dies first is reported, not waited for."""
+    then a cell and a shutdown; a kernel whose shell port another process holds (so it exits as it
+    starts) is started again on new ports; and a kernel that dies at every start is reported, not waited for."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "ipykernel_launcher.py").write_text("raise SystemExit(3)\n")  # shadows ipykernel's launcher
 
     async def run() -> tuple[str, bool, str]:
         manager = PromptKernelManager(kernel_name="python3")
-        await manager.start_kernel()
-        kc = manager.client()
-        kc.start_channels()
+        squatter = zmq.Context.instance().socket(zmq.ROUTER)
+        original_launch = type(manager)._async_launch_kernel
+        taken = []
+
+        async def launch_after_a_squatter(self, kernel_cmd, **kw):  # another process takes a port first
+            if not taken:
+                taken.append(self.shell_port)
+                squatter.bind(f"tcp://{self.ip}:{self.shell_port}")
+            await original_launch(self, kernel_cmd, **kw)
+
+        manager._async_launch_kernel = launch_after_a_squatter.__get__(manager)
         try:
+            await manager.start_kernel()
+            kc = manager.client()
+            kc.start_channels()
             assert kc.wait_for_ready.__func__ is PromptKernelClient._async_wait_for_ready
-            await kc.wait_for_ready(timeout=60)
+            await kc.wait_for_ready(timeout=90)
+            assert taken and manager.shell_port != taken[0]
             reply = await kc._async_execute_interactive("print(6 * 7)", output_hook=lambda msg: outputs.append(msg),
                                                         timeout=60)
         finally:
+            squatter.close(linger=0)
             kc.stop_channels()
             await manager.shutdown_kernel()
         dead = PromptKernelManager(kernel_name="python3")
-        await dead.start_kernel()
+        await dead.start_kernel(env={**os.environ, "PYTHONPATH": str(broken)})
         dead_kc = dead.client()
         dead_kc.start_channels()
-        dead.provisioner.process.kill()
-        dead.provisioner.process.wait()
         try:
-            await dead_kc.wait_for_ready(timeout=30)
+            await dead_kc.wait_for_ready(timeout=60)
             died = "no error"
         except RuntimeError as error:
             died = str(error)
@@ -128,4 +144,4 @@ def test_a_new_kernel_is_ready_runs_and_shuts_down_through_the_prompt_client():
     status, alive, died = asyncio.run(run())
     printed = "".join(m["content"].get("text", "") for m in outputs if m["msg_type"] == "stream")
     assert (status, printed, alive) == ("ok", "42\n", False)
-    assert "died" in died, died
+    assert "died" in died and f"started {client.START_RETRIES + 1} times" in died, died

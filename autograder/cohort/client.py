@@ -38,6 +38,11 @@ ASK_AGAIN = 0.01
 QUIET = 0.05
 #: How often a kernel asked to shut down is looked at until it has exited (seconds).
 EXIT_POLL = 0.01
+#: How many times a kernel on TCP that dies before its first reply is started again on new ports.  Its ports are
+#: chosen by this process and bound by the kernel later; on a busy machine another process can take one in
+#: between, and ipykernel then exits (jupyter_client's own restarter starts such a kernel again on new ports
+#: too; nbclient does not run the restarter).  No notebook code has run in a kernel that has not replied.
+START_RETRIES = 2
 
 CLIENT_CLASS = "autograder.cohort.client.PromptKernelClient"
 
@@ -74,6 +79,7 @@ class PromptKernelClient(AsyncKernelClient):
             await super()._async_wait_for_ready(timeout)
             return
         deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+        retries = START_RETRIES
         while True:
             asked = self.kernel_info()
             try:
@@ -90,7 +96,12 @@ class PromptKernelClient(AsyncKernelClient):
                         self._handle_kernel_info_reply(msg)
                         break
             if not await self._async_is_alive():
-                raise RuntimeError("Kernel died before replying to kernel_info")
+                if retries > 0 and self.transport == "tcp" and time.monotonic() < deadline:
+                    retries -= 1
+                    await self._start_again_on_new_ports()
+                    continue
+                raise RuntimeError(f"Kernel died before replying to kernel_info (started {START_RETRIES + 1} "
+                                   "times, on new ports each time)")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
         while True:  # until the kernel is idle after the last request (the last message it sends for it)
@@ -103,6 +114,27 @@ class PromptKernelClient(AsyncKernelClient):
                 return
 
     wait_for_ready = _async_wait_for_ready  # AsyncKernelClient binds the name to jupyter_client's own
+
+    async def _start_again_on_new_ports(self) -> None:
+        """Start this client's (dead) kernel again on new TCP ports, and connect to them."""
+        for name in ("_shell_channel", "_iopub_channel", "_stdin_channel", "_hb_channel", "_control_channel"):
+            channel = getattr(self, name, None)
+            if channel is not None:
+                channel.stop() if channel.is_alive() else channel.close()
+                setattr(self, name, None)
+        manager = self.parent
+        await manager._async_shutdown_kernel(now=True, restart=True)
+        # jupyter_client's restart(newports=True) keeps ports that its port cache handed out; forget them all
+        # (load_connection_info, too, fills in only the ports that are 0).
+        for port in ("shell_port", "iopub_port", "stdin_port", "hb_port", "control_port"):
+            setattr(manager, port, 0)
+            setattr(self, port, 0)
+        if getattr(manager.provisioner, "ports_cached", False):
+            manager.provisioner.ports_cached = False
+        manager.cleanup_connection_file()
+        await manager._async_start_kernel(**manager._launch_args)
+        self.load_connection_info(manager.get_connection_info(session=False))
+        self.start_channels()
 
 
 class PromptKernelManager(AsyncKernelManager):
