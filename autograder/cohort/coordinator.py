@@ -115,15 +115,15 @@ class Writer:
 
 
 def lateness(sub) -> dict:
-    """``{}`` for a submission on time; otherwise how late it was, the due date and the penalty."""
-    try:
-        seconds = float(sub.total_seconds_late or 0.0)
-    except Exception:  # noqa: BLE001 - no due date, no timestamp
-        return {}
+    """``{}`` for a submission on time; otherwise how late it was, the due date and the penalty.
+
+    ``sub``: the gradebook's submitted notebook (its penalty); the submitted assignment it belongs to holds the
+    timestamp and the due date (with any extension)."""
+    submission = sub.assignment
+    seconds = float(submission.total_seconds_late or 0.0)
     if seconds <= 0:
         return {}
-    due = sub.duedate
-    submitted = sub.timestamp
+    due, submitted = submission.duedate, submission.timestamp
     return {"seconds_late": round(seconds, 1), "penalty": float(sub.late_submission_penalty or 0.0),
             "due": due.isoformat() if due else "", "submitted": submitted.isoformat() if submitted else ""}
 

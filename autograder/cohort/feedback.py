@@ -8,7 +8,10 @@ and raw cell outputs (which a compromised kernel controls) never reach it.
 Pages go where nbgrader's ``generate_feedback`` puts them,
 ``feedback/STUDENT/ASSIGNMENT/ASSIGNMENT.html``, next to a copy of the submission's
 ``timestamp.txt`` (and ``submission_secret.txt``), so ``nbgrader release_feedback`` can
-hand them out through the exchange.
+hand them out through the exchange.  A page is readable by all (0644; everything else the cohort commands
+write is the owner's alone): ``release_feedback`` copies it into the exchange with its mode, where the
+student fetches it by a name only their submission's secret gives, as nbgrader's own pages are.  In the
+course directory, its mode 700 keeps it private.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import nbformat
 from . import record as records
 from .course import Course
 from .record import RECORD
+
+#: A feedback page's mode: the student reads the copy that ``nbgrader release_feedback`` puts in the exchange.
+PAGE_MODE = 0o644
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
@@ -137,6 +143,7 @@ def generate(course: Course, assignment: str, students: list[str] | None = None)
         dest = course.feedback(student, assignment)
         dest.mkdir(parents=True, exist_ok=True)
         (dest / f"{notebook}.html").write_text(page)
+        (dest / f"{notebook}.html").chmod(PAGE_MODE)
         for name in ("timestamp.txt", "submission_secret.txt"):
             src = course.submitted(student, assignment) / name
             if src.is_file():
