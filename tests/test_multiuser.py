@@ -271,3 +271,41 @@ def test_scores_equal_a_root_run_of_the_same_submissions(hub, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert courses.scores(course, MODULE) == _scores(hub)
     print("grading seconds:", {k: round(v, 1) for k, v in hub.timings.items()})
+
+
+def test_a_fault_of_the_grader_changes_no_grade_even_when_forced(hub):
+    """Two real faults of the grader under a graded cohort, each typed by the instructor with --force: a Dask
+    scratch folder they cannot write (the run cannot start), and a gradebook they cannot write (a student whose
+    grade changes cannot be written).  Neither changes a grade; each says what happened and exits with its own
+    status."""
+    before = _scores(hub)
+    record_before = (hub.course / "reports" / MODULE / "grading.json").read_text()
+    locked = hub.top / "not-the-instructors"
+    locked.mkdir()
+    locked.chmod(0o755)  # root's: the instructor cannot write it
+    grade = f"python -m autograder grade {MODULE} --sandbox bwrap --force --no-progress"
+    proc = hub.run("instructor", f"DASK_TEMPORARY_DIRECTORY={locked} {grade}", cwd=hub.course, check=False)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "could not start" in proc.stderr and str(locked) in proc.stderr and "DASK_TEMPORARY_DIRECTORY" in proc.stderr
+    assert _scores(hub) == before
+
+    # bob submits a third time (every answer now): his regrade must write; the gradebook refuses the write.
+    _work(hub, "bob", _answers(hub.solution))
+    hub.run("bob", f"nbgrader submit {MODULE}")
+    hub.run("instructor", f"nbgrader collect --update {MODULE}", cwd=hub.course)
+    gradebook = hub.course / "gradebook.db"
+    hub.run("instructor", f"chmod 400 {gradebook}")
+    try:
+        proc = hub.run("instructor", grade, cwd=hub.course, check=False)
+    finally:
+        hub.run("instructor", f"chmod 600 {gradebook}")
+    assert proc.returncode == 4, proc.stdout[-2000:] + proc.stderr[-3000:]
+    shown = proc.stdout + proc.stderr
+    assert "Traceback" not in shown, shown[-3000:]
+    assert "not graded: internal error" in shown and "readonly database" in shown, shown[-3000:]
+    assert _scores(hub) == before  # bob's previous grade stands; ada's regrade wrote the same
+    record = json.loads((hub.course / "reports" / MODULE / "grading.json").read_text())
+    assert set(record.get("not_graded") or {}) == {USERS["bob"]}, record.get("not_graded")
+    assert USERS["bob"] not in record["students"] or record["students"][USERS["bob"]] == \
+        json.loads(record_before)["students"][USERS["bob"]]

@@ -18,6 +18,8 @@ that touches the course; the tests give the coordinator one of their own and mad
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -47,6 +49,18 @@ def timestamp_of(folder: Path):
         return None
 
 
+@contextlib.contextmanager
+def _quiet_gradebook():
+    """nbgrader's gradebook logs a failed write with its traceback (on tornado's application logger) before
+    raising; the run reports that failure itself, as this student's internal error, in one line."""
+    log = logging.getLogger("tornado.application")
+    disabled, log.disabled = log.disabled, True
+    try:
+        yield
+    finally:
+        log.disabled = disabled
+
+
 class Writer:
     """Writes a judged student into the course: gradebook rows, the autograded folder, the journal line."""
 
@@ -65,9 +79,10 @@ class Writer:
         try:
             if result.get("autograded"):
                 unpack_folder(result["autograded"], staged)
-            if self.gb is None:
-                self.gb = self.course.gradebook()
-            late = self._write_gradebook(result)
+            with _quiet_gradebook():
+                if self.gb is None:
+                    self.gb = self.course.gradebook()
+                late = self._write_gradebook(result)
         except BaseException:
             shutil.rmtree(staged, ignore_errors=True)
             if self.gb is not None:

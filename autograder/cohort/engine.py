@@ -72,6 +72,22 @@ class EngineError(RuntimeError):
     """The cluster cannot be reached or has no worker."""
 
 
+def _local_cluster_failure(error: BaseException) -> str:
+    """What stopped the local cluster, and what to do: the grader's own fault, never a student's."""
+    import dask
+
+    cause: BaseException | None = error
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(cause, OSError):
+        folder = dask.config.get("temporary-directory", None) or tempfile.gettempdir()
+        return (f"the local grading cluster could not start: {cause.strerror or cause}"
+                f"{': ' + str(cause.filename) if cause.filename else ''}. Its workers keep their scratch space in "
+                f"{folder} (Dask's temporary-directory); make that folder writable by this user, or point "
+                "DASK_TEMPORARY_DIRECTORY at one that is. Nothing was graded")
+    return f"the local grading cluster could not start: {error}. Nothing was graded"
+
+
 @dataclass
 class Assignment:
     """What every grader needs for one run, sent once to each Dask worker."""
@@ -238,6 +254,8 @@ class Engine:
             self.launch()
         self._launched.join()
         if self._error is not None:
+            if self.scheduler is None and not isinstance(self._error, EngineError):
+                raise EngineError(_local_cluster_failure(self._error)) from self._error
             raise self._error
 
     def start(self, assignment: Assignment) -> None:
