@@ -309,3 +309,87 @@ def test_a_fault_of_the_grader_changes_no_grade_even_when_forced(hub):
     assert set(record.get("not_graded") or {}) == {USERS["bob"]}, record.get("not_graded")
     assert USERS["bob"] not in record["students"] or record["students"][USERS["bob"]] == \
         json.loads(record_before)["students"][USERS["bob"]]
+
+
+WARM_PROBE = r'''
+import json, os
+def _templates():
+    # /proc is the template's pid namespace's: the kernel's own entry there, its stand-in's, and the rest
+    me = int(os.readlink("/proc/self"))
+    parent = int(open(f"/proc/{me}/stat").read().rsplit(")", 1)[1].split()[1])
+    found = {}
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and int(pid) not in (me, parent) and \
+                    b"autograder.cohort.warm" in open(f"/proc/{pid}/cmdline", "rb").read():
+                found[pid] = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19]  # its start time
+        except OSError:
+            pass
+    return found
+print("PROBE " + json.dumps({"uid": os.getuid(), "pid": os.getpid(), "templates": _templates(),
+                             "home": sorted(os.listdir(os.path.expanduser("~"))), "tmp": sorted(os.listdir("/tmp")),
+                             "course": os.path.exists(COURSE), "env": os.environ.get("LEAKED")}))
+'''
+
+KILL_TEMPLATE = r'''
+import os, signal
+me, tried = int(os.readlink("/proc/self")), []
+for pid in os.listdir("/proc"):  # every process of the template's sandbox but this one, by its /proc entry
+    try:
+        if not pid.isdigit() or int(pid) == me or b"autograder.cohort.warm" not in open(f"/proc/{pid}/cmdline", "rb").read():
+            continue
+        fd = os.open(f"/proc/{pid}", os.O_RDONLY)
+    except OSError:
+        continue
+    try:
+        signal.pidfd_send_signal(fd, signal.SIGKILL)
+        tried.append("killed")
+    except OSError as error:
+        tried.append(type(error).__name__)
+print("TEMPLATE " + ",".join(tried))
+'''
+
+
+def test_warm_kernels_without_root_are_each_in_their_own_namespace(hub):
+    """As the instructor, one worker: probes between students that leave state, files and processes behind and
+    that try to kill the template.  Every kernel is forked (warm), runs as "nobody" in a pid namespace of its
+    own, sees a fresh home and /tmp and none of the course, and the template outlives the attempt."""
+    from test_warm import LEAK_STATE, _probe_of, _with_cell
+
+    from autograder.cohort.course import Course
+
+    course = hub.course.parent / "course-warm"
+    hub.run("instructor", f"cp -a {hub.course} {course} && rm -rf {course}/submitted {course}/autograded "
+                          f"{course}/reports {course}/feedback")
+    probe = _with_cell(hub.solution, f"COURSE = {str(hub.course)!r}\n" + WARM_PROBE)
+    students = {"a-probe": probe, "b-leak": _with_cell(probe, LEAK_STATE, 1),
+                "c-probe": probe, "d-kill": _with_cell(probe, KILL_TEMPLATE), "e-probe": probe}
+    for student, nb in students.items():
+        folder = course / "submitted" / student / MODULE
+        folder.mkdir(parents=True)
+        (folder / f"{MODULE}.ipynb").write_text(json.dumps(nb))
+    subprocess.run(["chown", "-R", f"{USERS['instructor']}:", str(course / "submitted")], check=True)
+    proc = hub.run("instructor", f"python -m autograder grade {MODULE} --workers 1 --sandbox bwrap --kernels warm "
+                                 "--no-progress", cwd=course)
+    record = json.loads((course / "reports" / MODULE / "grading.json").read_text())
+    assert record["sandbox"]["kernels"] == "warm", (record["sandbox"], proc.stdout[-2000:])
+    assert all(entry["kernel"] == "warm" for entry in record["students"].values()), record["students"]
+    seen = {student: _probe_of(Course.open(course), student) for student in students}
+    for student, state in seen.items():
+        assert state["uid"] == 65534 and state["pid"] == 1, (student, state)  # "nobody", first of its namespace
+        assert state["course"] is False, (student, state)
+        assert state["templates"] == seen["a-probe"]["templates"] != {}, (student, state)  # the same template
+        if student == "b-leak":  # what it left: its own probe sees it, no later kernel does
+            assert state["env"] == "1" and "leaked.txt" in state["home"], state
+            continue
+        assert state["env"] is None, (student, state)
+        assert state["home"] == [] and state["tmp"] == seen["a-probe"]["tmp"], (student, state)  # nothing left over
+        assert "leaked.txt" not in state["tmp"] and "late.txt" not in state["tmp"], (student, state)
+    # d-kill sent SIGKILL, through its /proc entry, to every process of the sandbox it could see (the template,
+    # the sandbox's init, its own stand-in): none is in its pid namespace, so none could be signalled, and
+    # e-probe was forked from the same template (above).
+    tried = courses.autograded_notebook(course, MODULE, "d-kill").read_text().split('"TEMPLATE ', 1)[1].split("\\n")[0]
+    assert tried and "killed" not in tried, tried
+    scores = courses.scores(course, MODULE)
+    assert scores["a-probe"] == scores["c-probe"] == scores["e-probe"]
+    assert all(score == maximum for score, maximum in scores["e-probe"].values())

@@ -111,7 +111,7 @@ def _first_code_index(nb) -> int:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, root):
     if sandbox.probe() is not None or not warm.Template.supported(True):
-        pytest.skip("warm sandboxed kernels need bubblewrap and root")
+        pytest.skip("warm sandboxed kernels need bubblewrap")
     solution = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
     probe = _with_cell(solution, PROBE)
     after_imports = _first_code_index(solution)

@@ -48,6 +48,8 @@ BWRAP_ENV = "AUTOGRADER_BWRAP"
 HOME = "/home/student"
 #: First uid handed to grading workers (worker i runs its kernels as BASE_UID + i).
 BASE_UID = 61000
+#: The uid a kernel has in its sandbox without root: the grading user's, mapped to "nobody" in a user namespace.
+NOBODY = 65534
 #: Where a sandboxed kernel sees the coordinator's ``autograder`` package (first on its PYTHONPATH).
 PACKAGE_ROOT = "/opt/torch-ledger"
 
@@ -108,7 +110,7 @@ def _namespace_args() -> list[str]:
             "--die-with-parent", "--hostname", "grader"]
     if not _is_root():
         # Without root there is no uid to drop to: a user namespace maps us to "nobody".
-        args[:0] = ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+        args[:0] = ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     return args
 
 
@@ -206,7 +208,7 @@ def _drop_privileges(uid: int) -> list[str]:
     return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
 
 
-def _tasks_of(uid: int) -> int:
+def tasks_of(uid: int) -> int:
     """Processes and threads running as ``uid`` (what RLIMIT_NPROC counts)."""
     count = 0
     for entry in Path("/proc").iterdir():
@@ -226,7 +228,7 @@ def _limit_args(limits: Limits) -> list[str]:
     mb = 1024 * 1024
     # As root the kernel gets a uid of its own; otherwise it shares the grader's uid, whose
     # processes already count against RLIMIT_NPROC: the limit is what it may add.
-    nproc = limits.processes if _is_root() else _tasks_of(os.getuid()) + limits.processes
+    nproc = limits.processes if _is_root() else tasks_of(os.getuid()) + limits.processes
     return [
         prlimit,
         f"--as={limits.memory_mb * mb}",

@@ -14,8 +14,13 @@ child of it:
 * in the sandbox, a mount namespace of its own with a fresh, size-limited tmpfs for its home
   and for ``/tmp`` (the staged files bound read-only into the home, the box's other files
   hidden), then the same rlimits and the same dropped uid as a cold kernel, set before any
-  student code runs; processes it leaves behind are killed by uid before the next notebook
-  (:func:`autograder.cohort.sandbox.drain`);
+  student code runs; processes it leaves behind are killed before the next notebook (by uid,
+  :func:`autograder.cohort.sandbox.drain`, and by :meth:`Template.sweep`);
+* without root (the template is then root only in bubblewrap's user namespace, the grading user
+  mapped to 0, which is what lets a child mount), the kernel is also the first process of a pid
+  namespace of its own, with a stand-in outside it (:func:`_own_pid_namespace`), and uid 65534 in
+  a user namespace of its own (:func:`_enter_own_user_namespace`): its uid is the grading user's
+  there, as the template's is, so only namespaces keep it from signalling or tracing the template;
 * Python's and NumPy's global RNGs reseeded from the OS, as a new interpreter seeds them
   (torch's default generator is untouched by the template, so it starts from torch's
   default seed, as in a new interpreter).
@@ -23,8 +28,9 @@ child of it:
 The template talks to its owner over its stdin and stdout, one JSON object per line.  It is
 used by :class:`autograder.cohort.sandbox.SandboxedKernelManager` (cohort grading) and by
 :class:`WarmKernelManager`, a drop-in kernel manager for plain ``nbgrader autograde``
-(the course's ``nbgrader_config.py`` selects it).  Where a template cannot run (a sandbox
-without root: no capability to mount a child's tmpfs), kernels start cold, as before.
+(the course's ``nbgrader_config.py`` selects it).  Where a template cannot run (a sandbox on a
+machine that refuses unprivileged user namespaces to a user who is not root), kernels start cold,
+and the run says why.
 """
 
 from __future__ import annotations
@@ -57,7 +63,8 @@ ON_MENTION = {
     "matplotlib.pyplot": ("matplotlib", "plt."),
 }
 
-_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 
 _CHECKS_IMPORT = re.compile(r"\bautograder\.checks(?:\.(\w+)|\s+import\s+\(?([\w\s,]+))")
@@ -195,16 +202,84 @@ def _isolate(request: dict) -> None:
         _mount(libc, f"/proc/self/fd/{fd}", target, None, _MS_BIND | _MS_REC)
         _mount(libc, None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
         os.close(fd)
+    if request.get("userns"):
+        _own_pid_namespace(libc)  # returns in the kernel only
     mb = 1024 * 1024
-    for which, value in ((resource.RLIMIT_AS, limits["memory_mb"] * mb), (resource.RLIMIT_NPROC, limits["processes"]),
+    # RLIMIT_NPROC counts every process of the kernel's uid on the machine; without root that uid is the grading
+    # user's, whose processes only the owner (outside this pid namespace) can count: it sends the limit.
+    nproc = int(request.get("nproc") or limits["processes"])
+    for which, value in ((resource.RLIMIT_AS, limits["memory_mb"] * mb), (resource.RLIMIT_NPROC, nproc),
                          (resource.RLIMIT_CPU, limits["cpu_seconds"]), (resource.RLIMIT_FSIZE, limits["file_mb"] * mb),
                          (resource.RLIMIT_NOFILE, limits["open_files"]), (resource.RLIMIT_CORE, 0)):
         resource.setrlimit(which, (value, value))
     uid = int(request["uid"])
-    os.setgroups([])
+    if request.get("userns"):
+        _enter_own_user_namespace(libc, uid)
+    else:
+        os.setgroups([])
     os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: as after exec, so the kernel can read its own /proc entries
+    os.setresuid(uid, uid, uid)  # every capability is gone from here on
+    libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after exec, so the kernel can read its own /proc entries
+
+
+def _own_pid_namespace(libc) -> None:
+    """Without root, a kernel and its uid are the grading user's, as its template's are: it could signal the
+    template by pid.  So the kernel runs as the first process of a pid namespace of its own, where no process
+    outside it has a pid to be named by (nor can a pidfd reach one); what it leaves running ends with it.  The
+    child the template forked stays outside as its stand-in (:func:`_stand_in`); this returns in the kernel."""
+    import ctypes
+
+    if libc.unshare(_CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWPID) failed")
+    kernel = os.fork()
+    if kernel:
+        _stand_in(kernel)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the stand-in killed: the kernel goes too
+
+
+def _stand_in(kernel: int) -> None:
+    """The template's child, for a kernel in its own pid namespace: passes signals on and ends as the kernel
+    ends (by the same signal, or with the same status), so that its owner sees the kernel's own fate."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, 65536)  # the template's pipes, the kernel's log and its ready pipe are the kernel's alone
+
+    def forward(sig, _frame):
+        try:  # a kernel is its namespace's init, which ignores a signal it has no handler for: end it instead
+            os.kill(kernel, signal.SIGKILL if sig in (signal.SIGTERM, signal.SIGHUP) else sig)
+        except OSError:
+            pass
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(sig, forward)
+    try:
+        _, status = os.waitpid(kernel, 0)
+    except ChildProcessError:
+        os._exit(1)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def _enter_own_user_namespace(libc, uid: int) -> None:
+    """Without root the template is "root" only in the user namespace bubblewrap made for it (the grading
+    user's uid mapped to 0); a child enters a user namespace of its own in which ``uid`` stands for that
+    same 0, as a cold sandbox maps the grading user to ``uid``.  Its mounts were made before, in a mount
+    namespace this new user namespace does not own, so it cannot undo them."""
+    if libc.unshare(_CLONE_NEWUSER) != 0:
+        import ctypes
+
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER) failed")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} 0 1"), ("gid_map", f"{uid} 0 1")):
+        try:
+            with open(f"/proc/self/{name}", "w") as file:
+                file.write(text)
+        except PermissionError:
+            if name != "setgroups":  # already denied by the parent namespace: nothing to write
+                raise
 
 
 def _child(request: dict, control: list[int], ready: int) -> None:
@@ -295,6 +370,10 @@ def serve() -> None:
                 "threads": threads, "pid": os.getpid(), "autograder": getattr(autograder, "__file__", ""),
                 "cuda_loaded": cuda_loaded})
     children: dict[int, int] = {}  # pid -> request id
+    # Only a template alone in a pid namespace of its own (in its sandbox, under that namespace's init) sweeps.
+    sweep = bool(config[0].get("sweep")) and os.getppid() == 1
+    if config[0].get("undumpable"):  # no kernel of the grading user's may trace it or read its memory
+        _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     pending = list(config[1:])
     while True:
         for request in pending:
@@ -312,6 +391,11 @@ def serve() -> None:
                 ok = bool(select.select([ready_r], [], [], 30)[0]) and os.read(ready_r, 1) == b"1"
                 os.close(ready_r)
                 _send(out, {"op": "spawned", "id": request["id"], "pid": pid, "ok": ok})
+            elif request.get("op") == "sweep" and sweep:  # what the last kernel left running (Template.sweep)
+                try:
+                    os.kill(-1, signal.SIGKILL)  # every process of this pid namespace but its init and this one
+                except OSError:
+                    pass
             elif request.get("op") == "signal":
                 pid = next((p for p, i in children.items() if i == request["id"]), None)
                 if pid is not None:
@@ -355,6 +439,29 @@ def _tail(path: Path, size: int = 600) -> str:
         return Path(path).read_text(errors="replace")[-size:].strip() or "(no message)"
     except OSError:
         return "(no log)"
+
+
+def _status(pid: int) -> dict:
+    """``/proc/PID/status`` as a dict of its fields ({} when the process is gone)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+
+
+def _descends_from(pid: int, ancestor: int, depth: int = 6) -> bool:
+    """Whether ``ancestor`` is among ``pid``'s first ``depth`` ancestors."""
+    for _ in range(depth):
+        try:
+            pid = int(_status(pid).get("PPid", "0"))
+        except ValueError:
+            return False
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+    return False
 
 
 class TemplateError(RuntimeError):
@@ -406,7 +513,7 @@ class ForkedKernel:
 class Template:
     """A warm template process and the kernels forked from it.
 
-    ``sandboxed``: the template runs in bubblewrap (root only) and each child isolates itself
+    ``sandboxed``: the template runs in bubblewrap and each child isolates itself
     as described in the module docstring, under ``uid`` and ``limits``; ``root`` is the host
     folder holding the boxes of the notebooks it runs (bound into the sandbox).  Without the
     sandbox, children run as this user with ``env`` (default: this process's environment).
@@ -427,13 +534,24 @@ class Template:
 
     @staticmethod
     def supported(sandboxed: bool) -> bool:
-        """Whether a template can run here: a sandboxed one needs root (to mount each child's tmpfs)."""
-        return not sandboxed or os.geteuid() == 0
+        """Whether a template can run here.  A sandboxed one mounts each child's home and /tmp: as root, or,
+        without root, inside a user namespace of its own (bubblewrap's, where the machine allows unprivileged
+        user namespaces; where it does not, the template fails to start and the run says why)."""
+        if not sandboxed or os.geteuid() == 0:
+            return True
+        from . import sandbox
+
+        return sandbox.bwrap_path() is not None
 
     @staticmethod
     def unsupported_reason() -> str:
-        return ("a sandboxed template needs root here (each forked kernel mounts its own home and /tmp); "
-                "as this user, every kernel starts as a new interpreter in its own sandbox")
+        return ("a sandboxed template needs bubblewrap (each forked kernel mounts its own home and /tmp); "
+                "every kernel starts as a new interpreter in its own sandbox")
+
+    @property
+    def unprivileged(self) -> bool:
+        """A sandboxed template without root: it is root only in its own user namespace (see :func:`_isolate`)."""
+        return self.sandboxed and os.geteuid() != 0
 
     def argv(self) -> list[str]:
         command = [sys.executable, "-m", "autograder.cohort.warm"]
@@ -449,6 +567,9 @@ class Template:
         # it.  The template exits when its stdin closes instead, which happens however its owner ends, and
         # its pid namespace (every kernel in it) ends with it.
         namespaces = [a for a in sandbox._namespace_args() if a != "--die-with-parent"]
+        if self.unprivileged:  # root in a user namespace of its own, to mount each child's home and /tmp
+            at = namespaces.index("--unshare-user")
+            namespaces[at:at + 5] = ["--unshare-user", "--uid", "0", "--gid", "0", "--cap-add", "ALL"]
         argv = [bwrap, *namespaces, "--proc", "/proc", "--dev", "/dev",
                 "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/tmp",
                 *sandbox._system_binds(), *sandbox._parents(sandbox.HOME), "--perms", "0755", "--dir", sandbox.HOME,
@@ -473,7 +594,8 @@ class Template:
         self.process = subprocess.Popen(self.argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=self._log, env=env, cwd=str(self.root), start_new_session=True)
         threading.Thread(target=self._read, name="warm-template", daemon=True).start()
-        self._request({"op": "configure", "preload": list(self.preload)})
+        self._request({"op": "configure", "preload": list(self.preload), "sweep": self.sandboxed,
+                       "undumpable": self.unprivileged})
         with self._cond:
             if not self._cond.wait_for(lambda: "ready" in self.info or self.process.poll() is not None, timeout):
                 self.close()
@@ -546,8 +668,12 @@ class Template:
         if self.sandboxed:
             if box is None:
                 raise TemplateError("a sandboxed kernel needs its box")
-            request.update(box=str(box), home=sandbox.HOME, root=str(self.root), uid=self.uid,
-                           limits={**sandbox.Limits().as_dict(), **self.limits}, cwd=sandbox.HOME)
+            limits = {**sandbox.Limits().as_dict(), **self.limits}
+            request.update(box=str(box), home=sandbox.HOME, root=str(self.root), uid=self.uid, limits=limits,
+                           cwd=sandbox.HOME)
+            if self.unprivileged:  # the grading user's uid, mapped to "nobody" as in a cold sandbox
+                request.update(uid=sandbox.NOBODY, userns=True,
+                               nproc=sandbox.tasks_of(os.getuid()) + int(limits["processes"]))
         self._request(request)
         with self._cond:
             if not self._cond.wait_for(lambda: ident in self._replies or not self.alive(), timeout):
@@ -568,23 +694,31 @@ class Template:
         return kernel
 
     def _host_pid(self, inner: int) -> int | None:
-        """The kernel's pid as this machine sees it (inside the sandbox it has another)."""
-        if not self.sandboxed:
-            return inner
+        """The kernel's pid as this machine sees it (inside the sandbox it has another).
+
+        Every sandboxed template numbers its own pid namespace from 1, and without root the kernels of all of
+        them run as the grading user: a pid counts only if it is ``inner`` there and descends from this
+        template's bubblewrap (another worker's kernel may have the same inner pid)."""
+        if not self.sandboxed or self.process is None:
+            return inner if not self.sandboxed else None
         from .sandbox import processes_of
 
-        for pid in processes_of(self.uid):
-            try:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("NSpid:") and int(line.split()[-1]) == inner:
-                        return pid
-            except (OSError, ValueError):
-                continue
+        for pid in processes_of(os.getuid() if self.unprivileged else self.uid):
+            status = _status(pid)
+            if status.get("NSpid", "").split()[-1:] == [str(inner)] and _descends_from(pid, self.process.pid):
+                return pid
         return None
 
     def signal(self, ident: int, sig: int) -> None:
         if self.alive():
             self._request({"op": "signal", "id": ident, "signal": int(sig)})
+
+    def sweep(self) -> None:
+        """Kill what the last kernel left running (a sandboxed template is alone in its pid namespace with its
+        kernels, one at a time): as a cold sandbox's processes end with it.  Root's runs kill by uid instead
+        (:func:`autograder.cohort.sandbox.drain`); without root the kernels' uid is the grading user's."""
+        if self.sandboxed and self.alive():
+            self._request({"op": "sweep"})
 
     def close(self) -> None:
         process, self.process = self.process, None

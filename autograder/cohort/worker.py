@@ -343,8 +343,9 @@ class Worker:
             g.result.kernel = "warm" if any(e.get("warm") for e in g.kernel_events) else "cold"
             if g.result.kernel == "cold" and self.spec.warm:
                 g.result.kernel_note = self.template_problem or "the warm template could not fork this kernel"
-        if g.template is not None:
-            sandbox.drain(self.spec.uid, patience=0.0)  # what the kernel left running dies with it, as in a cold sandbox
+        if g.template is not None:  # what the kernel left running dies with it, as in a cold sandbox
+            g.template.sweep()
+            sandbox.drain(self.spec.uid, patience=0.0)
         cpu = sum(e.get("cpu_seconds", 0.0) for e in g.kernel_events)
         if cpu:
             g.result.timings["kernel_cpu"] = round(cpu, 3)
