@@ -22,6 +22,7 @@ from autograder.cohort import canary, collect, feedback, outcomes, report, scan
 from autograder.cohort.course import Course
 from autograder.cohort.grade import GradeOptions, GradingError, grade, resolve_sandbox
 from autograder.cohort.sandbox import BWRAP_ENV, Limits, bwrap_argv, prepare_box, probe
+from autograder.cohort.worker import OUTPUT_LIMITS
 from autograder.dev import courses, hostile, nbtools
 from autograder.dev.synthetic import load_catalogue, pick_mutant
 
@@ -367,6 +368,11 @@ def test_hostile_case(cohort, case):
             assert scores == cohort["baseline"][honest], (scores, cohort["baseline"][honest])
         if case.reason:
             assert case.reason in _autograded_text(course, student) + " ".join(entry["notes"]), entry["notes"]
+        graded = course.autograded(student, MODULE) / f"{MODULE}.ipynb"
+        assert graded.stat().st_size < OUTPUT_LIMITS["notebook_bytes"] + 2**20, graded.stat().st_size
+        if case.name == "output-flood":  # the head of the output kept, the submission flagged
+            assert any(f["kind"] == "output trimmed" for f in entry["flags"]), entry["flags"]
+            assert "x" * 1000 in _autograded_text(course, student)
     if case.flagged_by_scan:
         assert any(f["kind"] == "scan" for f in entry["flags"]), entry["flags"]
         assert flagged

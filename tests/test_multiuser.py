@@ -18,6 +18,7 @@ Needs root (``useradd``, ``runuser``) and bubblewrap; CI runs as root.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import pwd
@@ -190,6 +191,7 @@ def hub():
         time.sleep(1.1)
         _work(hub, "bob", _answers(solution, leave_out="pairwise_sq_dists"))
         hub.run("bob", f"nbgrader submit {MODULE}")  # late, and better
+        hub.listed = hub.run("bob", f"nbgrader list --cached {MODULE} 2>&1").stdout  # what bob submitted, as he sees it
         hub.run("instructor", f"nbgrader collect --update {MODULE}", cwd=hub.course)
         start = time.monotonic()
         graded = hub.run("instructor", f"make grade ASSIGNMENT={MODULE} SANDBOX=bwrap", cwd=hub.course, timeout=600)
@@ -198,6 +200,7 @@ def hub():
                 cwd=hub.course)
         for who in ("ada", "bob"):
             hub.run(who, f"nbgrader fetch_feedback {MODULE}")
+        hub.run("instructor", "make export", cwd=hub.course)
         hub.graded, hub.timings, hub.solution, hub.due = graded, timings, solution, due
         yield hub
     finally:
@@ -234,6 +237,9 @@ def test_the_instructor_grades_in_a_private_course_with_a_read_only_environment(
 
 
 def test_the_newest_submission_is_graded_and_its_lateness_shown(hub):
+    assert hub.listed.count(f"tl-hub-course {USERS['bob']} {MODULE}") == 2, hub.listed  # both of bob's submissions, listed to him
+    rows = {row["student_id"]: row for row in csv.DictReader((hub.course / "grades.csv").open())}
+    assert float(rows[USERS["bob"]]["score"]) == 0.0 and float(rows[USERS["bob"]]["raw_score"]) > 0, rows
     bob = _scores(hub)[USERS["bob"]]
     lost = {name for name, (score, maximum) in bob.items() if score < maximum}
     assert lost and all("pairwise_sq_dists" in name for name in lost), bob  # the second (late) submission's answers

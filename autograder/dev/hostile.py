@@ -255,6 +255,16 @@ print("solutions stolen:", bool(stolen))
     return Submission(_answers(ctx, _first_function(ctx), code, base=ctx.release))
 
 
+def _output_flood(ctx):
+    code = '''
+from IPython.display import Image, display
+for _ in range(24):
+    print("x" * (1 << 20))  # 24 MB on stdout
+display(Image(data=b"\\x89PNG\\r\\n\\x1a\\n" + bytes(12 << 20)))  # and a 12 MB "image"
+'''
+    return Submission(_answers(ctx, _first_function(ctx), code))
+
+
 def _network(ctx):
     code = '''
 import socket
@@ -305,6 +315,8 @@ CASES: list[HostileCase] = [
                 same_as="blank", reason="solutions stolen: False", flagged_by_scan=True),
     HostileCase("network", "opens a connection to the internet", "graded", _network, same_as="solution",
                 reason="network refused", flagged_by_scan=True),
+    HostileCase("output-flood", "prints 24 MB and displays a 12 MB image", "graded", _output_flood,
+                same_as="solution", reason="cut by the grader"),
 ]
 
 
