@@ -152,6 +152,8 @@ def hub():
     each typed by its user; yields the hub, the grade run's output and the timings."""
     top = Path(tempfile.mkdtemp(prefix="tl-hub-"))
     top.chmod(0o755)
+    # What root sets up here is the users' to reach (an in-process cohort command may have left umask 077).
+    umask = os.umask(0o022)
     _add_users()
     try:
         hub = Hub(top)
@@ -204,6 +206,7 @@ def hub():
         hub.graded, hub.timings, hub.solution, hub.due = graded, timings, solution, due
         yield hub
     finally:
+        os.umask(umask)
         _remove_users()
         shutil.rmtree(top, ignore_errors=True)
 
