@@ -117,6 +117,19 @@ def _make_shared_environment(env: Path) -> None:
     subprocess.run(["chmod", "-R", "a+rX,go-w", str(env.parent)], check=True)
 
 
+def _let_users_traverse(*paths: Path) -> list[tuple[Path, int]]:
+    """Give other users the right to pass through (not to list) every folder down to ``paths`` (this suite's
+    checkout and environment, which the shared environment points into); returns what to put back."""
+    changed = []
+    for path in paths:
+        for folder in [*reversed(Path(path).resolve().parents), Path(path).resolve()]:
+            mode = stat.S_IMODE(folder.stat().st_mode)
+            if not mode & stat.S_IXOTH and all(folder != f for f, _ in changed):
+                changed.append((folder, mode))
+                folder.chmod(mode | stat.S_IXOTH)
+    return changed
+
+
 def _add_users() -> None:
     for name in USERS.values():
         subprocess.run(["userdel", "-r", name], capture_output=True)
@@ -154,6 +167,7 @@ def hub():
     top.chmod(0o755)
     # What root sets up here is the users' to reach (an in-process cohort command may have left umask 077).
     umask = os.umask(0o022)
+    opened = _let_users_traverse(ROOT, Path(sys.prefix))
     _add_users()
     try:
         hub = Hub(top)
@@ -207,6 +221,8 @@ def hub():
         yield hub
     finally:
         os.umask(umask)
+        for folder, mode in opened:
+            folder.chmod(mode)
         _remove_users()
         shutil.rmtree(top, ignore_errors=True)
 
