@@ -130,11 +130,14 @@ def _let_users_traverse(*paths: Path) -> list[tuple[Path, int]]:
     return changed
 
 
-def _add_users() -> None:
+def _add_users(homes: Path) -> None:
+    """The users, with homes in ``homes`` (so that a run killed half-way leaves no home another run would reuse)."""
+    homes.mkdir(mode=0o755)
     for name in USERS.values():
         subprocess.run(["userdel", "-r", name], capture_output=True)
         # Private home folders (HOME_MODE 0700 in /etc/login.defs on the hub); Debian's default is 0755.
-        subprocess.run(["useradd", "-m", "-K", "HOME_MODE=0700", "-s", "/bin/bash", name], check=True)
+        subprocess.run(["useradd", "-m", "-d", str(homes / name), "-K", "HOME_MODE=0700", "-s", "/bin/bash", name],
+                       check=True)
 
 
 def _remove_users() -> None:
@@ -168,7 +171,7 @@ def hub():
     # What root sets up here is the users' to reach (an in-process cohort command may have left umask 077).
     umask = os.umask(0o022)
     opened = _let_users_traverse(ROOT, Path(sys.prefix))
-    _add_users()
+    _add_users(top / "home")
     try:
         hub = Hub(top)
         _make_shared_environment(hub.env)

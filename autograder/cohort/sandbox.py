@@ -208,6 +208,13 @@ def _drop_privileges(uid: int) -> list[str]:
     return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
 
 
+def process_limit(processes: int) -> int:
+    """RLIMIT_NPROC for a kernel that may start ``processes`` processes and threads.  It counts every process of
+    the kernel's uid: as root that uid is the kernel's alone; otherwise it is this user's, whose processes
+    already count against the limit, so the limit is what the kernel may add to them."""
+    return processes if _is_root() else tasks_of(os.getuid()) + processes
+
+
 def tasks_of(uid: int) -> int:
     """Processes and threads running as ``uid`` (what RLIMIT_NPROC counts)."""
     count = 0
@@ -226,13 +233,10 @@ def tasks_of(uid: int) -> int:
 def _limit_args(limits: Limits) -> list[str]:
     prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
     mb = 1024 * 1024
-    # As root the kernel gets a uid of its own; otherwise it shares the grader's uid, whose
-    # processes already count against RLIMIT_NPROC: the limit is what it may add.
-    nproc = limits.processes if _is_root() else tasks_of(os.getuid()) + limits.processes
     return [
         prlimit,
         f"--as={limits.memory_mb * mb}",
-        f"--nproc={nproc}",
+        f"--nproc={process_limit(limits.processes)}",
         f"--cpu={limits.cpu_seconds}",
         f"--fsize={limits.file_mb * mb}",
         f"--nofile={limits.open_files}",

@@ -672,8 +672,7 @@ class Template:
             request.update(box=str(box), home=sandbox.HOME, root=str(self.root), uid=self.uid, limits=limits,
                            cwd=sandbox.HOME)
             if self.unprivileged:  # the grading user's uid, mapped to "nobody" as in a cold sandbox
-                request.update(uid=sandbox.NOBODY, userns=True,
-                               nproc=sandbox.tasks_of(os.getuid()) + int(limits["processes"]))
+                request.update(uid=sandbox.NOBODY, userns=True, nproc=sandbox.process_limit(int(limits["processes"])))
         self._request(request)
         with self._cond:
             if not self._cond.wait_for(lambda: ident in self._replies or not self.alive(), timeout):
@@ -699,8 +698,10 @@ class Template:
         Every sandboxed template numbers its own pid namespace from 1, and without root the kernels of all of
         them run as the grading user: a pid counts only if it is ``inner`` there and descends from this
         template's bubblewrap (another worker's kernel may have the same inner pid)."""
-        if not self.sandboxed or self.process is None:
-            return inner if not self.sandboxed else None
+        if not self.sandboxed:
+            return inner
+        if self.process is None:
+            return None
         from .sandbox import processes_of
 
         for pid in processes_of(os.getuid() if self.unprivileged else self.uid):
