@@ -15,6 +15,7 @@ Every command works on the course directory given by ``--course`` (default: the 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -211,7 +212,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from .cohort.privacy import owner_only
 
-    owner_only()  # every file a cohort command writes is readable by its owner only
+    previous = owner_only()  # every file a cohort command writes is readable by its owner only
+    try:
+        return _run(args)
+    finally:
+        os.umask(previous)  # a caller that runs ``main`` in its own process gets its umask back
+
+
+def _run(args) -> int:
     from .cohort.course import CourseError
     from .cohort.grade import GradingError
     from .cohort.record import RecordError

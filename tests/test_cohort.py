@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -245,7 +246,14 @@ def test_cli_grade_with_required_sandbox_fails_clearly(tmp_path, root, monkeypat
 
     course = _empty_course(tmp_path / "course", root)
     monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
-    assert main(["grade", MODULE, "--course", str(course.root), "--sandbox", "bwrap"]) == 2
+    before = os.umask(0o022)
+    try:
+        assert main(["grade", MODULE, "--course", str(course.root), "--sandbox", "bwrap"]) == 2
+        # the command wrote owner-only but gives its caller's umask back (a venv made later in the same
+        # process with 077 could not be run by the sandbox's uid)
+        assert os.umask(0o022) == 0o022
+    finally:
+        os.umask(before)
     assert "cannot start the sandbox" in capsys.readouterr().err
 
 

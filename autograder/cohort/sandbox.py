@@ -390,9 +390,16 @@ def kernel_package(box: Path, uid: int, limits: Limits, sandboxed: bool, kernel_
     try:
         proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120,
                               stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        shutil.rmtree(box, ignore_errors=True)
+        return KernelPackage(coordinator, "", expected, f"the grading kernel's interpreter did not start: {error}")
+    try:
         found = json.loads(proc.stdout.strip().splitlines()[-1]).get("origin") or ""
-    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as error:
-        detail = (getattr(error, "stderr", None) or "").strip() or str(error)
+    except (ValueError, IndexError):
+        detail = proc.stderr.strip() or f"it exited with status {proc.returncode} and printed nothing"
+        if "Permission denied" in detail and sandboxed:
+            detail += (f" (the sandbox runs kernels as uid {uid}, which must be able to read and run the grading "
+                       f"environment {sys.prefix}: `chmod -R o+rX` it, or build it with umask 022)")
         return KernelPackage(coordinator, "", expected, f"the grading kernel's interpreter did not start: {detail[-500:]}")
     finally:
         shutil.rmtree(box, ignore_errors=True)
