@@ -199,6 +199,13 @@ def fail(seen: str, owner: str, todo: str, *, code: str) -> None:
     raise Incorrect(seen, owner, todo, code=code)
 
 
+def job_not_done(seen: str, credited: str, owner: str, todo: str) -> None:
+    """Fail a check of a property that a function which does nothing has too (it left the caller's tensor,
+    the mode or the gradients alone...): ``seen`` says what the call did not do, ``credited`` names the
+    property, which is credited only when the call did its job."""
+    fail(f"{seen} This check credits {credited} only in a call that did its job.", owner, todo, code="did_nothing")
+
+
 # --------------------------------------------------------------------------
 # Showing results
 

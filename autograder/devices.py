@@ -56,6 +56,11 @@ def generator(seed: int, device: str = "cpu") -> torch.Generator:
 _REAL_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
 
 
+def is_tensor_of(value, shape) -> bool:
+    """Whether ``value`` is a plain ``torch.Tensor`` (no subclass) of this shape."""
+    return type(value) in _REAL_TENSOR_TYPES and tuple(value.shape) == tuple(shape)
+
+
 def expect_tensor(value, what: str, owner: str, *, shape=None, dtype=None, device=None) -> torch.Tensor:
     """``value`` must be a real ``torch.Tensor`` with this shape, dtype and device."""
     if type(value) not in _REAL_TENSOR_TYPES:

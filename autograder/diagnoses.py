@@ -37,6 +37,8 @@ DIAGNOSES: dict[str, str] = {
     "dedup_by_value": "removed leaves whose values equal another leaf's (deduplicated by value, not identity)",
     "differs_from_eval": "the exported model differs from the model in eval mode",
     "double_counts_tied": "counted a tied (shared) parameter once per name",
+    "did_nothing": "did not do its job (no result, nothing changed), so a property that doing nothing also has "
+                   "earned nothing",
     "dropout_active": "predictions vary between calls: dropout was active (not in eval mode)",
     "dropout_after_last": "dropout after the last Linear layer",
     "dropout_ignored": "the dropout argument has no effect in training mode",
@@ -143,6 +145,7 @@ DIAGNOSES: dict[str, str] = {
     "not_a_path": "did not return a pathlib.Path",
     "not_a_set": "did not return a set of code strings",
     "not_a_state": "reported a state other than 'none', 'zero' or 'nonzero'",
+    "norm_left_trainable": "froze every parameter but the normalisation layers' (BatchNorm, LayerNorm)",
     "not_a_tensor": "did not return a torch.Tensor",
     "not_an_int": "did not return an int",
     "not_attempted": "the function is still the stub or the starter code",

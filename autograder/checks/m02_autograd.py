@@ -15,8 +15,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..core import LearnerRaised, call, describe, fail, graded
-from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
+from ..core import LearnerRaised, call, describe, fail, graded, job_not_done
+from ..devices import close, each_device, expect_tensor, generator, is_tensor_of, max_abs_diff, plain
 
 # --------------------------------------------------------------------------
 # Test functions with known derivatives.  Each works for any dtype and device
@@ -193,7 +193,7 @@ def grad_of_leaves_caller(grad_of, n: int = 4, seed: int = 0, *, notes):
     for device in each_device(notes):
         for label, x, behind in _caller_tensors(n, seed, device):
             before = _snapshot(x)
-            _call_grad_of(grad_of, _cubes, x)
+            out = _call_grad_of(grad_of, _cubes, x)
             where = f"after grad_of(f, x) with {label}"
             if x.requires_grad != before["requires_grad"]:
                 fail(f"{where}, the caller's x has requires_grad={x.requires_grad}; it was "
@@ -246,6 +246,12 @@ def grad_of_leaves_caller(grad_of, n: int = 4, seed: int = 0, *, notes):
                      "shares memory with x, so an in-place operation on it changes x too.",
                      "never modify x, or a detached copy of it, in place; build new tensors instead.",
                      code="modified_input")
+            if not is_tensor_of(out, x.shape):
+                job_not_done(f"{where}, grad_of returned {describe(out)}, not a gradient with x's shape "
+                             f"{list(x.shape)}.", "leaving the caller's x as it was",
+                             "the value grad_of returns: the gradient of f at x, computed without touching x.",
+                             "return that gradient (check.grad_of_values judges its values); this check then "
+                             "judges what the call left behind.")
 
 
 @graded("grad_of")
@@ -387,7 +393,7 @@ def numerical_grad_leaves_input(numerical_grad, n: int = 3, seed: int = 0, *, no
         for x, f in [(_draw((n,), seed, device), _cubes),
                      (_draw((2, n), seed + 1, device, torch.float64), _tanh_square)]:
             before, version = plain(x), x._version
-            call(numerical_grad, f, x)
+            out = call(numerical_grad, f, x)
             if x._version != version or not torch.equal(plain(x), before) or x.requires_grad or x.grad is not None:
                 changed = max_abs_diff(x, before)
                 what = (f"holds different values (changed by up to {changed:.3g})" if changed
@@ -398,6 +404,12 @@ def numerical_grad_leaves_input(numerical_grad, n: int = 3, seed: int = 0, *, no
                      "`x.double()` and `x.to(torch.float64)` return x itself, and `detach()` shares its memory.",
                      "nudge a copy made with clone() (or build each nudged point as a new tensor).",
                      code="modified_input")
+            if not is_tensor_of(out, x.shape):
+                job_not_done(f"numerical_grad(f, {_x_text(x)}) returned {describe(out)}, not an estimate with "
+                             f"x's shape {list(x.shape)}.", "leaving the caller's x as it was",
+                             "the value numerical_grad returns: one central difference per entry of x.",
+                             "return the estimate (check.numerical_grad_values judges its values); this check "
+                             "then judges what the call left behind.")
 
 
 # --------------------------------------------------------------------------
@@ -414,14 +426,13 @@ class _ReportNet(nn.Module):
         self.head = nn.Linear(2, 2)
         self.frozen = nn.Linear(2, 2)
         self.frozen.requires_grad_(False)
+        self.scale = nn.Parameter(torch.tensor(1.5))  # a parameter of rank 0
 
     def forward(self, x):
-        return self.head(self.norm(self.body(x)))
+        return self.scale * self.head(self.norm(self.body(x)))
 
 
-_KINDS = ("none", "zero", "random", "cancel", "negative", "sparse")
-_STATE = {"none": "none", "zero": "zero", "random": "nonzero", "cancel": "nonzero",
-          "negative": "nonzero", "sparse": "nonzero"}
+_KINDS = ("none", "zero", "random", "cancel", "negative", "sparse", "sparse_first")
 
 
 def _grad_of_kind(kind, p, g):
@@ -438,9 +449,9 @@ def _grad_of_kind(kind, p, g):
         flat = torch.cat([v, -v, torch.zeros(m - 2 * half)])[torch.randperm(m, generator=g)]
     elif kind == "negative":
         flat = -(torch.randint(1, 9, (m,), generator=g) / 8.0)
-    else:  # sparse: one small entry, every other entry zero
+    else:  # sparse: one small entry, every other entry zero (the first one, or one drawn after it)
         flat = torch.zeros(m)
-        flat[int(torch.randint(0, m, (1,), generator=g))] = 2.0 ** -10
+        flat[0 if kind == "sparse_first" else int(torch.randint(1, m, (1,), generator=g))] = 2.0 ** -10
     return flat.reshape(p.shape).to(device=p.device, dtype=p.dtype)
 
 
@@ -450,11 +461,12 @@ def _report_model(seed, device):
         torch.manual_seed(seed)
         model = _ReportNet().to(device)
     g = generator(seed)
-    trainable = [name for name, p in model.named_parameters() if p.requires_grad]
+    trainable = [name for name, p in model.named_parameters() if p.requires_grad and p.numel() > 1]
     extra = [("random", "cancel", "negative")[int(i)] for i in torch.randint(0, 3, (len(trainable) - len(_KINDS),),
                                                                               generator=g)]
     pool = list(_KINDS) + extra
     kinds = {name: pool[int(i)] for name, i in zip(trainable, torch.randperm(len(pool), generator=g))}
+    kinds["scale"] = "negative"  # a nonzero rank-0 gradient: its only index is 0
     params = dict(model.named_parameters())
     for name, p in params.items():
         kind = kinds.setdefault(name, "none")
@@ -538,6 +550,7 @@ def grad_report_states(grad_report, seed: int = 0, *, notes):
                  "buffers (BatchNorm's running statistics) and other state belong to the module, not to "
                  "autograd: they have no .grad.",
                  "report exactly the names model.named_parameters() gives.", code="extra_names")
+        wrong = []
         for name in names:
             said = dict.__getitem__(out, name)
             if not isinstance(said, str) or str.__str__(said) not in ("none", "zero", "nonzero"):
@@ -545,10 +558,21 @@ def grad_report_states(grad_report, seed: int = 0, *, notes):
                      "the state of each parameter's .grad is one of three words.",
                      "use exactly 'none', 'zero' or 'nonzero'.", code="not_a_state")
             said = str.__str__(said)
+            if said != truth[name][0]:
+                wrong.append((name, said))
+        at_first = {name for name, p in model.named_parameters() if p.dim() == 0 or kinds[name] == "sparse_first"}
+        if wrong and all(name in at_first and said == "zero" for name, said in wrong):
+            fail(f"grad_report(model) said 'zero' for {', '.join(repr(n) for n, _ in wrong)}, whose .grad holds a "
+                 "nonzero entry at index 0 (a parameter of rank 0 has only that entry); every other state was right.",
+                 "the test grad_report applied to those gradients: it depends on where the nonzero entries sit, "
+                 "and misses one at the first position.",
+                 "decide from the entries' values alone: 'zero' only when every entry is exactly 0.",
+                 code="nonzero_as_zero")
+        if wrong:
+            name, said = wrong[0]
             want, grad_text = truth[name]
-            if said != want:
-                seen, owner, todo, code = _report_mismatch(name, said, kinds[name], want, grad_text)
-                fail(seen, owner, todo, code=code)
+            seen, owner, todo, code = _report_mismatch(name, said, kinds[name], want, grad_text)
+            fail(seen, owner, todo, code=code)
 
 
 @graded("grad_report")
@@ -561,7 +585,7 @@ def grad_report_leaves_grads(grad_report, seed: int = 1, *, notes):
             g = p.grad
             before[name] = (g, None if g is None else plain(g), None if g is None else g._version, plain(p),
                             p.requires_grad)
-        call(grad_report, model)
+        out = call(grad_report, model)
         for name, p in model.named_parameters():
             g, values, version, weights, flag = before[name]
             if g is None and p.grad is not None:
@@ -587,6 +611,12 @@ def grad_report_leaves_grads(grad_report, seed: int = 1, *, notes):
                      "the module owns its parameters and their flags: a report only reads.",
                      "do not write into parameters or change requires_grad in grad_report.",
                      code="params_changed")
+        if not isinstance(out, dict) or any(name not in dict.keys(out) for name in before):
+            job_not_done(f"grad_report(model) returned {describe(out)}, not a dict with an entry for every named "
+                         "parameter.", "leaving the gradients as they were",
+                         "grad_report's return value: the gradient column, one state per parameter name.",
+                         "return the report (check.grad_report_states judges its entries); this check then judges "
+                         "what reading the gradients left behind.")
 
 
 # --------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..core import call, describe, fail, graded
+from ..core import call, describe, fail, graded, job_not_done
 from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
 from ..ledger import NONZERO, ZERO, Ledger, grad_state
 from . import _training  # noqa: F401 - its import pays for the first optimizer's (see there)
@@ -556,11 +556,12 @@ class NormedNet(nn.Module):
         super().__init__()
         self.lin = nn.Linear(d, h)
         self.norm = nn.BatchNorm1d(h)
+        self.ln = nn.LayerNorm(h)
         self.out = nn.Linear(h, 1)
         self.temperature = nn.Parameter(torch.tensor(1.0))
 
     def forward(self, x):
-        return self.out(torch.relu(self.norm(self.lin(x)))) / self.temperature
+        return self.out(self.ln(torch.relu(self.norm(self.lin(x))))) / self.temperature
 
 
 def _dims(seed: int, k: int = 2, low: int = 2, high: int = 9) -> list[int]:
@@ -576,7 +577,7 @@ def _count_cases(seed: int):
     tied = TiedNet(vocab, dim)
     tied_total = vocab * dim + dim * dim + dim
     normed = NormedNet(d, h)
-    normed_total = (d * h + h) + 2 * h + (h + 1) + 1
+    normed_total = (d * h + h) + 2 * h + 2 * h + (h + 1) + 1
     frozen = StackNet(d, h)
     frozen.first.requires_grad_(False)
     tied_frozen = TiedNet(vocab, dim)
@@ -586,7 +587,7 @@ def _count_cases(seed: int):
         "stack": (f"a Linear({d}, {h}) → ReLU → Linear({h}, 1) model", stack, a + b, a + b),
         "tied": (f"a model whose output layer shares its [{vocab}, {dim}] weight with its embedding (tied weights) "
                  "and which holds a buffer", tied, tied_total, tied_total),
-        "normed": ("a model with BatchNorm (which has buffers) and a 0-dim temperature parameter",
+        "normed": ("a model with BatchNorm (which has buffers), LayerNorm and a 0-dim temperature parameter",
                    normed, normed_total, normed_total),
         "frozen": (f"a Linear({d}, {h}) → ReLU → Linear({h}, 1) model whose first layer is frozen",
                    frozen, a + b, b),
@@ -700,12 +701,14 @@ def count_parameters_trainable(count_parameters, seed: int = 0, *, notes):
 
 
 class NestedNet(nn.Module):
-    """A parameter of its own plus children and grandchildren, with Dropout (mode-dependent)."""
+    """A parameter of its own plus children and grandchildren, with Dropout and BatchNorm (mode-dependent) and
+    LayerNorm: every kind of layer the lessons teach that holds parameters."""
 
     def __init__(self, d: int, h: int):
         super().__init__()
         self.scale = nn.Parameter(torch.ones(1))
-        self.body = nn.Sequential(nn.Linear(d, h), nn.ReLU(), nn.Dropout(0.25), nn.Linear(h, h), nn.ReLU())
+        self.body = nn.Sequential(nn.Linear(d, h), nn.BatchNorm1d(h), nn.ReLU(), nn.Dropout(0.25), nn.Linear(h, h),
+                                  nn.LayerNorm(h), nn.ReLU())
         self.head = nn.Linear(h, 1)
 
     def forward(self, x):
@@ -733,6 +736,15 @@ def _freeze_returns(got, module, what: str) -> None:
          "set the flags on the parameters of `module` itself and return `module`.", code="not_same_object")
 
 
+def _expect_froze(module, what: str, credited: str) -> None:
+    """The job a property of freeze is credited for: no parameter of ``module`` requires grad any more."""
+    if any(p.requires_grad for p in module.parameters()):
+        job_not_done(f"after {what}, parameters of the module still require grad.", credited,
+                     "freeze's job: turning off requires_grad on every parameter of the module it is given.",
+                     "freeze every parameter (check.freeze_parameters says which are left); this check then judges "
+                     "what else the call changed.")
+
+
 @graded("freeze")
 def freeze_parameters(freeze, seed: int = 0, *, notes):
     """freeze(module) turns off requires_grad on every parameter, children included, and returns the same module."""
@@ -751,7 +763,16 @@ def freeze_parameters(freeze, seed: int = 0, *, notes):
                  "backward() still fills .grad and step() still updates every parameter.",
                  "set requires_grad to False on every parameter, and leave the mode alone.",
                  code="eval_not_freeze")
-        if not any(n in still for n in own):
+        norms = {f"{prefix}.{n}" if prefix else n for prefix, m in model.named_modules()
+                 if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.LayerNorm, nn.GroupNorm))
+                 for n, _ in m.named_parameters(recurse=False)}
+        if set(still) <= norms:
+            fail(f"after freeze(model), the normalisation layers' parameters {_names(still)} still require grad; "
+                 "every other parameter was frozen.",
+                 "freeze's choice of parameters: it passed over BatchNorm/LayerNorm layers, so they keep training "
+                 "while the caller believes the module is frozen.",
+                 "freeze every parameter of the module, whatever layer holds it.", code="norm_left_trainable")
+        if set(still) == set(before) - set(own):
             fail(f"after freeze(model), {_names(still)} still require grad; only the model's own parameters "
                  f"({_names(own)}) were frozen.",
                  "module.parameters(recurse=False) yields only the module's own parameters; its children's "
@@ -817,6 +838,7 @@ def freeze_mode(freeze, seed: int = 0, *, notes):
                  "Dropout and BatchNorm behave, and has nothing to do with which parameters are trained.",
                  "remove the eval()/train() call from freeze: a caller who also wants eval mode calls it "
                  "separately.", code="mode_changed")
+        _expect_froze(model, "freeze(model)", "leaving the mode as it was")
     model = _nest(seed + 1)
     model.train()
     call(freeze, model.body)
@@ -824,6 +846,7 @@ def freeze_mode(freeze, seed: int = 0, *, notes):
         fail("freeze(model.body) switched the rest of the model to eval mode.",
              "the mode belongs to each module; freeze is about requires_grad only.",
              "do not call eval() in freeze.", code="mode_changed")
+    _expect_froze(model.body, "freeze(model.body)", "leaving the mode as it was")
 
 
 # --------------------------------------------------------------------------

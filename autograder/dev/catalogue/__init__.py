@@ -28,6 +28,7 @@ class Mutant:
     breaks: list
     codes: list = field(default_factory=list)
     needs_cuda: bool = False  # only a CUDA device can expose it (e.g. a batch left on the CPU)
+    zero: bool = False  # a do-nothing stand-in: every cell it breaks must score 0
 
 
 # Every catalogue module in this folder (m01_tensors.py, m02_..., ...).
@@ -100,7 +101,9 @@ def mutant_problems(name: str, entry: Mutant, scores) -> list[str]:
             problems.append(f"{name}: no test cell {test_id}")
             continue
         got, full, text, _ = scores[test_id]
-        if got >= full:
+        if entry.zero and got > 0:
+            problems.append(f"{name} (does nothing) earned {got:g} of {full:g} in {test_id}")
+        elif got >= full:
             problems.append(f"{name} kept its points in {test_id}")
         elif "[incorrect]" not in text or not all(part in text for part in ("Seen:", "Owner:", "Do:")):
             problems.append(f"{name}: {test_id} did not say what was seen, who owns it and what to do: {text}")
@@ -124,3 +127,85 @@ def variant_problems(name: str, scores) -> list[str]:
     if not scores:
         return [f"{name}: no test cell was scored"]
     return [f"{name} lost points in {t}: {s[2]}" for t, s in scores.items() if s[0] < s[1]]
+
+
+# ---- do-nothing stand-ins: generated for every graded function and class of a module
+
+#: The two kinds of stand-in: each runs without error and does nothing.
+DO_NOTHING = {
+    "returns_none": "None",
+    "returns_always_equal": "_AlwaysEqual()",
+}
+
+# What an always-equal stand-in hands back (as the hostile corpus's "always equal" notebook does): a
+# tensor that claims to equal anything and to be true.
+_ALWAYS_EQUAL = '''
+import torch as _torch
+
+
+class _AlwaysEqualTensor(_torch.Tensor):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    def __bool__(self):
+        return True
+
+
+def _AlwaysEqual():
+    return _torch.zeros(3, 3).as_subclass(_AlwaysEqualTensor)
+
+
+'''
+
+
+def _stand_in_source(source: str, value: str) -> str:
+    """``source`` (one answer cell) with every function's and method's body replaced by ``return VALUE``;
+    a class keeps its name and bases, and its ``__init__`` only initialises its base class."""
+    import ast
+
+    tree = ast.parse(source)
+
+    def body(node, init: bool):
+        if init:
+            return ast.parse("super().__init__()").body
+        return ast.parse(f"return {value}").body
+
+    class StandIn(ast.NodeTransformer):
+        def visit_FunctionDef(self, node):
+            node.body = body(node, node.name == "__init__")
+            node.decorator_list = [d for d in node.decorator_list if ast.unparse(d) in ("staticmethod", "property")]
+            return node
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+        def visit_ClassDef(self, node):
+            node.body = [self.visit(n) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            if not node.body:
+                node.body = [ast.Pass()]
+            return node
+
+    tree.body = [StandIn().visit(n) for n in tree.body
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom))]
+    prelude = _ALWAYS_EQUAL if "_AlwaysEqual" in value else ""
+    return prelude + ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def do_nothing(module_id: str) -> dict:
+    """``{"does_nothing_<kind>": Mutant}``: every answer cell of the module's solution replaced at once by a
+    stand-in that runs and does nothing (see :data:`DO_NOTHING`). Each must score 0 on every test cell
+    (``Mutant.zero``); a new graded function gets its stand-ins without a line written for it."""
+    cells = _solution_cells(module_id)
+    tests = list(_test_cell_ids(module_id))
+    return {f"does_nothing_{kind}": Mutant({gid: _stand_in_source(src, value) for gid, src in cells.items()},
+                                           tests, zero=True)
+            for kind, value in DO_NOTHING.items()}
+
+
+@cache
+def _test_cell_ids(module_id: str) -> tuple:
+    nb = nbformat.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb", as_version=4)
+    return tuple(cell.metadata.nbgrader["grade_id"] for cell in nb.cells
+                 if cell.cell_type == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"))

@@ -1,6 +1,6 @@
 """Module 02-autograd-ledger: mutants and correct variants."""
 
-from . import Mutant, patched
+from . import Mutant, do_nothing, patched
 
 MODULE = "02-autograd-ledger"
 
@@ -193,6 +193,11 @@ MUTANTS = {
             report[name] = "zero" if p.grad.sum() == 0 else "nonzero"
     return report
 """}, ["test_grad_report_states"], ["sum_cancels"]),
+    # A real report's test (it adds up the *indices* of the nonzero entries): wrong for a gradient whose only
+    # nonzero entry is its first, and for every parameter of rank 0.
+    "grad_report_nonzero_index_sum": Mutant(patched(
+        MODULE, "grad_report", ("torch.count_nonzero(param.grad) == 0", "torch.nonzero(param.grad).sum() == 0")),
+        ["test_grad_report_states"], ["nonzero_as_zero"]),
     "grad_report_max_without_abs": Mutant({"grad_report": REPORT + """
     report = {}
     for name, p in model.named_parameters():
@@ -550,3 +555,6 @@ def leaves_of(t):
     return list(found.values())
 """},
 }
+
+# Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+MUTANTS.update(do_nothing(MODULE))

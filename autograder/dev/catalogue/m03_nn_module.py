@@ -1,6 +1,6 @@
 """Module 03-nn-module: mutants and correct variants."""
 
-from . import Mutant, patched
+from . import Mutant, do_nothing, patched
 
 MODULE = "03-nn-module"
 
@@ -310,7 +310,26 @@ import numpy as np
 def count_parameters(model, trainable_only=False):
     return sum(np.prod(p.shape) for p in model.parameters() if p.requires_grad or not trainable_only)
 """}, ["test_count_parameters_total"], ["not_an_int"]),
+    # Counting by layer type, as a summary table does: the norm layers' weights and a bare nn.Parameter are missed.
+    "count_known_layer_types": Mutant({"count_parameters": COUNT_HEAD + """
+    total = 0
+    for layer in model.modules():
+        if isinstance(layer, (nn.Linear, nn.Conv2d)):
+            for p in layer.parameters(recurse=False):
+                if p.requires_grad or not trainable_only:
+                    total += p.numel()
+    return total
+"""}, ["test_count_parameters_total"], ["wrong_count"]),
     # --- freeze --------------------------------------------------------------------------
+    # A fine-tuning library's freeze: normalisation layers stay trainable (their statistics adapt).
+    "freeze_keeps_norm_layers_trainable": Mutant({"freeze": FREEZE_HEAD + """
+    for layer in module.modules():
+        if isinstance(layer, (nn.BatchNorm1d, nn.BatchNorm2d, nn.LayerNorm)):
+            continue
+        for p in layer.parameters(recurse=False):
+            p.requires_grad_(False)
+    return module
+"""}, ["test_freeze_parameters"], ["norm_left_trainable"]),
     "freeze_calls_eval": Mutant(patched(MODULE, "freeze", (_FREEZE_LOOP, "    module.eval()\n")),
                                 ["test_freeze_parameters", "test_freeze_mode"], ["eval_not_freeze", "mode_changed"]),
     "freeze_and_eval": Mutant(patched(
@@ -548,3 +567,6 @@ def count_parameters(model, trainable_only=False):
     return result
 """},
 }
+
+# Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+MUTANTS.update(do_nothing(MODULE))

@@ -2,7 +2,7 @@
 
 from autograder.starters import REPAIR_TRAIN_EPOCH
 
-from . import Mutant, edited, patched, repair_catalogue
+from . import Mutant, do_nothing, edited, patched, repair_catalogue
 
 MODULE = "04-five-line-step"
 
@@ -282,3 +282,6 @@ VARIANTS["repair_model_zero_grad_and_counter"] = {"repair_train_epoch": edited(
     ("        running_loss += loss.item()\n", "        running_loss += loss.item() * inputs.size(0)\n"
                                             "        count += inputs.size(0)\n"),
     ("running_loss / len(loader)", "running_loss / count"))}
+
+# Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+MUTANTS.update(do_nothing(MODULE))

@@ -2,7 +2,7 @@
 
 from autograder.starters import REPAIR_EVALUATE
 
-from . import Mutant, edited, patched, repair_catalogue
+from . import Mutant, do_nothing, edited, patched, repair_catalogue
 
 MODULE = "05-train-vs-eval"
 
@@ -304,3 +304,6 @@ def repair_evaluate(model, loader, loss_fn, device):
 """}
 VARIANTS["repair_stacked_tensors_weighted"] = {"repair_evaluate": edited(
     REPAIR_EVALUATE, *_FIXES["mode"], *_FIXES["graph"], *_FIXES["mean"])}
+
+# Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+MUTANTS.update(do_nothing(MODULE))

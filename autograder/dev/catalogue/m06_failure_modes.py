@@ -2,7 +2,7 @@
 
 from autograder.starters import REPAIR_MAKE_LOADERS
 
-from . import Mutant, patched, repair_catalogue
+from . import Mutant, do_nothing, patched, repair_catalogue
 
 MODULE = "06-failure-modes"
 
@@ -225,3 +225,6 @@ def repair_make_loaders(dataset, batch_size, val_fraction, generator):
             DataLoader(val_set, batch_size=batch_size, shuffle=False, drop_last=False))
 """}
 VARIANTS["repair_in_place_minimal"] = _repaired()
+
+# Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+MUTANTS.update(do_nothing(MODULE))

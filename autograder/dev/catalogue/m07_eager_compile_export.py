@@ -1,6 +1,6 @@
 """Module 07-eager-compile-export: mutants and correct variants."""
 
-from . import Mutant, patched
+from . import Mutant, do_nothing, patched
 
 MODULE = "07-eager-compile-export"
 
@@ -140,3 +140,6 @@ VARIANTS = {
     return Path(path)
 """},
 }
+
+# Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+MUTANTS.update(do_nothing(MODULE))

@@ -6,7 +6,7 @@ one shows exactly the mistake it stands for.
 
 from autograder.starters import REPAIR_RUN
 
-from . import Mutant, edited, patched, repair_catalogue
+from . import Mutant, do_nothing, edited, patched, repair_catalogue
 
 MODULE = "09-debug-a-real-run"
 
@@ -236,3 +236,6 @@ def predict_digits(model, images):
          "            return (x - self.mean) / self.std\n\n"
          "    torch.manual_seed(seed)\n"))},
 }
+
+# Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+MUTANTS.update(do_nothing(MODULE))
