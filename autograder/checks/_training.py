@@ -20,7 +20,7 @@ import torch._dynamo  # noqa: E402, F401, I001
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from ..core import LearnerRaised, call, describe, fail
+from ..core import LearnerRaised, call, describe, fail, job_not_done
 from ..ledger import NONZERO, Ledger
 
 # --------------------------------------------------------------------------
@@ -73,7 +73,19 @@ def loader(x, y, batch_size: int, shuffle: bool = False, seed: int = 0) -> DataL
     Even an unshuffled DataLoader draws a seed for its iterator from the global RNG
     unless it has a generator; with one, iterating it never shifts the dropout masks."""
     g = torch.Generator().manual_seed(seed)
-    return DataLoader(TensorDataset(x.cpu(), y.cpu()), batch_size=batch_size, shuffle=shuffle, generator=g)
+    return DataLoader(CountedTensors(x.cpu(), y.cpu()), batch_size=batch_size, shuffle=shuffle, generator=g)
+
+
+class CountedTensors(TensorDataset):
+    """A TensorDataset that counts the examples read from it (``reads``): how much of the data a loop saw."""
+
+    def __init__(self, *tensors):
+        super().__init__(*tensors)
+        self.reads = 0
+
+    def __getitem__(self, index):
+        self.reads += 1
+        return super().__getitem__(index)
 
 
 def clone_setup(model: nn.Module, optimizer: torch.optim.Optimizer):
@@ -230,9 +242,17 @@ def diagnose_update(ledger: Ledger, function: str, *, micro_batches: int = 1, st
              "the optimizer skipped some batches.", "step once per batch.", code="missing_steps")
 
 
-def diagnose_modes(ledger: Ledger, function: str, *, training: bool | None, grad: bool | None, owner_hint: str):
-    """Every forward of the model must run with this mode and this grad mode."""
-    for event in ledger.of("forward"):
+def diagnose_modes(ledger: Ledger, function: str, *, training: bool | None, grad: bool | None, owner_hint: str,
+                   batches: int):
+    """Every forward of the model must run with this mode and this grad mode, and there must be a forward for
+    each of ``batches`` batches (a function that never calls the model has every mode property)."""
+    forwards = ledger.of("forward")
+    if len(forwards) < batches:
+        fail(f"{function} called the model {len(forwards)} time(s) where {batches} batch(es) were due; the mode "
+             "of a forward pass can only be judged when there is one.",
+             "the loop over the data: every batch goes through the model.",
+             "run a forward pass for every batch (this check then judges the mode each ran in).", code="no_forward")
+    for event in forwards:
         d = event.data
         if training is not None and d["training"] != training:
             mode, want = ("train" if d["training"] else "eval"), ("train" if training else "eval")
@@ -311,7 +331,7 @@ class WatchedLoss(nn.Module):
         self.inner = inner
         self._alive: list[weakref.ref] = []
         self.peak = 0
-        self.batches = 0
+        self.batches = 0  # losses computed
 
     def forward(self, *args, **kwargs):
         out = self.inner(*args, **kwargs)
@@ -336,12 +356,27 @@ class WatchedLoss(nn.Module):
         return model.register_forward_pre_hook(before_forward)
 
 
-def diagnose_kept_graphs(watched: WatchedLoss, function: str, *, training: bool) -> None:
-    """Fail when the graphs of earlier batches' losses were still alive while later batches ran.
+def expect_losses(watched: WatchedLoss, data: DataLoader, function: str, credited: str) -> None:
+    """The job that ``credited`` (a property of the loop) needs first: every example of ``data`` (a
+    :func:`loader`) was read, and the loss function the caller passed in computed a loss."""
+    reads, total = data.dataset.reads, len(data.dataset)
+    if reads < total or not watched.batches:
+        job_not_done(f"{function} read {reads} of the loader's {total} examples and computed {watched.batches} "
+                     "loss(es) with the loss function it was given.", credited,
+                     "the loop over the loader: every batch is read, and the loss comes from the loss function "
+                     "passed in.",
+                     "go through every batch and compute the loss with that loss function; this check then judges "
+                     "the rest.")
+
+
+def diagnose_kept_graphs(watched: WatchedLoss, function: str, *, training: bool, data: DataLoader) -> None:
+    """Fail when the graphs of earlier batches' losses were still alive while later batches ran, or when
+    the loop did not go through ``data`` computing losses (a loop that computes nothing keeps nothing alive).
 
     A correct loop holds at most the previous batch's loss when the next forward pass begins (its
     variable has not been rebound yet); ``total += loss`` or a list of loss tensors holds every one.
     """
+    expect_losses(watched, data, function, "keeping no batch's graph alive")
     if watched.batches < 4 or watched.peak <= 2:
         return
     where = "" if training else " (recorded because the loop ran with gradients on)"

@@ -122,33 +122,50 @@ def _data(n, d, seed, device, dtype=torch.float32):
     return (torch.randn(n, d, generator=g) * scale + shift).to(device=device, dtype=dtype)
 
 
+def _not_squeezed(out, want, what: str, owner: str) -> None:
+    """A tensor whose shape is ``want`` without its size-1 dimensions: squeeze() (or an index) dropped them."""
+    squeezed = tuple(s for s in want if s != 1)
+    if isinstance(out, torch.Tensor) and tuple(out.shape) != tuple(want) and tuple(out.shape) == squeezed:
+        fail(f"{what} returned shape {list(out.shape)}; the contract asks for {list(want)}.",
+             f"{owner} A dimension of size 1 is still a dimension: squeeze() (or indexing with an int) removed it, "
+             "which only shows when a size happens to be 1.",
+             "keep every dimension of the contract's shape; drop a dimension only by naming it, and never one "
+             "the contract keeps.", code="squeezed")
+
+
 @graded("standardize")
 def standardize_values(standardize, n: int = 50, d: int = 3, seed: int = 0, *, notes):
     """Per-feature zero mean and unit std over dim 0; sample or population std accepted."""
     for device in each_device(notes):
-        x = _data(n, d, seed, device)
-        out = call(standardize, x.clone())
-        expect_tensor(out, f"standardize(x of shape {list(x.shape)} on {device})",
-                      "the tensor standardize returned.", shape=x.shape, dtype=x.dtype, device=device)
-        ref = plain(x).double()
-        mean = ref.mean(0, keepdim=True)
-        refs = [(ref - mean) / ref.std(0, unbiased=u, keepdim=True) for u in (True, False)]
-        got = plain(out).double()
-        if not any(close(got, r, atol=1e-4, rtol=1e-3) for r in refs):
-            col_mean = got.mean(0).abs().max().item()
-            row_mean = got.mean(1).abs().max().item()
-            if row_mean < 1e-4 <= col_mean:
-                seen = "each row of the result has mean 0, but the columns (features) do not."
-                owner = "the reduction dimension you passed to mean/std: it reduced across features."
-                todo = "reduce over the samples, dim 0, so each feature gets its own mean and std."
-                code = "wrong_dim"
-            else:
-                seen = (f"the per-feature means of the result are up to {col_mean:.3g} from 0 "
-                        f"and its per-feature stds range {got.std(0).min().item():.3g}–{got.std(0).max().item():.3g}.")
-                owner = "the statistics standardize computed (mean and std per feature)."
-                todo = "subtract each feature's mean over dim 0 and divide by that feature's std over dim 0."
-                code = "wrong_value"
-            fail(seen, owner, todo, code=code)
+        for one_feature in (False, True):  # a single feature: [n, 1] stays [n, 1]
+            x = _data(n, 1, seed + 1, device) if one_feature else _data(n, d, seed, device)
+            _standardize_case(standardize, x, device)
+
+
+def _standardize_case(standardize, x, device) -> None:
+    out = call(standardize, x.clone())
+    _not_squeezed(out, x.shape, f"standardize(x of shape {list(x.shape)})", "the tensor standardize returned.")
+    expect_tensor(out, f"standardize(x of shape {list(x.shape)} on {device})",
+                  "the tensor standardize returned.", shape=x.shape, dtype=x.dtype, device=device)
+    ref = plain(x).double()
+    mean = ref.mean(0, keepdim=True)
+    refs = [(ref - mean) / ref.std(0, unbiased=u, keepdim=True) for u in (True, False)]
+    got = plain(out).double()
+    if not any(close(got, r, atol=1e-4, rtol=1e-3) for r in refs):
+        col_mean = got.mean(0).abs().max().item()
+        row_mean = got.mean(1).abs().max().item()
+        if row_mean < 1e-4 <= col_mean:
+            seen = "each row of the result has mean 0, but the columns (features) do not."
+            owner = "the reduction dimension you passed to mean/std: it reduced across features."
+            todo = "reduce over the samples, dim 0, so each feature gets its own mean and std."
+            code = "wrong_dim"
+        else:
+            seen = (f"the per-feature means of the result are up to {col_mean:.3g} from 0 "
+                    f"and its per-feature stds range {got.std(0).min().item():.3g}–{got.std(0).max().item():.3g}.")
+            owner = "the statistics standardize computed (mean and std per feature)."
+            todo = "subtract each feature's mean over dim 0 and divide by that feature's std over dim 0."
+            code = "wrong_value"
+        fail(seen, owner, todo, code=code)
 
 
 @graded("standardize")
@@ -178,15 +195,17 @@ def standardize_leaves_input(standardize, n: int = 40, d: int = 4, seed: int = 1
 def pairwise_sq_dists_shape(pairwise_sq_dists, n: int = 5, m: int = 3, d: int = 2, seed: int = 0, *, notes):
     """[n, d] and [m, d] give [n, m] on the inputs' device."""
     for device in each_device(notes):
-        a, b = _data(n, d, seed, device), _data(m, d, seed + 1, device)
-        out = call(pairwise_sq_dists, a, b)
-        if isinstance(out, torch.Tensor) and out.dim() == 3:
-            fail(f"pairwise_sq_dists(a {list(a.shape)}, b {list(b.shape)}) returned shape {list(out.shape)}.",
-                 "the broadcast difference still holds the feature dimension d.",
-                 "reduce over the feature dimension after squaring.", code="kept_feature_dim")
-        expect_tensor(out, f"pairwise_sq_dists(a {list(a.shape)}, b {list(b.shape)})",
-                      "the distance matrix: one row per row of a, one column per row of b.",
-                      shape=(n, m), device=device)
+        for rows, cols in ((n, m), (1, m), (n, 1), (1, 1)):  # a single point on either side is a matrix still
+            a, b = _data(rows, d, seed, device), _data(cols, d, seed + 1, device)
+            out = call(pairwise_sq_dists, a, b)
+            what = f"pairwise_sq_dists(a {list(a.shape)}, b {list(b.shape)})"
+            if isinstance(out, torch.Tensor) and out.dim() == 3:
+                fail(f"{what} returned shape {list(out.shape)}.",
+                     "the broadcast difference still holds the feature dimension d.",
+                     "reduce over the feature dimension after squaring.", code="kept_feature_dim")
+            owner = "the distance matrix: one row per row of a, one column per row of b."
+            _not_squeezed(out, (rows, cols), what, owner)
+            expect_tensor(out, what, owner, shape=(rows, cols), device=device)
 
 
 @graded("pairwise_sq_dists")
@@ -233,17 +252,19 @@ def _shape_mentioned(message: str, shape) -> bool:
 def align_targets_reshapes(align_targets, n: int = 8, *, notes):
     """[N] targets become [N, 1] like the logits; already-aligned targets stay as they are."""
     for device in each_device(notes):
-        g = generator(n)
-        y = torch.randint(0, 2, (n,), generator=g).float().to(device)
-        cases = [
-            (torch.randn(n, 1, device=device), y, (n, 1)),
-            (torch.randn(n, 1, device=device), y.reshape(n, 1), (n, 1)),
-            (torch.randn(n, device=device), y.reshape(n, 1), (n,)),
-        ]
+        cases = []
+        for rows in (n, 1):  # a batch of one example keeps its dimensions
+            y = torch.randint(0, 2, (rows,), generator=generator(n + rows)).float().to(device)
+            cases += [
+                (torch.randn(rows, 1, device=device), y, (rows, 1)),
+                (torch.randn(rows, 1, device=device), y.reshape(rows, 1), (rows, 1)),
+                (torch.randn(rows, device=device), y.reshape(rows, 1), (rows,)),
+            ]
         for logits, target, want in cases:
             before = plain(target)
             out = call(align_targets, logits, target)
             what = f"align_targets(logits {list(logits.shape)}, y {list(target.shape)})"
+            _not_squeezed(out, want, what, "the aligned targets tensor.")
             if isinstance(out, torch.Tensor) and tuple(out.shape) != tuple(want) and out.numel() > target.numel():
                 fail(f"{what} returned shape {list(out.shape)}, with more elements than y has.",
                      "broadcasting: a [N] and a [N, 1] tensor combine into [N, N].",

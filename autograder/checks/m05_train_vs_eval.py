@@ -13,7 +13,7 @@ import copy
 
 import torch
 
-from ..core import call, describe, fail, graded
+from ..core import call, describe, fail, graded, job_not_done
 from ..devices import each_device, expect_tensor, plain
 from ..ledger import Ledger
 from ..starters import REPAIR_EVALUATE
@@ -25,6 +25,7 @@ from ._training import (
     diagnose_modes,
     differing,
     expect_float,
+    expect_losses,
     loader,
     make_loss,
     make_model,
@@ -63,14 +64,12 @@ def evaluate_modes(evaluate, seed: int = 0, n: int = 40, batch_size: int = 16, *
             model = _trained(seed, device)
             model.train(start_training)
             x, y = blobs(n, seed + 1, device)
+            data = loader(x, y, batch_size)
             with Ledger(model, loss_fn=make_loss("bce"), submodules=True) as ledger:
-                call_with_batches(evaluate, "evaluate", device, model, loader(x, y, batch_size), make_loss("bce"), device)
-            if not ledger.of("forward"):
-                fail("evaluate never called the model.", "the loop over the loader.",
-                     "run a forward pass for every batch.", code="no_forward")
+                call_with_batches(evaluate, "evaluate", device, model, data, make_loss("bce"), device)
             diagnose_modes(ledger, "evaluate", training=False, grad=None,
-                           owner_hint="training (evaluate was handed a model in train mode)")
-            diagnose_modes(ledger, "evaluate", training=None, grad=False, owner_hint="")
+                           owner_hint="training (evaluate was handed a model in train mode)", batches=len(data))
+            diagnose_modes(ledger, "evaluate", training=None, grad=False, owner_hint="", batches=len(data))
             if model.training != start_training:
                 was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
                 mode_changed("evaluate", was, now, " (the next training epoch would run in the wrong mode)")
@@ -84,11 +83,12 @@ def evaluate_frees_graphs(evaluate, seed: int = 5, n: int = 48, batch_size: int 
         watched = WatchedLoss(make_loss("bce"))
         x, y = blobs(n, seed + 6, device)
         hook = watched.watch(model)
+        data = loader(x, y, batch_size)
         try:
-            call_with_batches(evaluate, "evaluate", device, model, loader(x, y, batch_size), watched, device)
+            call_with_batches(evaluate, "evaluate", device, model, data, watched, device)
         finally:
             hook.remove()
-        diagnose_kept_graphs(watched, "evaluate", training=False)
+        diagnose_kept_graphs(watched, "evaluate", training=False, data=data)
 
 
 @graded("evaluate")
@@ -99,7 +99,8 @@ def evaluate_leaves_state(evaluate, seed: int = 1, n: int = 40, batch_size: int 
         model.train()
         before = snapshot(model)
         x, y = blobs(n, seed + 2, device)
-        call_with_batches(evaluate, "evaluate", device, model, loader(x, y, batch_size), make_loss("bce"), device)
+        data, watched = loader(x, y, batch_size), WatchedLoss(make_loss("bce"))
+        out = call_with_batches(evaluate, "evaluate", device, model, data, watched, device)
         changed = differing(before, snapshot(model), atol=0, rtol=0)
         buffers = [c for c in changed if "running" in c or "num_batches" in c]
         if buffers:
@@ -115,6 +116,12 @@ def evaluate_leaves_state(evaluate, seed: int = 1, n: int = 40, batch_size: int 
             fail(f"after evaluate, {', '.join(with_grad[:3])} hold a .grad.",
                  "a backward() ran inside the evaluation.", "evaluation computes losses, never gradients.",
                  code="left_grad")
+        expect_losses(watched, data, "evaluate", "leaving the model's state as it was")
+        if type(out) is not float:
+            job_not_done(f"evaluate returned {describe(out)}, not the mean loss as a Python float.",
+                         "leaving the model's state as it was", "the value evaluate returns.",
+                         "return the mean loss (check.evaluate_value judges it); this check then judges what the "
+                         "evaluation left behind.")
 
 
 @graded("evaluate")
@@ -374,15 +381,12 @@ def repair_evaluate_mode(repair_evaluate, seed: int = 0, n: int = 40, batch_size
             model.train(start_training)
             before = snapshot(model)
             x, y = blobs(n, seed + 1, device)
+            data = loader(x, y, batch_size)
             with Ledger(model, loss_fn=make_loss("bce"), submodules=True) as ledger:
-                call_with_batches(repair_evaluate, "repair_evaluate", device, model, loader(x, y, batch_size),
-                                  make_loss("bce"), device)
-            if not ledger.of("forward"):
-                fail("repair_evaluate never called the model.", "the loop over the loader.",
-                     "run a forward pass for every batch.", code="no_forward")
+                call_with_batches(repair_evaluate, "repair_evaluate", device, model, data, make_loss("bce"), device)
             diagnose_modes(ledger, "repair_evaluate", training=False, grad=None,
                            owner_hint="training (it was handed a model in train mode, so Dropout made two "
-                           "calls give two different numbers)")
+                           "calls give two different numbers)", batches=len(data))
             moved = [c for c in differing(before, snapshot(model), atol=0, rtol=0) if "running" in c]
             if moved:
                 fail(f"repair_evaluate changed the BatchNorm buffers {', '.join(moved[:3])}.",
@@ -401,14 +405,14 @@ def repair_evaluate_no_graph(repair_evaluate, seed: int = 5, n: int = 48, batch_
         watched = WatchedLoss(make_loss("bce"))
         x, y = blobs(n, seed + 6, device)
         hook = watched.watch(model)
+        data = loader(x, y, batch_size)
         try:
-            with Ledger(model, loss_fn=make_loss("bce")) as ledger:
-                call_with_batches(repair_evaluate, "repair_evaluate", device, model, loader(x, y, batch_size),
-                                  watched, device)
+            with Ledger(model, loss_fn=make_loss("bce"), submodules=True) as ledger:
+                call_with_batches(repair_evaluate, "repair_evaluate", device, model, data, watched, device)
         finally:
             hook.remove()
-        diagnose_kept_graphs(watched, "repair_evaluate", training=False)
-        diagnose_modes(ledger, "repair_evaluate", training=None, grad=False, owner_hint="")
+        diagnose_kept_graphs(watched, "repair_evaluate", training=False, data=data)
+        diagnose_modes(ledger, "repair_evaluate", training=None, grad=False, owner_hint="", batches=len(data))
 
 
 @graded("repair_evaluate", starter=REPAIR_EVALUATE)

@@ -15,10 +15,10 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from ..core import call, describe, fail, graded
+from ..core import call, describe, fail, graded, job_not_done
 from ..devices import each_device
 from ..starters import REPAIR_MAKE_LOADERS
-from ._training import blobs, make_model, snapshot
+from ._training import WatchedLoss, blobs, make_model, snapshot
 
 CODES = ("shape_mismatch", "not_shuffled", "nonfinite_loss", "missing_grad", "eval_mode",
          "untrained_parameters", "device_mismatch")
@@ -398,7 +398,8 @@ def health_check_leaves_state(health_check, seed: int = 3, *, notes):
             before = snapshot(model)
             mode = model.training
             dataset, sampler, batch_size = loader.dataset, type(loader.sampler), loader.batch_size
-            call(health_check, model, loader, optimizer, loss_fn)
+            watched = WatchedLoss(loss_fn)
+            out = call(health_check, model, loader, optimizer, watched)
             changed = [n for n, t in snapshot(model).items() if not torch.equal(t, before[n])]
             if changed:
                 fail(f"after health_check, {', '.join(changed[:3])} changed.",
@@ -421,4 +422,11 @@ def health_check_leaves_state(health_check, seed: int = 3, *, notes):
                     or loader.batch_size != batch_size):
                 fail("health_check replaced part of the caller's loader.", "the loader belongs to the caller.",
                      "read the loader; do not rebuild or reassign it.", code="loader_changed")
+            if not watched.batches or not isinstance(out, (set, frozenset)):
+                job_not_done(f"health_check computed {watched.batches} loss(es) with the loss function it was given "
+                             f"and returned {describe(out)}: no instrumented step ran, or no report came back.",
+                             "leaving the caller's objects as they were",
+                             "health_check's job: one instrumented step, then a set of codes.",
+                             "run the step with the loss function passed in and return the set (the other checks "
+                             "judge its codes); this check then judges what the diagnosis left behind.")
 from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

@@ -23,7 +23,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from ..core import call, describe, fail, graded
+from ..core import call, describe, fail, graded, job_not_done
 from ..devices import each_device
 from ..ledger import Ledger
 from ..starters import REPAIR_RUN
@@ -268,6 +268,14 @@ def DigitCNN_shapes(DigitCNN, n: int = 6, *, notes):
             fail(f"DigitCNN(num_classes={num_classes}) turned {n} images [N, 1, 8, 8] into {describe(out)}.",
                  "the model's head.", f"end with one logit per class: [N, {num_classes}] (no softmax needed).",
                  code="wrong_logits")
+        scores = out.detach().double()
+        if bool((scores >= 0).all()) and torch.allclose(scores.sum(1), torch.ones(n, dtype=torch.float64), atol=1e-4):
+            fail(f"every row of what DigitCNN(num_classes={num_classes}) returned is non-negative and sums to 1: "
+                 "probabilities, not logits.",
+                 "the last step of the model's forward: nn.CrossEntropyLoss applies a (log-)softmax itself, so a "
+                 "softmax in the model is applied twice and flattens the gradients (training is slow and stalls).",
+                 "return the last layer's raw scores; apply softmax only where probabilities are wanted, outside "
+                 "the model.", code="probabilities_not_logits")
 
 
 class _Spy(nn.Module):
@@ -407,7 +415,7 @@ def train_epoch_ce_mode(train_epoch_ce, seed: int = 1, n: int = 64, batch_size: 
         with Ledger(model, opt, submodules=True) as ledger:
             call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
         diagnose_modes(ledger, "train_epoch_ce", training=True, grad=True,
-                       owner_hint="the evaluation that ran before this epoch")
+                       owner_hint="the evaluation that ran before this epoch", batches=len(data))
 
 
 @graded("train_epoch_ce")
@@ -485,6 +493,10 @@ def train_epoch_ce_scheduler(train_epoch_ce, seed: int = 3, n: int = 100, batch_
             handle.remove()
             sched.step = original
         steps, sched_steps = events.count("step"), events.count("scheduler")
+        if not steps:
+            job_not_done("optimizer.step() never ran over the epoch.", "stepping the scheduler with the optimizer",
+                         "the loop over the loader.", "step once per batch; this check then counts the scheduler's "
+                         "steps against the optimizer's.")
         if sched_steps != steps:
             per_epoch = sched_steps == 1 and steps > 1
             fail(f"over one epoch of {steps} optimizer steps, scheduler.step() ran {sched_steps} time(s)"
@@ -553,10 +565,10 @@ def predict_digits_modes(predict_digits, seed: int = 1, n: int = 20, *, notes):
         images, _ = _sample(n, seed + 9)
         for start_training in (True, False):
             model.train(start_training)
-            with Ledger(model) as ledger:
+            with Ledger(model, submodules=True) as ledger:  # sees model.forward(x) too
                 call(predict_digits, model, images)
             diagnose_modes(ledger, "predict_digits", training=False, grad=False,
-                           owner_hint="training (predict_digits was handed a model in train mode)")
+                           owner_hint="training (predict_digits was handed a model in train mode)", batches=1)
             if model.training != start_training:
                 was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
                 mode_changed("predict_digits", was, now)
@@ -695,7 +707,11 @@ def repair_run_preprocessing(repair_run, seed: int = 0, *, notes):
     train = [f["input"] for f in seen.forwards if f["backward"] and f["input"]]
     val = [f["input"] for f in seen.forwards if not f["backward"] and f["input"]]
     if not train or not val:
-        return
+        job_not_done(f"repair_run ran {len(train)} training and {len(val)} validation forward pass(es) on the "
+                     "data; there is no pair of splits whose preprocessing could be compared.",
+                     "preprocessing both splits alike", "the run: it trains on one split and validates on the other.",
+                     "train and validate every epoch (the other checks of repair_run say what is missing); this "
+                     "check then compares what reaches the model.")
     tm, ts = float(np.mean([m for m, _ in train])), float(np.mean([s for _, s in train]))
     vm, vs = float(np.mean([m for m, _ in val])), float(np.mean([s for _, s in val]))
     if abs(tm - vm) > 0.25 * max(ts, 1e-6) or not 0.7 <= vs / max(ts, 1e-6) <= 1.4:

@@ -12,6 +12,17 @@ _MESSAGE = ('\n            f"targets of shape {tuple(y.shape)} do not hold one v
 _CHECK = "    if y.numel() != logits.numel():\n        raise ValueError(" + _MESSAGE + ")\n"
 
 MUTANTS = {
+    # --- size-1 dimensions: right for the sizes a learner tries first, wrong when a size is 1 --------------
+    "pairwise_sq_dists_squeezed": Mutant(patched(
+        MODULE, "pairwise_sq_dists", ("return (diff ** 2).sum(dim=-1)", "return (diff ** 2).sum(dim=-1).squeeze()")),
+        ["test_pairwise_sq_dists_shape"], ["squeezed"]),
+    "standardize_squeezed": Mutant(patched(
+        MODULE, "standardize", ("return (x - mean) / std", "return ((x - mean) / std).squeeze()")),
+        ["test_standardize_values"], ["squeezed"]),
+    "align_targets_squeezes_for_flat_logits": Mutant(patched(
+        MODULE, "align_targets", ("    return y.reshape(logits.shape)",
+                                  "    if logits.dim() == 1:\n        return y.squeeze()\n    return y.reshape(logits.shape)")),
+        ["test_align_targets_reshapes"], ["squeezed"]),
     # --- make_blobs -----------------------------------------------------------------
     "make_blobs_y_flat": Mutant({"make_blobs": MAKE_BLOBS_HEAD + """
     n1 = n // 2

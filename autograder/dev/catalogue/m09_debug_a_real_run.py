@@ -81,6 +81,11 @@ MUTANTS = {
          "        self.net = nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, num_classes))\n"),
         ("self.head(self.features(self.normalizer(x)))", "self.net(self.normalizer(x))")),
         ["test_DigitCNN_shapes"], ["no_conv"]),
+    # The classic double softmax: probabilities out of the model, then CrossEntropyLoss's own log-softmax.
+    "cnn_softmax_output": Mutant(patched(
+        MODULE, "DigitCNN", ("return self.head(self.features(self.normalizer(x)))",
+                             "return torch.softmax(self.head(self.features(self.normalizer(x))), dim=1)")),
+        ["test_DigitCNN_shapes"], ["probabilities_not_logits"]),
     "cnn_fixed_ten_classes": Mutant(patched(MODULE, "DigitCNN", ("nn.Linear(32, num_classes)", "nn.Linear(32, 10)")),
                                     ["test_DigitCNN_shapes"], ["wrong_logits"]),
     # --- train_epoch_ce
