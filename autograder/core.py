@@ -332,6 +332,36 @@ def _learners(filename: str | None) -> bool:
     return not os.path.realpath(filename).startswith(_LIBRARY_DIRS)
 
 
+class _DropLibraryProgress(io.TextIOBase):
+    """Standard output as the learner's code writes it, less a library's progress lines (the ONNX exporter
+    prints one per stage): those belong to no answer and would read as part of the check's result."""
+
+    PREFIXES = ("[torch.onnx]",)
+
+    def __init__(self, target):
+        super().__init__()
+        self.target = target
+        self.pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        *lines, self.pending = (self.pending + text).split("\n")
+        for line in lines:
+            if not line.lstrip().startswith(self.PREFIXES):
+                self.target.write(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def end(self) -> None:
+        if self.pending and not self.pending.lstrip().startswith(self.PREFIXES):
+            self.target.write(self.pending)
+        self.pending = ""
+
+
 @contextlib.contextmanager
 def _quiet(notes: list[str]):
     """Keep warnings, log records and stray stderr writes out of the test cell's output.
@@ -342,11 +372,14 @@ def _quiet(notes: list[str]):
     """
     previous = logging.root.manager.disable
     logging.disable(logging.WARNING)
+    progress = _DropLibraryProgress(sys.stdout)
     try:
-        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(io.StringIO()):
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(io.StringIO()), \
+                contextlib.redirect_stdout(progress):
             warnings.simplefilter("always")
             yield
     finally:
+        progress.end()
         logging.disable(previous)
         own = [w for w in caught if _learners(w.filename)]
         if own:
@@ -373,6 +406,24 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
         return Result(function, part, INCORRECT, bad.seen, bad.owner, bad.todo, bad.code)
     except LearnerRaised as raised:
         err = raised.error
+        if _cuda_only(err):
+            return Result(
+                function, part, INCORRECT,
+                seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}: a CUDA-only API "
+                "(torch.cuda events, synchronize, .cuda()) ran on a machine with no CUDA device.",
+                owner=f"your `{raised.name or function}`: it reached for CUDA whatever device its inputs were on.",
+                todo="use CUDA calls only when the tensors are on a CUDA device (x.is_cuda), and a plain Python "
+                "clock or the inputs' own device otherwise.",
+                code="cuda_only_api",
+            )
+        if _lazy(err):
+            return Result(
+                function, part, INCORRECT,
+                seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
+                owner=_LAZY_OWNER.format(function=raised.name or function),
+                todo=_LAZY_TODO,
+                code="lazy_parameters",
+            )
         return Result(
             function,
             part,
@@ -393,6 +444,15 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
             code="recursion",
         )
     except Exception as error:  # noqa: BLE001 - a return value the check could not read
+        if _lazy(error):
+            return Result(
+                function, part, INCORRECT,
+                seen=f"the check met a parameter that has no shape yet in what `{function}` gave back "
+                f"({type(error).__name__}: {_first_line(error)}).",
+                owner=_LAZY_OWNER.format(function=function),
+                todo=_LAZY_TODO,
+                code="lazy_parameters",
+            )
         return Result(
             function, part, INCORRECT,
             seen=f"the check could not read what `{function}` gave back "
@@ -410,6 +470,25 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 #: A later line of an error that says what actually went wrong (torch.load's weights_only errors
 #: open with a paragraph of advice; the cause is a "WeightsUnpickler error: Unsupported global" line).
 _CAUSE = re.compile(r"(Unsupported global|\b[A-Za-z]*(Error|error|Exception)\b\s*:)")
+
+
+_LAZY_OWNER = ("a lazy layer in your `{function}` (nn.LazyLinear, nn.LazyConv2d, ...): its parameters have no "
+               "shape until a first forward pass, so counting them, copying them or handing them to an optimizer "
+               "before one fails.")
+_LAZY_TODO = ("give each layer its input size (the exercise states every size), so that its parameters exist as "
+              "soon as the model is built.")
+
+
+def _lazy(error: BaseException) -> bool:
+    """An error about a lazy module's parameters, which exist only after a first forward pass."""
+    return "uninitialized parameter" in str(error).lower()
+
+
+def _cuda_only(error: BaseException) -> bool:
+    """An error from a CUDA-only API called where no CUDA device is."""
+    text = str(error)
+    return any(s in text for s in ("Torch not compiled with CUDA enabled", "dummy base class", "no NVIDIA driver",
+                                   "No CUDA GPUs are available", "CUDA driver initialization failed"))
 
 
 def error_text(error: BaseException) -> str:

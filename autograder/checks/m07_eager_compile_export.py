@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import re
 import sys
 import tempfile
 import time
@@ -327,6 +328,12 @@ def _batch_sizes(example_batch: int, extra: tuple) -> list[int]:
 def _compare(outputs, inputs, want, name, example_batch):
     for x, got, ref in zip(inputs, outputs, want):
         batch = x.shape[0]
+        if isinstance(got, str) and re.search(r"(<=|>=|<|>) ?-?\d", got):
+            fail(f"the reloaded {name} refused a batch of {batch} ({got}).",
+                 f"the exported graph: its batch dimension is dynamic but bounded (a Dim with max= or min=), and "
+                 f"{batch} lies outside the bounds.",
+                 "leave the batch Dim unbounded, or bound it so that every batch size the program must serve "
+                 "(1 to 64 here) fits.", code="bounded_batch")
         if isinstance(got, str):
             fail(f"the reloaded {name} refused a batch of {batch} ({got}).",
                  f"the exported graph: its batch dimension was fixed at {example_batch} when it was traced.",
