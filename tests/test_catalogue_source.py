@@ -62,3 +62,37 @@ def test_patched_edits_the_solution_once_and_names_a_missing_text():
         patched("04-five-line-step", "overfit_one_batch", ("range(epochs)", "range(1)"))
     with pytest.raises(KeyError, match="no answer cell"):
         solution_of("04-five-line-step", "no_such_function")
+
+
+# ---- automatic mutants (autograder.dev.mutate)
+
+def test_the_mutator_deletes_swaps_and_flips():
+    from autograder.dev.mutate import mutants
+
+    keys = {m.key for m in mutants("standardize", solution_of("01-tensors", "standardize"))}
+    assert "standardize: delete: std = x.std(dim=0, keepdim=True)" in keys
+    assert "standardize: swap: std = x.std(dim=0, keepdim=True) <-> return (x - mean) / std" in keys
+    assert "standardize: flip: True -> False in mean = x.mean(dim=0, keepdim=True)" in keys
+    flips = {m.key for m in mutants("align_targets", solution_of("01-tensors", "align_targets"))}
+    assert "align_targets: flip: y.numel() != logits.numel()" in flips
+
+
+@pytest.mark.parametrize("name", [n for n in MODULES if hasattr(CATALOGUES[n], "EQUIVALENT")])
+def test_every_equivalent_mutant_is_one_the_mutator_makes(name):
+    """An entry whose solution line changed is stale: its mutant is no longer made, so its reason proves nothing."""
+    from autograder.dev.mutate import mutants
+
+    cat = CATALOGUES[name]
+    functions = {key.split(":", 1)[0] for key in cat.EQUIVALENT}
+    made = {m.key for f in functions for m in mutants(f, solution_of(cat.MODULE, f))}
+    assert not set(cat.EQUIVALENT) - made, sorted(set(cat.EQUIVALENT) - made)
+    assert all(reason.strip() for reason in cat.EQUIVALENT.values())
+
+
+def test_automatic_mutants_of_01_are_killed_or_listed_as_equivalent():
+    """Graded in process: every surviving delete/swap/flip mutant of two of 01's functions has a reason."""
+    from autograder.dev.mutate import survivors
+
+    cat = CATALOGUES["m01_tensors"]
+    alive = {m.key for m in survivors(cat.MODULE, ["standardize", "align_targets"])}
+    assert alive <= set(cat.EQUIVALENT), sorted(alive - set(cat.EQUIVALENT))

@@ -7,7 +7,12 @@ Each module's catalogue defines
   cells by grade_id, ``breaks`` names the test cells that must lose points, and
   ``code`` (optional) is the diagnosis code the learner must be shown;
 * ``VARIANTS`` – ``{name: answers}``: correct solutions in other styles that must keep
-  full marks.
+  full marks;
+* ``EQUIVALENT`` (optional) – ``{automatic mutant: reason}``: the delete/swap/flip mutants of
+  :mod:`autograder.dev.mutate` that keep full marks because they change nothing the contract fixes.
+
+Every catalogue ends with ``MUTANTS.update(do_nothing(MODULE))``: two stand-ins generated for every
+graded function (one returns ``None``, one an always-equal tensor) that must score 0 on every test cell.
 
 A mutant that is one mistake in the solution is written as that mistake: ``patched(MODULE, "train_step",
 (old, new), ...)``, the solution's own answer cell with a few replacements.

@@ -234,3 +234,18 @@ def align_targets(logits, y):
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
+
+# Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
+EQUIVALENT = {
+    "make_blobs: swap: labels = torch.cat([torch.zeros(n_neg), torch.ones(n_pos)]) <-> "
+    "centres = torch.tensor([[-2.0, -1.0], [2.0, 1.0]])": "two independent statements; neither draws randomness",
+    "make_blobs: swap: centres = torch.tensor([[-2.0, -1.0], [2.0, 1.0]]) <-> "
+    "noise = torch.randn(n, 2, generator=generator)": "building the centres draws nothing, so the noise is the same",
+    "make_blobs: swap: x = centres[labels.long()] + noise <-> y = labels.unsqueeze(1)": "two independent statements",
+    "standardize: swap: mean = x.mean(dim=0, keepdim=True) <-> std = x.std(dim=0, keepdim=True)":
+        "two independent statements",
+    "standardize: flip: True -> False in mean = x.mean(dim=0, keepdim=True)":
+        "a [d] mean broadcasts over the rows of [n, d] exactly as a [1, d] one does",
+    "standardize: flip: True -> False in std = x.std(dim=0, keepdim=True)":
+        "a [d] std broadcasts over the rows of [n, d] exactly as a [1, d] one does",
+}

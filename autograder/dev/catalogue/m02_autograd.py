@@ -558,3 +558,22 @@ def leaves_of(t):
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
+
+# Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
+EQUIVALENT = {
+    "numerical_grad: swap: flat[i] = old <-> grad[i] = (up - down) / (2 * eps)":
+        "the entry is put back after the difference is stored instead of before; both read the saved values",
+    "leaves_of: swap: if t.grad_fn is None: <-> leaves, found, visited = ([], set(), set())":
+        "an early return does not read the sets made before it",
+    "leaves_of: swap: leaves, found, visited = ([], set(), set()) <-> stack = [t.grad_fn]": "independent set-up",
+    "leaves_of: delete: visited.add(node)":
+        "the leaves found are the same (found removes repeats); only a graph with shared branches is walked more "
+        "than once, a cost no check can time fairly",
+    "leaves_of: swap: visited.add(node) <-> leaf = getattr(node, 'variable', None)": "independent statements",
+    "leaves_of: swap: if leaf is not None and id(leaf) not in found: <-> "
+    "stack.extend((child for child, _ in node.next_functions))": "the leaves come out in another order; any order is "
+                                                                  "the contract",
+    "leaves_of: delete: found.add(id(leaf))":
+        "with visited, each AccumulateGrad node (one per leaf) is reached once, so found never holds back a leaf",
+    "leaves_of: swap: found.add(id(leaf)) <-> leaves.append(leaf)": "independent statements",
+}

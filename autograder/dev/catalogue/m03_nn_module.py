@@ -570,3 +570,18 @@ def count_parameters(model, trainable_only=False):
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
+
+# Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
+EQUIVALENT = {
+    "TinyNet: swap: def __init__(self): <-> def forward(self, x):": "the order of a class's methods is not behaviour",
+    "TinyNet: swap: self.hidden = nn.Linear(2, 4) <-> self.out = nn.Linear(4, 1)":
+        "the layers' names and shapes are the contract; their registration order and initial draws are not",
+    "MLP: swap: def __init__(self, sizes, dropout=0.0): <-> def forward(self, x):":
+        "the order of a class's methods is not behaviour",
+    "MLP: swap: super().__init__() <-> pairs = list(zip(sizes[:-1], sizes[1:]))":
+        "pairs is a local; nothing is registered before Module's __init__",
+    "MLP: swap: pairs = list(zip(sizes[:-1], sizes[1:])) <-> layers = []": "independent statements",
+    "MLP: swap: layers.append(nn.ReLU()) <-> if dropout > 0:":
+        "Dropout then ReLU equals ReLU then Dropout: dropout zeroes or scales by a positive factor, which commutes "
+        "with max(0, x)",
+}
