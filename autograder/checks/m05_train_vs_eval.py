@@ -287,6 +287,7 @@ def fit_modes(fit, seed: int = 5, epochs: int = 3, *, notes):
     """Trains in train mode every epoch (after each validation) and validates in eval mode with no graph"""
     for device in each_device(notes):
         model, opt, (x, y, bs), (xv, yv, vbs) = _fit_problem(seed, device)
+        model.eval()  # handed over in eval mode, as a model loaded for inference comes: fit sets the mode it trains in
         loss_fn = make_loss("bce")
         train_data = loader(x, y, bs, shuffle=True, seed=seed)
         with Ledger(model, opt, loss_fn=loss_fn, submodules=True) as ledger, _with_course_evaluate(fit):

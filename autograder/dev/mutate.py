@@ -7,7 +7,7 @@ Three kinds of small change are made to the solution's answer cell, one at a tim
 * **flip** a switch: ``True``/``False``, a comparison (``==``/``!=``, ``<``/``>=``, ``is``/``is not``, ``in``/
   ``not in``) or ``and``/``or``.
 
-Each mutant is graded in process by the function's own test cells. One that keeps full marks either
+Each mutant is graded in process by the test cells that call the function. One that keeps full marks either
 changes nothing a learner could get wrong (it is *equivalent*: the catalogue's ``EQUIVALENT`` says why) or
 shows a gap in the checks. ``python -m autograder.dev.mutate MODULE [FUNCTION ...]`` lists the survivors.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import re
 import sys
 from dataclasses import dataclass
 
@@ -126,11 +127,13 @@ def _enclosing_line(tree: ast.AST, node: ast.AST) -> str:
 
 
 def own_cells(nb, function: str):
-    """``nb`` with only ``function``'s test cells left among the test cells (every other cell kept)."""
+    """``nb`` with only the test cells that call ``function`` left among the test cells (every other cell
+    kept): its own, and another function's that hands it over (``load_checkpoint`` is judged with
+    ``save_checkpoint`` too)."""
+    called = re.compile(rf"\b{re.escape(function)}\b")
     kept = copy.deepcopy(nb)
     kept.cells = [c for c in kept.cells
-                  if not c.get("metadata", {}).get("nbgrader", {}).get("grade")
-                  or c.metadata.nbgrader.get("grade_id", "").startswith(f"test_{function}_")]
+                  if not c.get("metadata", {}).get("nbgrader", {}).get("grade") or called.search(c.source)]
     return kept
 
 

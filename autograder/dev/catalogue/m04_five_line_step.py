@@ -285,3 +285,28 @@ VARIANTS["repair_model_zero_grad_and_counter"] = {"repair_train_epoch": edited(
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
+
+# Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
+_CPU_ONLY = "the batch stays on the CPU: only a CUDA device exposes it (the catalogue's CUDA mutants, `-m gpu`)"
+EQUIVALENT = {
+    "train_step: swap: optimizer.zero_grad() <-> logits = model(x)": "gradients are still cleared before backward",
+    "train_epoch: swap: model.train() <-> total, count = (0.0, 0)": "independent statements",
+    "train_epoch: delete: x, y = (x.to(device), y.to(device))": _CPU_ONLY,
+    "train_epoch: swap: x, y = (x.to(device), y.to(device)) <-> total += train_step(model, x, y, optimizer, "
+    "loss_fn) * len(x)": _CPU_ONLY,
+    "train_epoch: swap: total += train_step(model, x, y, optimizer, loss_fn) * len(x) <-> count += len(x)":
+        "independent statements",
+    "accumulate_step: swap: optimizer.zero_grad() <-> k = len(micro_batches)": "independent statements",
+    "accumulate_step: swap: k = len(micro_batches) <-> total = 0.0": "independent statements",
+    "accumulate_step: swap: loss.backward() <-> total += loss.item()": "reading the loss does not depend on backward",
+    "repair_train_epoch: swap: model.train() <-> running_loss, seen = (0.0, 0)": "independent statements",
+    "repair_train_epoch: delete: inputs, targets = (inputs.to(device), targets.to(device))": _CPU_ONLY,
+    "repair_train_epoch: swap: inputs, targets = (inputs.to(device), targets.to(device)) <-> "
+    "optimizer.zero_grad()": "independent statements",
+    "repair_train_epoch: swap: optimizer.zero_grad() <-> outputs = model(inputs)":
+        "gradients are still cleared before backward",
+    "repair_train_epoch: swap: optimizer.step() <-> running_loss += loss.item() * len(inputs)":
+        "the loss was computed before the step either way",
+    "repair_train_epoch: swap: running_loss += loss.item() * len(inputs) <-> seen += len(inputs)":
+        "independent statements",
+}

@@ -164,6 +164,11 @@ MUTANTS = {
          "    model.train()\n    for _ in range(epochs):\n"),
         (_VAL, "        model.eval()\n        with torch.no_grad():\n" + _indent(_VAL_LOOP) + _VAL_MEAN)),
         ["test_fit_modes", "test_fit_history"], ["stuck_in_eval"]),
+    # Found by the automatic mutator: fit trusts the mode it was handed (evaluate hands train mode back).
+    "fit_trusts_the_callers_mode": Mutant(patched(
+        MODULE, "fit", ("        model.train()                             # every epoch: validation may have left eval mode\n",
+                        "")),
+        ["test_fit_modes"], ["stuck_in_eval"]),
     "fit_validation_records_graph": Mutant(patched(
         MODULE, "fit", (_VAL, "        model.eval()\n" + _VAL_LOOP + _VAL_MEAN)),
         ["test_fit_modes"], ["graph_recorded"]),
@@ -307,3 +312,30 @@ VARIANTS["repair_stacked_tensors_weighted"] = {"repair_evaluate": edited(
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
+
+# Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
+_CPU_ONLY = "the batch stays on the CPU: only a CUDA device exposes it (the catalogue's CUDA mutants, `-m gpu`)"
+EQUIVALENT = {
+    "evaluate: swap: model.eval() <-> total, count = (0.0, 0)": "independent statements",
+    "evaluate: delete: x, y = (x.to(device), y.to(device))": _CPU_ONLY,
+    "evaluate: swap: x, y = (x.to(device), y.to(device)) <-> total += loss_fn(model(x), y).item() * len(x)": _CPU_ONLY,
+    "evaluate: swap: total += loss_fn(model(x), y).item() * len(x) <-> count += len(x)": "independent statements",
+    "accuracy: swap: model.eval() <-> correct, count = (0, 0)": "independent statements",
+    "accuracy: delete: x, y = (x.to(device), y.to(device))": _CPU_ONLY,
+    "accuracy: swap: x, y = (x.to(device), y.to(device)) <-> predictions = (model(x) > 0).float()": _CPU_ONLY,
+    "accuracy: swap: correct += (predictions == y).sum().item() <-> count += y.numel()": "independent statements",
+    "fit: swap: model.train() <-> total, count = (0.0, 0)": "independent statements",
+    "fit: swap: history['train_loss'].append(total / count) <-> history['val_loss'].append(evaluate(model, "
+    "val_loader, loss_fn, device))": "two lists filled in either order hold the same values",
+    "fit: delete: x, y = (x.to(device), y.to(device))": _CPU_ONLY,
+    "fit: swap: x, y = (x.to(device), y.to(device)) <-> optimizer.zero_grad()": "independent statements",
+    "fit: swap: optimizer.zero_grad() <-> loss = loss_fn(model(x), y)": "gradients are still cleared before backward",
+    "fit: swap: optimizer.step() <-> total += loss.item() * len(x)": "the loss was computed before the step either way",
+    "fit: swap: total += loss.item() * len(x) <-> count += len(x)": "independent statements",
+    "repair_evaluate: swap: model.eval() <-> total, count = (0.0, 0)": "independent statements",
+    "repair_evaluate: delete: inputs, targets = (inputs.to(device), targets.to(device))": _CPU_ONLY,
+    "repair_evaluate: swap: inputs, targets = (inputs.to(device), targets.to(device)) <-> total += "
+    "loss_fn(model(inputs), targets).item() * len(inputs)": _CPU_ONLY,
+    "repair_evaluate: swap: total += loss_fn(model(inputs), targets).item() * len(inputs) <-> "
+    "count += len(inputs)": "independent statements",
+}

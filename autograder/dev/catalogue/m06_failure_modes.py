@@ -228,3 +228,36 @@ VARIANTS["repair_in_place_minimal"] = _repaired()
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
+
+# Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
+EQUIVALENT = {
+    "make_loaders: swap: train = DataLoader(train_set, batch_size=batch_size, shuffle=True, generator=generator) "
+    "<-> val = DataLoader(val_set, batch_size=batch_size, shuffle=False)": "building a DataLoader draws nothing",
+    "lr_sweep: swap: results = {} <-> loss_fn = nn.BCEWithLogitsLoss()": "independent statements",
+    "lr_sweep: swap: optimizer = torch.optim.SGD(model.parameters(), lr=lr) <-> value = math.inf":
+        "independent statements",
+    "lr_sweep: delete: value = math.inf": "value is set by every step, and steps is at least 1 in every sweep",
+    "lr_sweep: swap: optimizer.zero_grad() <-> loss = loss_fn(model(x), y)":
+        "gradients are still cleared before backward",
+    "lr_sweep: swap: optimizer.step() <-> value = loss.item()": "the loss was computed before the step either way",
+    "health_check: swap: if not model.training: <-> if not isinstance(loader.sampler, "
+    "torch.utils.data.RandomSampler):": "two independent tests adding to one set",
+    "health_check: swap: if not isinstance(loader.sampler, torch.utils.data.RandomSampler): <-> held = {id(p) for "
+    "group in optimizer.param_groups for p in group['params']}": "independent statements",
+    "health_check: swap: if any((p.requires_grad and id(p) not in held for p in model.parameters())): <-> "
+    "x, y = next(iter(loader))": "independent statements",
+    "health_check: swap: x, y = next(iter(loader)) <-> device = next(model.parameters()).device":
+        "independent statements",
+    "health_check: swap: if x.device != device or y.device != device: <-> probe = copy.deepcopy(model)":
+        "copying the model does not depend on the test",
+    "health_check: swap: if not torch.isfinite(loss): <-> loss.backward()":
+        "backward through a non-finite loss runs; the test reads the same loss",
+    "health_check: flip: x.device != device or y.device != device":
+        "a loader yields inputs and targets from one place, so both or neither are on the model's device",
+    "repair_make_loaders: swap: order = torch.randperm(len(dataset), generator=generator) <-> "
+    "n_val = int(val_fraction * len(dataset))": "independent statements",
+    "repair_make_loaders: swap: val_set = Subset(dataset, order[:n_val].tolist()) <-> "
+    "train_set = Subset(dataset, order[n_val:].tolist())": "independent statements",
+    "repair_make_loaders: swap: train = DataLoader(train_set, batch_size=batch_size, shuffle=True, "
+    "generator=generator) <-> val = DataLoader(val_set, batch_size=batch_size)": "building a DataLoader draws nothing",
+}
