@@ -115,6 +115,7 @@ DIAGNOSES: dict[str, str] = {
     "model_reused": "reused one model across learning rates instead of a fresh one each",
     "modified_input": "modified the caller's input in place",
     "nan_recorded": "recorded a non-finite loss as NaN instead of inf",
+    "needs_generator": "a load without a generator (generator=None) failed: it reached for one anyway",
     "negated": "the gradient has the wrong sign",
     "negative_as_zero": "reported an all-negative gradient as 'zero'",
     "never_thresholded": "compared raw outputs with the labels without thresholding",

@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from ..core import call, describe, fail, graded
+from ..core import LearnerRaised, call, describe, fail, graded
 from ..devices import each_device
 from ..starters import REPAIR_LOAD_CHECKPOINT
 from ._training import blobs, make_loss, make_model, make_optimizer
@@ -224,6 +224,22 @@ def _scratch():
         yield Path(tmp)
 
 
+def _loads_without_generator(load, name: str, path: Path, seed: int) -> None:
+    """A caller without a generator of its own (``generator=None``, the default) loads a checkpoint that holds
+    one: the load restores the rest and leaves the generator alone."""
+    if not path.exists():
+        return
+    model, optimizer, _ = _objects(seed, "cpu", torch.Generator().manual_seed(seed), init_seed=seed + 2000)
+    try:
+        call(load, path, model, optimizer)
+    except LearnerRaised as raised:
+        fail(f"{raised.call_text}, without a generator (generator=None, the default), raised "
+             f"{type(raised.error).__name__}: {str(raised.error).splitlines()[0] if str(raised.error) else ''}.",
+             f"the generator step of {name}: the caller has no generator of its own, and the load reached for one.",
+             "restore the generator's state only when the caller passed a generator (and the file holds one).",
+             code="needs_generator")
+
+
 def _save_then_load(save_checkpoint, load_checkpoint, seed, device, half, tmp):
     """Train `half` epochs, save, build fresh objects, disturb every RNG, load. Returns what is needed."""
     g = _reset_rngs(seed, device)
@@ -289,6 +305,7 @@ def checkpoint_resume_matches(save_checkpoint, load_checkpoint, seed: int = 1, e
                 save_checkpoint, load_checkpoint, seed, device, half, tmp)
             start = next_epoch if type(next_epoch) is int and 0 <= next_epoch <= epochs else half
             resumed = [_epoch(model2, optimizer2, data2, device) for _ in range(start, epochs)]
+            _loads_without_generator(load_checkpoint, "load_checkpoint", tmp / "checkpoint.pt", seed)
         exact = device == "cpu"
         tol = 0.0 if exact else 1e-5
         want = [v for e in straight[start:] for v in e]
@@ -404,4 +421,5 @@ def repair_load_checkpoint_rngs(repair_load_checkpoint, seed: int = 2, half: int
     for device in each_device(notes):
         with _scratch() as tmp:
             at_save, now, _ = _team_resume(repair_load_checkpoint, seed, device, half, tmp)
-        _expect_restored(at_save, now, ("generator", "torch", "numpy", "python", "cuda"))
+            _expect_restored(at_save, now, ("generator", "torch", "numpy", "python", "cuda"))
+            _loads_without_generator(repair_load_checkpoint, "repair_load_checkpoint", tmp / "checkpoint.pt", seed)

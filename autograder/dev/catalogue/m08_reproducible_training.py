@@ -167,6 +167,14 @@ _LEFT = {"epoch": ("test_repair_load_checkpoint_epoch", "epoch_off_by_one"),
 
 _repaired, _LEFT_ALONE = repair_catalogue("repair_load_checkpoint", REPAIR_LOAD_CHECKPOINT, _FIXES, _LEFT)
 MUTANTS.update(_LEFT_ALONE)
+# Found by the automatic mutator: the generator restored whether or not the caller passed one.
+MUTANTS["repair_generator_always_restored"] = Mutant(
+    _repaired(extra=[("    if generator is not None:\n        generator.set_state", "    if True:\n        generator.set_state")]),
+    ["test_repair_load_checkpoint_rngs"], ["needs_generator"])
+MUTANTS["load_generator_always_restored"] = Mutant(
+    patched(MODULE, "load_checkpoint", ('if generator is not None and rng["generator"] is not None:',
+                                        'if generator is not None or rng["generator"] is not None:')),
+    ["test_load_checkpoint_resume_matches"], ["needs_generator"])
 MUTANTS["repair_python_rng_dropped"] = Mutant(
     _repaired(extra=[('    random.setstate(rng["python"])\n', "")]), ["test_repair_load_checkpoint_rngs"],
     ["python_rng_not_restored"])
@@ -194,3 +202,49 @@ def repair_load_checkpoint(path, model, optimizer, generator=None):
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
+
+# Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
+_CUDA = "a CUDA RNG line: only a CUDA device can tell it (`-m gpu` runs this module's checks there)"
+_INDEPENDENT = "independent statements: each restores or seeds its own owner"
+EQUIVALENT = {
+    "seed_everything: swap: random.seed(seed) <-> np.random.seed(seed)": _INDEPENDENT,
+    "seed_everything: swap: np.random.seed(seed) <-> torch.manual_seed(seed)": _INDEPENDENT,
+    "seed_everything: swap: torch.manual_seed(seed) <-> if torch.cuda.is_available():": _INDEPENDENT,
+    "seed_everything: delete: if torch.cuda.is_available():": _CUDA,
+    "seed_everything: swap: if torch.cuda.is_available(): <-> generator = torch.Generator()": _INDEPENDENT,
+    "seed_everything: delete: torch.cuda.manual_seed_all(seed)": _CUDA,
+    "save_checkpoint: delete: path = Path(path)": "the checks pass a Path already; a str path is the caller's "
+                                                  "choice the contract leaves open, and torch.save takes both",
+    "save_checkpoint: swap: path = Path(path) <-> torch.save(state, path)": "the same file is written either way",
+    "save_checkpoint: swap: state = {'model': model.state_dict(), 'optimizer': optimizer.state_dict(), 'epoch': "
+    "epoch, 'rng': {'python': random.getstate(), 'numpy': _numpy_state(), 'torch': torch.get_rng_state(), 'cuda': "
+    "torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None, 'generator': None if generator is None "
+    "else generator.get_state()}} <-> path = Path(path)": "building the state does not read the path",
+    "load_checkpoint: delete: if rng['cuda'] is not None and torch.cuda.is_available():": _CUDA,
+    "load_checkpoint: delete: torch.cuda.set_rng_state_all(rng['cuda'])": _CUDA,
+    "load_checkpoint: flip: rng['cuda'] is not None and torch.cuda.is_available()": _CUDA,
+    "load_checkpoint: flip: rng['cuda'] is not None": _CUDA,
+    "load_checkpoint: flip: True -> False in state = torch.load(path, weights_only=True)":
+        "the file holds tensors and plain data, which both loaders read alike; weights_only is the safe habit "
+        "the lesson teaches, not a result a check can see",
+    "repair_load_checkpoint: delete: if rng['cuda'] is not None and torch.cuda.is_available():": _CUDA,
+    "repair_load_checkpoint: delete: torch.cuda.set_rng_state_all(rng['cuda'])": _CUDA,
+    "repair_load_checkpoint: flip: rng['cuda'] is not None and torch.cuda.is_available()": _CUDA,
+    "repair_load_checkpoint: flip: rng['cuda'] is not None": _CUDA,
+    "repair_load_checkpoint: flip: True -> False in state = torch.load(path, weights_only=True)":
+        "the file holds tensors and plain data, which both loaders read alike",
+}
+for _function in ("load_checkpoint", "repair_load_checkpoint"):
+    EQUIVALENT.update({
+        f"{_function}: swap: model.load_state_dict(state['model']) <-> optimizer.load_state_dict(state['optimizer'])":
+            _INDEPENDENT,
+        f"{_function}: swap: optimizer.load_state_dict(state['optimizer']) <-> rng = state['rng']": _INDEPENDENT,
+        f"{_function}: swap: random.setstate(rng['python']) <-> name, key, pos, has_gauss, cached = rng['numpy']":
+            _INDEPENDENT,
+        f"{_function}: swap: np.random.set_state((name, np.array(key, dtype=np.uint32), pos, has_gauss, cached)) "
+        "<-> torch.set_rng_state(rng['torch'])": _INDEPENDENT,
+        f"{_function}: swap: torch.set_rng_state(rng['torch']) <-> if rng['cuda'] is not None and "
+        "torch.cuda.is_available():": _INDEPENDENT,
+        f"{_function}: swap: if rng['cuda'] is not None and torch.cuda.is_available(): <-> if generator is not None "
+        "and rng['generator'] is not None:": _INDEPENDENT,
+    })
