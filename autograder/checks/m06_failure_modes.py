@@ -268,7 +268,9 @@ def pick_lr_choice(pick_lr, seed: int = 0, *, notes):
             fail(f"pick_lr returned {describe(out)}.", "the chosen learning rate.", "return the key itself (a float).",
                  code="not_a_float")
         if out != want and out not in sweep:
-            fail(f"for the sweep {dict(sweep)}, pick_lr returned {out}, which is not one of the swept rates.",
+            losses = [k for k, v in sweep.items() if v == out]
+            what = f" but the loss of the rate {losses[0]}" if losses else ""
+            fail(f"for the sweep {dict(sweep)}, pick_lr returned {out}, which is not one of the swept rates{what}.",
                  "the chosen learning rate: the sweep measured only its own rates, so any other value (a fraction "
                  "of the best one, as some rate finders suggest, or an average) is a rate nobody tried.",
                  "return the swept rate (a key of the sweep) whose loss is the lowest finite one.",

@@ -90,7 +90,7 @@ MUTANTS = {
     "pick_returns_loss": Mutant({"pick_lr": PK + """
     finite = [v for v in sweep.values() if math.isfinite(v)]
     return min(finite)
-"""}, ["test_pick_lr_choice"], ["wrong_choice"]),
+"""}, ["test_pick_lr_choice"], ["not_a_swept_rate"]),
     # --- health_check: each code missed in turn ---------------------------------------------
     "health_misses_eval_mode": Mutant(patched(
         MODULE, "health_check", ('codes.add("eval_mode")', "pass")),
