@@ -23,7 +23,7 @@ import numbers
 import re
 
 from . import core, progress
-from .syllabus import MODULES
+from .syllabus import MODULES, module_of_checks
 
 _REPAIR_1 = ("Run the check cells under it first and read which owner each failing check names. The colleague's "
              "code runs without an error: its bugs show only as the wrong owner holding the wrong state, so the "
@@ -69,6 +69,41 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "When the counts differ, raise before touching `y`, naming `y`'s shape and `logits`' shape; when they "
             "match, return `y` reshaped to exactly `logits.shape` (already aligned targets come back unchanged). "
             "Never let broadcasting decide: `[N, 1]` against `[N]` silently becomes `[N, N]`.",
+        ),
+    },
+    "01b-by-hand": {
+        "manual_gradients": (
+            "You are doing autograd's job, so follow its route: from the loss back to each parameter, one "
+            "owner of the forward pass at a time (the loss, the logit, the hidden output, the pre-activation). "
+            "Every gradient you return has its parameter's shape.",
+            "Start where the lesson started, dL/dz for one example, then ask what the MEAN over a batch of N "
+            "changes: each example's share, and how a bias, which every example touches, collects its gradient. "
+            "Matrix products of `[N, a]` and `[N, b]` tensors, one of them transposed, give `[a, b]` sums over the "
+            "batch; check every product's shape against the parameter's.",
+            "Carry one tensor backwards per layer: the gradient at the logits (shape `[N, 1]`), then at the hidden "
+            "output, then at the pre-activation, where tanh's local derivative enters (the lesson wrote it with "
+            "h). Each layer's weight and bias gradients come from the tensor that reached that layer and the "
+            "layer's own input.",
+        ),
+        "bce_with_logits": (
+            "The naive loss fails because it builds a probability first and float32 rounds sigmoid(100) to "
+            "exactly 1. Work with the logit throughout, and the loss of an element never needs a probability.",
+            "Write -log(sigmoid(z)) and -log(1 - sigmoid(z)) in terms of z alone; both become log(1 + e^something). "
+            "Look up `torch.nn.functional.softplus`, `torch.log1p`, `torch.clamp` and `Tensor.abs`: one of "
+            "them makes log(1 + e^t) safe by itself, the others let you build a safe form.",
+            "For a large positive t, log(1 + e^t) is t plus a small term; for a large negative t it is a small "
+            "term. Split off the part that grows, so that e is only ever raised to zero or a negative number, "
+            "and make sure no branch you discard overflows either: its gradient still flows.",
+        ),
+        "sgd_momentum_step": (
+            "You are the fourth owner now: the optimizer's state. The buffers are yours to create on the first "
+            "call and to hand back, and the parameters must stay the very tensors the model holds.",
+            "Reread the lesson's formula and what `optimizer.state[p][\"momentum_buffer\"]` held after the "
+            "first step. Look up `torch.no_grad()`, `Tensor.mul_`, `Tensor.add_`, `Tensor.sub_` and "
+            "`Tensor.clone`, and what torch.optim.SGD does with a parameter whose `.grad` is None.",
+            "Walk the parameters with their buffers side by side: skip a parameter with no gradient, make a "
+            "first buffer from the gradient (a tensor of its own), otherwise update the buffer with the rule, "
+            "then change the parameter in place by the learning rate times its buffer, with recording off.",
         ),
     },
     "02-autograd-ledger": {
@@ -212,6 +247,17 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Call the step `steps` times on the same `(x, y)` with the same optimizer and collect the returned "
             "floats. Do not rebuild the model or the optimizer between steps (Adam's state must carry over) and "
             "do not record a loss computed after the update.",
+        ),
+        "trace_loop": (
+            "Keep three owners in your head and let each statement touch only its own: zero_grad() and backward() "
+            "are the only statements that change .grad, a forward pass is the only one that records a graph, and "
+            "step() is the only one that moves the weights.",
+            "Model the state rather than the statements: what .grad holds is best kept as the list of batches "
+            "whose gradients it sums (or no tensor at all), and `loss` as the batch whose graph it holds (or "
+            "none). Reread what zero_grad(set_to_none=False) does to a .grad that is None.",
+            "Walk the iterations one statement at a time, updating that state as the lesson's ledger does, and "
+            "name .grad only after the statement ran: from how many batches it sums, and whether the one batch "
+            "is the current iteration's. A false condition leaves everything as it was.",
         ),
         "repair_train_epoch": (
             _REPAIR_1,
@@ -472,6 +518,9 @@ def module_id_of(checks_module: str) -> str:
     ids = [m.id for m in MODULES]
     if short in ids:
         return short
+    named = module_of_checks(short)
+    if named is not None:
+        return named.id
     match = re.match(r"m(\d\d)_", short)
     found = [i for i in ids if match and i.startswith(match.group(1) + "-")]
     if len(found) != 1:
@@ -534,7 +583,7 @@ def hint(module_id: str, name, level: int = 1) -> None:
         close = difflib.get_close_matches(name.lower(), [f.lower() for f in functions], n=1, cutoff=0.6)
         guess = next((f for f in functions if close and f.lower() == close[0]), None)
         listed = ", ".join(f'"{f}"' for f in functions)
-        body = (f"no hints for {name!r} in module {module_id[:2]}. Its graded functions are {listed}."
+        body = (f"no hints for {name!r} in module {module_id.split('-', 1)[0]}. Its graded functions are {listed}."
                 + (f' Did you mean `{next_call(guess, 1)}`?' if guess else ""))
         _show("hint", name, body, colour=_GREY)
         return None

@@ -62,7 +62,7 @@ def _module_of(checks_module: str):
     found = module_of_checks(checks_module)
     if found is None:
         short = checks_module.rsplit(".", 1)[-1]
-        numbered = [m for m in MODULES if short[:1] == "m" and short[1:3].isdigit() and m.id[:2] == short[1:3]]
+        numbered = [m for m in MODULES if short[:1] == "m" and m.number == short[1:].split("_", 1)[0]]
         found = numbered[0] if len(numbered) == 1 else None
     return found
 

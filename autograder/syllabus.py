@@ -20,6 +20,11 @@ class Module:
     colab_packages: tuple[str, ...] = ()  # what Colab lacks for this module (beyond the course package)
 
     @property
+    def number(self) -> str:
+        """The module's number as learners see it: ``01``, ``01b``, ``02``."""
+        return self.id.split("-", 1)[0]
+
+    @property
     def lesson(self) -> str:
         return f"course/{self.id}.ipynb"
 
@@ -36,12 +41,15 @@ class Module:
 MODULES: tuple[Module, ...] = (
     Module("01-tensors", "Shapes are a contract",
            ("make_blobs", "standardize", "pairwise_sq_dists", "align_targets")),
+    Module("01b-by-hand", "The network you traced by hand, three ways",
+           ("manual_gradients", "bce_with_logits", "sgd_momentum_step")),
     Module("02-autograd-ledger", "What is recorded, and when to stop recording",
            ("grad_of", "numerical_grad", "grad_report", "leaves_of", "stable_softmax")),
     Module("03-nn-module", "Who owns the parameters",
            ("TinyNet", "MLP", "count_parameters", "freeze", "untrained_parameters")),
     Module("04-five-line-step", "The order is not arbitrary",
-           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "repair_train_epoch")),
+           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "trace_loop",
+            "repair_train_epoch")),
     Module("05-train-vs-eval", "Two switches, two jobs",
            ("evaluate", "accuracy", "predict_proba", "fit", "repair_evaluate")),
     Module("06-failure-modes", "Failures that do not raise",
@@ -106,13 +114,13 @@ def whats_next_source(module_id: str) -> str:
     index = [m.id for m in MODULES].index(module_id)
     here = MODULES[index]
     lines = [WHATS_NEXT_MARKER, "",
-             f"You have finished the exercise of module {here.id[:2]}, *{here.title}*. Run every check cell once "
+             f"You have finished the exercise of module {here.number}, *{here.title}*. Run every check cell once "
              "more after a restart (Kernel → Restart and Run All): that is how it will be graded, with other "
              "sizes, seeds and devices. The start page shows your progress "
              f"([in JupyterLab](../../course/00-start.ipynb) · [on Colab]({colab_url('course/00-start.ipynb')}))."]
     if index + 1 < len(MODULES):
         nxt = MODULES[index + 1]
-        lines += ["", f"**Next: module {nxt.id[:2]}, *{nxt.title}*.** Start with its lesson "
+        lines += ["", f"**Next: module {nxt.number}, *{nxt.title}*.** Start with its lesson "
                       f"([in JupyterLab](../../{nxt.lesson}) · [on Colab]({colab_url(nxt.lesson)})), then its "
                       f"exercise ([in JupyterLab](../../{nxt.exercise}) · [on Colab]({colab_url(nxt.exercise)}))."]
     else:
@@ -127,6 +135,6 @@ def start_table() -> str:
     ``course/``) and one for Colab (relative links do not resolve there)."""
     rows = ["| # | lesson | exercise |", "|---|---|---|"]
     for m in MODULES:
-        rows.append(f"| {m.id[:2]} | [{m.title}]({m.id}.ipynb) · [on Colab]({colab_url(m.lesson)}) "
+        rows.append(f"| {m.number} | [{m.title}]({m.id}.ipynb) · [on Colab]({colab_url(m.lesson)}) "
                     f"| [exercise](../{m.exercise}) · [on Colab]({colab_url(m.exercise)}) |")
     return "\n".join(rows)

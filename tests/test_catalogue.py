@@ -64,7 +64,7 @@ class _Catalogue:
 
 
 for _name in MODULES:
-    _cls = f"TestCatalogue{_name[1:3]}"
+    _cls = f"TestCatalogue{_name[1:].split('_')[0]}"
     globals()[_cls] = type(_cls, (_Catalogue,), {"CATALOGUE": _name})
 
 

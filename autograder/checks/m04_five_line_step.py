@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from ..core import call, describe, fail, graded
-from ..devices import each_device
+from ..core import call, describe, fail, graded, job_not_done
+from ..devices import each_device, generator
 from ..ledger import Ledger
 from ..starters import REPAIR_TRAIN_EPOCH
 from ._training import (
@@ -389,3 +389,235 @@ def show_train_step(train_step, seed: int = 0):
         return None
     return ledger
 from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+
+
+# --------------------------------------------------------------------------
+# trace_loop: the learner predicts, line by line, what each owner holds
+
+ZERO_GRAD = "optimizer.zero_grad()"
+ZERO_FILL = "optimizer.zero_grad(set_to_none=False)"
+FORWARD = "loss = loss_fn(model(x), y)"
+BACKWARD = "loss.backward()"
+STEP = "optimizer.step()"
+ODD = "if i % 2 == 1: "
+STATEMENTS = (ZERO_GRAD, ZERO_FILL, FORWARD, BACKWARD, STEP)
+GRAD_STATES = ("none", "zero", "this_batch", "earlier_batch", "accumulated")
+
+#: The loops the visible check traces; hidden tests trace others (and more iterations).
+VISIBLE_BODIES = (
+    (ZERO_GRAD, FORWARD, BACKWARD, STEP),
+    (FORWARD, BACKWARD, STEP),
+    (FORWARD, BACKWARD, ZERO_GRAD, STEP),
+    (ZERO_GRAD, FORWARD, STEP, BACKWARD),
+    (ZERO_FILL, FORWARD, BACKWARD, STEP),
+    (FORWARD, BACKWARD, ZERO_FILL, STEP),
+    (FORWARD, ZERO_GRAD, BACKWARD, STEP),
+    (FORWARD, BACKWARD, ODD + STEP, ODD + ZERO_GRAD),
+)
+HIDDEN_BODIES = (
+    (FORWARD, FORWARD, BACKWARD, STEP, ZERO_GRAD),
+    (ZERO_GRAD, FORWARD, ODD + BACKWARD, STEP),
+    (FORWARD, BACKWARD, FORWARD, STEP),
+    (ZERO_FILL, FORWARD, BACKWARD, ODD + STEP),
+    (FORWARD, BACKWARD, ODD + ZERO_FILL, ODD + STEP),
+    (FORWARD, BACKWARD, STEP, ODD + ZERO_GRAD, FORWARD),
+)
+
+
+def _grad_state(held, i: int) -> str:
+    """What ``.grad`` holds, named from the batches whose gradients are in it (None: no tensor at all)."""
+    if held is None:
+        return "none"
+    if not held:
+        return "zero"
+    if len(held) > 1:
+        return "accumulated"
+    return "this_batch" if held[0] == i else "earlier_batch"
+
+
+def reference_trace(body, iterations: int, seed: int = 0, device: str = "cpu") -> list[dict]:
+    """Run ``for i, (x, y) in enumerate(loader): <body>`` for real on a small model with plain SGD, and read the
+    owners after every statement: each parameter's ``.grad`` (named by the batches whose gradients it sums,
+    which are checked against the real tensors), whether the weights changed, whether ``loss`` holds a graph."""
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss_fn = torch.nn.MSELoss()
+    g = generator(seed + 1)
+    batches = [(torch.randn(5, 3, generator=g).to(device), torch.randn(5, 1, generator=g).to(device))
+               for _ in range(iterations)]
+    params = list(model.parameters())
+    held, graph, loss, expected = None, None, None, []
+    for i, (x, y) in enumerate(batches):
+        for line in body:
+            statement, runs = (line[len(ODD):], i % 2 == 1) if line.startswith(ODD) else (line, True)
+            before = [p.detach().clone() for p in params]
+            if runs:
+                if statement == ZERO_GRAD:
+                    optimizer.zero_grad()
+                    held = None
+                elif statement == ZERO_FILL:
+                    optimizer.zero_grad(set_to_none=False)
+                    held = None if held is None else []
+                elif statement == FORWARD:
+                    loss, graph = loss_fn(model(x), y), i
+                elif statement == BACKWARD:
+                    loss.backward()
+                    held, graph = (held or []) + [graph], None
+                elif statement == STEP:
+                    optimizer.step()
+                else:  # pragma: no cover - the course's own bodies
+                    raise ValueError(f"not a statement of the trace: {line!r}")
+            state = _grad_state(held, i)
+            real = params[0].grad
+            assert (real is None) == (state == "none"), (body, i, line)
+            assert state != "zero" or not real.any(), (body, i, line)
+            expected.append({"grad": state, "held": None if held is None else list(held),
+                             "weights_changed": any(not torch.equal(b, p) for b, p in zip(before, params)),
+                             "graph_alive": graph is not None})
+    return expected
+
+
+def _holds(state: str, held, i: int) -> str:
+    if state == "none":
+        return "no tensor at all (None)"
+    if state == "zero":
+        return "a tensor of zeros"
+    batches = " and ".join(f"batch {k + 1}" for k in held)
+    if state == "accumulated":
+        return f"the sum of the gradients of {batches} ('accumulated')"
+    return f"the gradient of {batches} alone" + (" ('this_batch')" if state == "this_batch" else
+                                                  f", not of this iteration's batch {i + 1} ('earlier_batch')")
+
+
+def _why_grad(statement: str, runs: bool, want: dict, before) -> str:
+    """The owners' reason for the state .grad is in after ``statement``."""
+    if not runs:
+        return "the condition was false in this iteration, so the statement did nothing and .grad kept its state."
+    if statement == ZERO_GRAD:
+        return "zero_grad() sets every parameter's .grad to None (set_to_none is its default)."
+    if statement == ZERO_FILL:
+        return ("zero_grad(set_to_none=False) fills an existing .grad with zeros, and leaves a .grad that is None "
+                "as None.")
+    if statement == BACKWARD:
+        return ("backward() adds the gradient of the loss it was called on into each parameter's .grad; "
+                "only zero_grad() empties .grad, so whatever was there stays in the sum, and the loss "
+                "belongs to the batch its forward pass ran on.")
+    if statement == FORWARD:
+        return "a forward pass records a graph; it does not touch .grad."
+    return "step() reads .grad to update the weights; it does not change .grad."
+
+
+def _why_weights(statement: str, runs: bool, want: dict, before_state: str) -> str:
+    if not runs:
+        return "the condition was false, so nothing ran."
+    if statement != STEP:
+        return "only the optimizer's step() writes into the weights."
+    if before_state == "none":
+        return "step() skips a parameter whose .grad is None: there was nothing to apply."
+    if before_state == "zero":
+        return "plain SGD moves each weight by the learning rate times its .grad, and .grad was all zeros."
+    return "step() moved each weight by the learning rate times the .grad it held."
+
+
+def _why_graph(statement: str, runs: bool, want: dict) -> str:
+    if not runs:
+        return "the condition was false, so nothing ran."
+    if statement == FORWARD:
+        return "the forward pass recorded a new graph for this batch, and `loss` holds it."
+    if statement == BACKWARD:
+        return "backward() walks the graph once and frees it (there is no retain_graph here)."
+    return "this statement neither records nor frees a graph: `loss` keeps what it held."
+
+
+def _call_trace(trace_loop, body, iterations):
+    out = call(trace_loop, list(body), iterations)
+    where = f"trace_loop({list(body)}, {iterations})"
+    rows = len(body) * iterations
+    if out is None:
+        job_not_done(f"{where} returned None.", "nothing", "the trace trace_loop returns.",
+                     f"return a list of {rows} dictionaries, one per statement run, in order.")
+    if not isinstance(out, (list, tuple)):
+        fail(f"{where} returned {describe(out)}, not a list.", "the trace: one row per statement run, in order.",
+             f"return a list of {rows} dictionaries.", code="not_a_list")
+    if len(out) != rows:
+        fail(f"{where} returned {len(out)} rows; {len(body)} statements run {iterations} times make {rows}.",
+             "the trace: one row after every statement the loop runs (a statement whose condition is false "
+             "still gets its row).", f"return exactly {rows} rows, in the order the statements run.",
+             code="wrong_length")
+    for n, row in enumerate(out):
+        if not isinstance(row, dict) or not {"grad", "weights_changed", "graph_alive"} <= set(row):
+            fail(f"{where}: row {n} is {describe(row)}.", "the trace's rows: each one a dictionary with the keys "
+                 "'grad', 'weights_changed' and 'graph_alive'.", "give every row those three keys.",
+                 code="wrong_keys")
+        if row["grad"] not in GRAD_STATES:
+            fail(f"{where}: row {n} has grad={row['grad']!r}.", "the trace's grad column: one of "
+                 f"{', '.join(map(repr, GRAD_STATES))}.", "use exactly those names.", code="wrong_keys")
+    return out
+
+
+def _first_wrong(trace_loop, bodies, iterations, column: str):
+    """The first row (of any body) whose ``column`` differs from the reference, with how many rows differ."""
+    for body in bodies:
+        out = _call_trace(trace_loop, body, iterations)
+        want = reference_trace(body, iterations)
+        wrong = [n for n, (got, exp) in enumerate(zip(out, want)) if got[column] != exp[column]]
+        if wrong:
+            return body, out, want, wrong
+    return None
+
+
+def _row_text(body, n: int) -> tuple[str, str, bool, int]:
+    i, line = divmod(n, len(body))
+    statement = body[line]
+    runs = not statement.startswith(ODD) or i % 2 == 1
+    return f"iteration {i + 1} (i = {i}), `{statement}`", statement.removeprefix(ODD), runs, i
+
+
+@graded("trace_loop")
+def trace_loop_grads(trace_loop, iterations: int = 3, hidden: bool = False, *, notes):
+    """The grad column: what every parameter's .grad holds after each statement."""
+    found = _first_wrong(trace_loop, HIDDEN_BODIES if hidden else VISIBLE_BODIES, iterations, "grad")
+    if found:
+        body, out, want, wrong = found
+        n = wrong[0]
+        where, statement, runs, i = _row_text(body, n)
+        exp = want[n]
+        previous = want[n - 1]["grad"] if n else "none"
+        fail(f"tracing the loop body {list(body)} over {iterations} batches, {len(wrong)} row(s) of the grad "
+             f"column differ; the first: after {where} you said {out[n]['grad']!r}, and .grad holds "
+             f"{_holds(exp['grad'], exp['held'], i)}.",
+             f"each parameter's .grad: before this statement it was {previous!r}; "
+             + _why_grad(statement, runs, exp, previous),
+             "follow .grad from the start of the loop, statement by statement: only zero_grad() empties it, only "
+             "backward() adds to it, and a loss belongs to the batch of the forward pass that made it. Run the "
+             "loop and look, if it helps.", code="trace_wrong_grad")
+
+
+@graded("trace_loop")
+def trace_loop_weights_and_graph(trace_loop, iterations: int = 3, hidden: bool = False, *, notes):
+    """The weights_changed and graph_alive columns: which statement moved the weights, and when a graph is alive."""
+    bodies = HIDDEN_BODIES if hidden else VISIBLE_BODIES
+    found = _first_wrong(trace_loop, bodies, iterations, "weights_changed")
+    if found:
+        body, out, want, wrong = found
+        n = wrong[0]
+        where, statement, runs, _ = _row_text(body, n)
+        before = want[n - 1]["grad"] if n else "none"
+        fail(f"tracing {list(body)}, {len(wrong)} row(s) of weights_changed differ; the first: after {where} you "
+             f"said {out[n]['weights_changed']}, and the weights {'changed' if want[n]['weights_changed'] else 'did not change'}.",
+             "the parameters' values, which the optimizer owns the right to change: "
+             + _why_weights(statement, runs, want[n], before),
+             "ask of every statement whether it is the optimizer's step, and what .grad held when it ran.",
+             code="trace_wrong_weights")
+    found = _first_wrong(trace_loop, bodies, iterations, "graph_alive")
+    if found:
+        body, out, want, wrong = found
+        n = wrong[0]
+        where, statement, runs, _ = _row_text(body, n)
+        fail(f"tracing {list(body)}, {len(wrong)} row(s) of graph_alive differ; the first: after {where} you said "
+             f"{out[n]['graph_alive']}, and `loss` {'holds' if want[n]['graph_alive'] else 'holds no'} graph that "
+             "backward() could still use.",
+             "autograd's graph of the current forward pass: " + _why_graph(statement, runs, want[n]),
+             "mark where each graph is recorded and where backward() frees it; the other statements leave it.",
+             code="trace_wrong_graph")

@@ -37,7 +37,7 @@ class Mutant:
 
 
 # Every catalogue module in this folder (m01_tensors.py, m02_..., ...).
-MODULES = sorted(p.stem for p in Path(__file__).parent.glob("m[0-9][0-9]_*.py"))
+MODULES = sorted(p.stem for p in Path(__file__).parent.glob("m[0-9][0-9]*_*.py"))
 
 
 def edited(source: str, *edits: tuple[str, str]) -> str:

@@ -283,6 +283,78 @@ VARIANTS["repair_model_zero_grad_and_counter"] = {"repair_train_epoch": edited(
                                             "        count += inputs.size(0)\n"),
     ("running_loss / len(loader)", "running_loss / count"))}
 
+# --- trace_loop: the misconceptions a learner's prediction can hold --------------------------------------------
+_TRACE = "trace_loop"
+MUTANTS.update({
+    "trace_backward_overwrites": Mutant(patched(MODULE, _TRACE, ("held = (held or []) + [graph]", "held = [graph]")),
+                                        ["test_trace_loop_grads"], ["trace_wrong_grad"]),
+    "trace_fill_makes_zeros_from_none": Mutant(patched(MODULE, _TRACE, ("held = None if held is None else []",
+                                                                        "held = []")),
+                                               ["test_trace_loop_grads"], ["trace_wrong_grad"]),
+    "trace_fill_same_as_none": Mutant(patched(MODULE, _TRACE, ("held = None if held is None else []", "held = None")),
+                                      ["test_trace_loop_grads"], ["trace_wrong_grad"]),
+    "trace_step_consumes_grads": Mutant(patched(MODULE, _TRACE, ("changed = bool(held)                    # None is",
+                                                                 "changed, held = bool(held), None  # None is")),
+                                        ["test_trace_loop_grads"], ["trace_wrong_grad"]),
+    "trace_forward_clears_grads": Mutant(patched(MODULE, _TRACE, ("graph = i                               #",
+                                                                  "graph, held = i, None  #")),
+                                         ["test_trace_loop_grads"], ["trace_wrong_grad"]),
+    "trace_one_batch_is_this_batch": Mutant(patched(MODULE, _TRACE, ('"this_batch" if held[0] == i else "earlier_batch"',
+                                                                     '"this_batch"')),
+                                            ["test_trace_loop_grads"], ["trace_wrong_grad"]),
+    "trace_condition_ignored": Mutant(patched(MODULE, _TRACE, ("i % 2 == 1\n", "True\n")),
+                                      ["test_trace_loop_grads", "test_trace_loop_weights_and_graph"],
+                                      ["trace_wrong_grad", "trace_wrong_weights"]),
+    "trace_every_step_moves": Mutant(patched(MODULE, _TRACE, ("changed = bool(held)", "changed = True")),
+                                     ["test_trace_loop_weights_and_graph"], ["trace_wrong_weights"]),
+    "trace_zero_grads_move_weights": Mutant(patched(MODULE, _TRACE, ("changed = bool(held)", "changed = held is not None")),
+                                            ["test_trace_loop_weights_and_graph"], ["trace_wrong_weights"]),
+    "trace_graph_survives_backward": Mutant(patched(MODULE, _TRACE, ("                graph = None\n", "")),
+                                            ["test_trace_loop_weights_and_graph"], ["trace_wrong_graph"]),
+    "trace_zero_grad_frees_graph": Mutant(patched(MODULE, _TRACE, ("            if runs and statement == \"optimizer.zero_grad()\":\n"
+                                                                   "                held = None\n",
+                                                                   "            if runs and statement == \"optimizer.zero_grad()\":\n"
+                                                                   "                held, graph = None, None\n")),
+                                          ["test_trace_loop_weights_and_graph"], ["trace_wrong_graph"]),
+    "trace_rows_only_when_run": Mutant(patched(MODULE, _TRACE, ("            rows.append(", "            if runs: rows.append(")),
+                                       ["test_trace_loop_grads", "test_trace_loop_weights_and_graph"], ["wrong_length"]),
+})
+VARIANTS["trace_by_running_it"] = {_TRACE: """def trace_loop(body, iterations):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss_fn = nn.MSELoss()
+    rows, loss, made_from, alive, sources = [], None, None, False, []
+    for i in range(iterations):
+        x, y = torch.randn(4, 3), torch.randn(4, 1)
+        for line in body:
+            statement = line.removeprefix("if i % 2 == 1: ")
+            runs = statement == line or i % 2 == 1
+            before = model.weight.detach().clone()
+            if runs and statement == "loss = loss_fn(model(x), y)":
+                loss, made_from, alive = loss_fn(model(x), y), i, True
+            elif runs and statement == "loss.backward()":
+                loss.backward()
+                sources.append(made_from)
+                alive = False
+            elif runs and statement.startswith("optimizer.zero_grad("):
+                optimizer.zero_grad(set_to_none="False" not in statement)
+                sources = []
+            elif runs and statement == "optimizer.step()":
+                optimizer.step()
+            if model.weight.grad is None:
+                grad = "none"
+            elif not sources:
+                grad = "zero"
+            elif len(sources) > 1:
+                grad = "accumulated"
+            else:
+                grad = "this_batch" if sources[0] == i else "earlier_batch"
+            rows.append({"grad": grad, "weights_changed": not torch.equal(before, model.weight),
+                         "graph_alive": alive})
+    return rows
+"""}
+
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
 
