@@ -19,6 +19,7 @@ DIAGNOSES: dict[str, str] = {
     "broadcast": "broadcast or expanded the targets instead of reshaping them",
     "buffer_aliases_grad": "a momentum buffer is the parameter's .grad tensor itself, not a copy",
     "buffers_changed": "evaluation changed BatchNorm's running statistics (the model was left in train mode)",
+    "built_to_predict": "built tensors or a module to read off a state_dict it was asked to predict",
     "caller_no_grad": "fails when called inside torch.no_grad()",
     "changed_model": "counting changed the model's requires_grad flags or mode",
     "changed_state": "changed the optimizer's param groups or the model's requires_grad flags",
@@ -113,8 +114,8 @@ DIAGNOSES: dict[str, str] = {
     "missing_file": "returned a path that does not exist",
     "missing_leaves": "found only some of the leaves (walked one level, not the whole graph)",
     "missing_names": "the report misses some parameter names",
-    "missing_parameters": "some expected parameters are missing",
     "missing_steps": "stepped the optimizer less often than there were batches",
+    "mlp_not_ready": "the learner's MLP did not build or register its layers, so its plan could not be judged",
     "mode_changed": "left the model in another mode (train/eval) than the caller set",
     "model_not_restored": "the checkpoint did not restore the model's parameters into the caller's model",
     "model_reused": "reused one model across learning rates instead of a fresh one each",
@@ -206,9 +207,7 @@ DIAGNOSES: dict[str, str] = {
     "scheduler_count": "scheduler.step() ran a wrong number of times",
     "scheduler_per_epoch": "scheduler.step() ran once per epoch instead of per optimizer step",
     "serving_skew": "predictions preprocess the images differently from the model's training",
-    "sigmoid_output": "a sigmoid after the output layer (the model should return logits)",
     "skips_frozen": "left out the frozen parameters",
-    "skips_layer": "forward skips a layer",
     "softmax_one_output": "a softmax over a single logit",
     "squeezed": "dropped a dimension of size 1 (squeeze), so an edge size changed the contract's shape",
     "stale_grads": "gradients were not cleared between updates",
@@ -271,7 +270,6 @@ DIAGNOSES: dict[str, str] = {
     "wrong_loss": "reported another loss than the batch's",
     "wrong_mean": "the epoch's mean loss is wrong",
     "wrong_mode": "a forward pass ran in the wrong mode (train/eval)",
-    "wrong_names": "the parameters have other names than the contract's",
     "wrong_normalization": "the normaliser does not compute (x - mean) / std",
     "wrong_rate": "dropout uses another rate than the dropout argument",
     "wrong_result": "the result is not the dict of lists and floats asked for",
@@ -287,7 +285,6 @@ DIAGNOSES: dict[str, str] = {
     "wrong_val_loss": "the recorded validation loss differs from a correct loop's",
     "wrong_value": "the returned values differ from a correct implementation's",
     "zero_as_nonzero": "reported an all-zero gradient as 'nonzero'",
-    "zero_gradient": "a parameter's gradient is all zeros",
 }
 
 

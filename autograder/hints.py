@@ -159,18 +159,8 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
     "03-nn-module": {
-        "TinyNet": (
-            "The module owns its parameters only once they are registered, and registration happens when a "
-            "submodule is assigned as an attribute of `self`, after the registries exist.",
-            "Look up `nn.Module.__init__` (call the parent's `__init__` before anything else), "
-            "`nn.Linear(in_features, out_features)`, and the names `named_parameters()` shows: `hidden.weight` "
-            "comes from an attribute called `hidden`.",
-            "In `__init__`, assign the two Linear layers to the attributes the contract names; in `forward`, "
-            "apply the hidden layer, the ReLU and the output layer, and return the raw output: nothing after "
-            "`out`.",
-        ),
         "MLP": (
-            "The same owner as in TinyNet, with a number of layers known only at run time: every layer must end "
+            "The module owns its parameters only once they are registered, and here the number of layers is known only at run time: every layer must end "
             "up registered on the module, or `parameters()`, `state_dict()` and `.to(device)` will not see it.",
             "A plain Python list registers nothing. Look up `nn.Sequential`, `nn.ModuleList` and "
             "`nn.Dropout(p)`; pairing each size with the next one (`zip` of the list with itself shifted by one) "
@@ -178,6 +168,16 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Collect the layers in a list, then hand it to a container that registers them. After each Linear "
             "except the last add a ReLU and, only when `dropout > 0`, a Dropout; after the last Linear add "
             "nothing, so its output can be negative.",
+        ),
+        "plan_mlp": (
+            "A state_dict key is the path of attributes from the model down to the tensor. Ask your own MLP "
+            "which attribute holds its layers and how that container names what it holds.",
+            "An `nn.Sequential` (or `nn.ModuleList`) names its modules by position, 0, 1, 2, ..., and every "
+            "module it holds takes a position, even one that owns no tensor. Reread how `nn.Linear` stores its "
+            "weight: which size is the row count?",
+            "Walk the consecutive pairs of sizes as your MLP's constructor does, keep a counter of the position "
+            "the next module will get, and write down the weight and bias entries of each Linear before moving "
+            "the counter past whatever your MLP puts after it.",
         ),
         "count_parameters": (
             "Count the values the module owns as parameters: elements, not tensors. Ask the module for its "

@@ -46,7 +46,7 @@ MODULES: tuple[Module, ...] = (
     Module("02-autograd-ledger", "What is recorded, and when to stop recording",
            ("grad_of", "numerical_grad", "grad_report", "leaves_of", "stable_softmax")),
     Module("03-nn-module", "Who owns the parameters",
-           ("TinyNet", "MLP", "count_parameters", "freeze", "untrained_parameters")),
+           ("MLP", "plan_mlp", "count_parameters", "freeze", "untrained_parameters")),
     Module("04-five-line-step", "The order is not arbitrary",
            ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "trace_loop",
             "repair_train_epoch")),

@@ -18,20 +18,19 @@ def _failed(check, *args, **kwargs):
     return info.value.result
 
 
-class LazyTinyNet(nn.Module):
-    """TinyNet from lazy layers: right after a first forward, but without parameters before one."""
+class LazyMLP(nn.Module):
+    """An MLP of lazy layers: right after a first forward, but without parameters before one."""
 
-    def __init__(self):
+    def __init__(self, sizes, dropout=0.0):
         super().__init__()
-        self.hidden = nn.LazyLinear(4)
-        self.out = nn.LazyLinear(1)
+        self.layers = nn.Sequential(*[nn.LazyLinear(n) for n in sizes[1:]])
 
     def forward(self, x):
-        return self.out(torch.relu(self.hidden(x)))
+        return self.layers(x)
 
 
 def test_lazy_layers_are_named_as_such():
-    result = _failed(m03_nn_module.TinyNet_registers, LazyTinyNet)
+    result = _failed(m03_nn_module.MLP_registers, LazyMLP)
     assert result.code == "lazy_parameters", result.message()
     assert "lazy layer" in result.owner and "input size" in result.todo
 

@@ -1,7 +1,7 @@
 """Checks for module 03-nn-module: who owns the parameters.
 
 Each public function here is one test cell's call, for example
-``check.TinyNet_forward(TinyNet)``.  Hidden tests call the same checks with
+``check.MLP_forward(MLP)``.  Hidden tests call the same checks with
 other sizes and seeds.  The models the checks build for ``count_parameters``,
 ``freeze`` and ``untrained_parameters`` are defined here, so that the expected
 answers are known by construction, not computed with the learner's method.
@@ -18,9 +18,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..core import call, describe, fail, graded, job_not_done
+from ..core import _LAZY_OWNER, _LAZY_TODO, LearnerRaised, call, describe, fail, graded, job_not_done
 from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
-from ..ledger import NONZERO, ZERO, Ledger, grad_state
+from ..ledger import Ledger
 from . import _training  # noqa: F401 - its import pays for the first optimizer's (see there)
 
 # --------------------------------------------------------------------------
@@ -113,161 +113,6 @@ def _linear(h: torch.Tensor, layer: nn.Linear) -> torch.Tensor:
 
 
 # --------------------------------------------------------------------------
-# TinyNet
-
-
-_TINY_SHAPES = {"hidden.weight": (4, 2), "hidden.bias": (4,), "out.weight": (1, 4), "out.bias": (1,)}
-_TINY_LAYERS = {"hidden": (2, 4), "out": (4, 1)}
-
-
-def _tinynet(TinyNet, seed: int) -> nn.Module:
-    with _rng(seed):
-        net = call(TinyNet)
-    _expect_module(net, "TinyNet()", "the class TinyNet.")
-    return net
-
-
-def _tiny_layers(net: nn.Module) -> dict:
-    """The registered parameters by name, after checking them against the contract."""
-    named = dict(net.named_parameters())
-    if not named:
-        _not_registered(net, "TinyNet()")
-    want = list(_TINY_SHAPES)
-    missing = [n for n in want if n not in named]
-    extra = [n for n in named if n not in _TINY_SHAPES]
-    if missing or extra:
-        if not extra:
-            seen = f"TinyNet() registers {_names(named)} but not {_names(missing)}."
-            todo = "build both layers with nn.Linear and keep its default bias=True."
-            code = "missing_parameters"
-        elif not missing:
-            seen = f"TinyNet() registers {_names(extra)} on top of {_names(want)}."
-            todo = "keep only the two Linear layers (a ReLU has no parameters, so registering one is fine)."
-            code = "extra_parameters"
-        else:
-            seen = f"TinyNet() registers parameters named {_names(named)}; the contract names them {_names(want)}."
-            todo = "assign the first layer to `self.hidden` and the second to `self.out`."
-            code = "wrong_names"
-        fail(seen,
-             "the attribute names in __init__: `self.<name> = nn.Linear(...)` registers `<name>.weight` and "
-             "`<name>.bias`, the keys that state_dict(), checkpoints and this grader use.",
-             todo, code=code)
-    for layer, (n_in, n_out) in _TINY_LAYERS.items():
-        module = getattr(net, layer)
-        if not isinstance(module, nn.Linear):
-            fail(f"TinyNet().{layer} is {describe(module)}, not an nn.Linear.",
-                 f"the layer registered as `{layer}`.",
-                 f"assign `self.{layer} = nn.Linear({n_in}, {n_out})`.", code="wrong_layers")
-    for name, shape in _TINY_SHAPES.items():
-        if tuple(named[name].shape) != shape:
-            fail(f"TinyNet()'s `{name}` has shape {list(named[name].shape)}; hidden = Linear(2, 4) and "
-                 f"out = Linear(4, 1) give it shape {list(shape)}.",
-                 f"the sizes you passed to nn.Linear for `{name.split('.')[0]}`.",
-                 "2 input features, 4 hidden units, 1 output: nn.Linear(in_features, out_features).",
-                 code="wrong_layers")
-    return named
-
-
-@graded("TinyNet")
-def TinyNet_registers(TinyNet, n: int = 5, seed: int = 0, *, notes):
-    """TinyNet() registers hidden = Linear(2, 4) and out = Linear(4, 1), 17 parameters, and maps [N, 2] to [N, 1]."""
-    net = _tinynet(TinyNet, seed)
-    named = _tiny_layers(net)
-    total = sum(p.numel() for p in named.values())
-    state = net.state_dict(keep_vars=True)
-    held = {id(v) for v in state.values()}
-    lost = [name for name, p in named.items() if id(p) not in held]
-    if total != 17 or lost:
-        fail(f"TinyNet() holds {total} parameter values and its state_dict() lacks {_names(lost)}.",
-             "the module's registries (parameters and state_dict).",
-             "register exactly the two Linear layers as attributes.", code="wrong_layers")
-    for device in each_device(notes):
-        net.to(device)
-        x = _randn(n, 2, seed=seed, device=device)
-        out = _forward(net, x, "TinyNet()")
-        expect_tensor(out, f"TinyNet()(x) for x of shape [{n}, 2] on {device}",
-                      "the tensor forward() returned: one logit per row, in a column.",
-                      shape=(n, 1), dtype=torch.float32, device=device)
-
-
-@graded("TinyNet")
-def TinyNet_forward(TinyNet, n: int = 16, seed: int = 0, *, notes):
-    """forward() computes out(relu(hidden(x))), and a loss sends a gradient to all four parameters."""
-    for device in each_device(notes):
-        net = _tinynet(TinyNet, seed)
-        named = _tiny_layers(net)
-        net.to(device)
-        x = _randn(n, 2, seed=seed + 1, device=device, scale=2.0)
-        weights = _randn(n, 1, seed=seed + 2, device=device)
-        what = f"TinyNet()(x) for x of shape [{n}, 2] on {device}"
-        from_loss = f"after backward() on a loss built from TinyNet()(x) (x of shape [{n}, 2] on {device})"
-        with Ledger(net, submodules=True) as ledger:
-            out = _forward(net, x, "TinyNet()")
-            expect_tensor(out, what, "the tensor forward() returned.", shape=(n, 1), dtype=torch.float32,
-                          device=device)
-            if not out.requires_grad:
-                fail(f"{what} returned a tensor without autograd history (requires_grad=False).",
-                     "autograd owns the graph of the forward pass; forward() computed the output without "
-                     "recording it (torch.no_grad(), .detach() or .data), so no loss can reach the parameters.",
-                     "compute the output straight from the layers, with no no_grad block or detach.",
-                     code="no_graph")
-            torch.autograd.backward((out * weights).sum())
-        ran = [e.data["module"] for e in ledger.of("forward") if e.data["module"] != "model"]
-        backward = ledger.of("backward")
-        after = backward[-1].data["after"] if backward else {}
-        for name, p in named.items():
-            state = after.get(name, grad_state(p))
-            if state == NONZERO:
-                continue
-            layer = name.split(".")[0]
-            if state == ZERO:
-                fail(f"{from_loss}, `{name}` holds a gradient of zeros only.",
-                     f"forward(): something multiplies the contribution of `self.{layer}` by zero.",
-                     "pass x through self.hidden, a ReLU, then self.out, and nothing else.",
-                     code="zero_gradient")
-            if layer not in ran:
-                fail(f"{from_loss}, `{name}` has no gradient: it is not on the "
-                     f"path from the loss. The ledger saw forward() run {_names(ran)}, never `self.{layer}`.",
-                     "forward() decides which registered layers the data flows through; a layer that is "
-                     "registered but never called gets no gradient and never trains.",
-                     f"did forward() skip `self.{layer}`? Send x through self.hidden, a ReLU, then self.out.",
-                     code="skips_layer")
-            fail(f"{from_loss}, `{name}` has no gradient, although "
-                 f"`self.{layer}` ran in forward(): its output was cut from the graph.",
-                 "autograd records the graph only through tensors that keep their history; .detach(), .data, "
-                 ".item() or a torch.no_grad() block between the layer and the output cut it.",
-                 f"use the output of `self.{layer}` directly, without detach, .data or no_grad.",
-                 code="cut_from_graph")
-        X = plain(x).double()
-        hidden = _linear(X, net.hidden)
-        ref = _linear(torch.relu(hidden), net.out)
-        got = plain(out).double()
-        if _ref_close(got, ref):
-            continue
-        if _ref_close(got, _linear(hidden, net.out)):
-            seen = f"{what} equals out(hidden(x)): no ReLU between the two layers."
-            owner = "forward(): without the nonlinearity two Linear layers collapse into one linear map."
-            todo = "apply ReLU to the hidden layer's output before self.out."
-            code = "no_relu"
-        elif _ref_close(got, torch.relu(ref)):
-            seen = f"{what} never returns a negative value: a ReLU runs after self.out."
-            owner = "forward(): the last layer's raw output (a logit) can be any real number."
-            todo = "return self.out(...) as it is, with no activation after it."
-            code = "relu_after_last"
-        elif _ref_close(got, torch.sigmoid(ref)):
-            seen = f"{what} lies between 0 and 1: a sigmoid runs after self.out."
-            owner = "forward(): the model returns logits; the loss (BCEWithLogitsLoss) applies the sigmoid itself."
-            todo = "return self.out(...) as it is, with no activation after it."
-            code = "sigmoid_output"
-        else:
-            seen = f"{what} differs from out(relu(hidden(x))) by up to {max_abs_diff(got, ref):.3g}."
-            owner = "forward(): the computation from x to the output."
-            todo = "send x through self.hidden, a ReLU, then self.out, and return that."
-            code = "wrong_value"
-        fail(seen, owner, todo, code=code)
-
-
-# --------------------------------------------------------------------------
 # MLP
 
 
@@ -293,6 +138,9 @@ def _mlp_linears(model: nn.Module, what: str, sizes) -> list[nn.Linear]:
     params = list(model.parameters())
     if not params:
         _not_registered(model, what)
+    if any(isinstance(p, nn.parameter.UninitializedParameter) for p in params):
+        fail(f"{what} holds parameters with no shape yet.", _LAZY_OWNER.format(function="MLP"), _LAZY_TODO,
+             code="lazy_parameters")
     linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
     got = [(m.in_features, m.out_features) for m in linears]
     want = list(zip(sizes[:-1], sizes[1:]))
@@ -512,6 +360,98 @@ def MLP_dropout(MLP, sizes=(4, 32, 32, 1), p: float = 0.5, n: int = 64, seed: in
                          "the dropout step: inverted dropout scales the kept values by 1/(1-p) so that their "
                          "expected value matches eval mode, where nothing is dropped.",
                          "use nn.Dropout(dropout) (or F.dropout), which rescales for you.", code="not_rescaled")
+
+
+# --------------------------------------------------------------------------
+# plan_mlp: the learner's own MLP's state_dict, predicted before it is built
+
+
+class _Allocations(torch.overrides.TorchFunctionMode):
+    """Notes the first torch function that runs (building a layer allocates its tensors)."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = ""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.first = self.first or getattr(func, "__name__", repr(func))
+        return func(*args, **(kwargs or {}))
+
+
+def _built_state(MLP, sizes, dropout) -> dict:
+    """``{key: shape}`` of the learner's own MLP(sizes, dropout), which must hold one weight and one bias per
+    Linear layer for the plan to be judged against it."""
+    what = _mlp_text(sizes, dropout)
+    try:
+        model = call(MLP, list(sizes), dropout=dropout)
+    except LearnerRaised as raised:
+        fail(f"plan_mlp predicts your MLP's state_dict, and building {what} raised "
+             f"{type(raised.error).__name__}: {str(raised.error).strip().splitlines()[0] if str(raised.error).strip() else ''}",
+             "your MLP class: the plan is judged against the module it builds.",
+             "make MLP pass its own checks first, then come back to plan_mlp.", code="mlp_not_ready")
+    state = model.state_dict() if isinstance(model, nn.Module) else {}
+    linears = 2 * (len(sizes) - 1)
+    if len(state) != linears:
+        fail(f"plan_mlp predicts your MLP's state_dict, and {what}.state_dict() holds {len(state)} entries; an MLP "
+             f"with {len(sizes) - 1} Linear layer(s) holds {linears} (a weight and a bias each).",
+             "your MLP class: the plan is judged against the module it builds, and this one does not register "
+             "its layers yet.", "make MLP pass its own checks first, then come back to plan_mlp.",
+             code="mlp_not_ready")
+    return {key: tuple(value.shape) for key, value in state.items()}
+
+
+def _judge_plan(plan_mlp, MLP, sizes, dropout) -> None:
+    want = _built_state(MLP, sizes, dropout)
+    where = f"plan_mlp({list(sizes)}, dropout={dropout})"
+    with _Allocations() as watch:
+        got = call(plan_mlp, list(sizes), dropout=dropout)
+    if watch.first:
+        fail(f"{where} ran torch's {watch.first}: it built tensors (or a module) to read the answer off.",
+             "the plan: the point is to know the state_dict before anything exists, from the sizes and from how "
+             "your MLP names its layers.",
+             "compute every key and shape with plain Python (ints, tuples, f-strings); build nothing.",
+             code="built_to_predict")
+    if got is None:
+        job_not_done(f"{where} returned None.", "nothing", "the plan plan_mlp returns.",
+                     "return {state_dict key: shape} for every entry your MLP will hold.")
+    if not isinstance(got, dict):
+        fail(f"{where} returned {describe(got)}, not a dictionary.",
+             "the plan: {state_dict key: shape tuple}.", "return a dict.", code="not_a_dict")
+    if set(got) != set(want):
+        missing, extra = sorted(set(want) - set(got)), sorted(map(str, set(got) - set(want)))
+        fail(f"{where} has keys {sorted(map(str, got))}; {_mlp_text(sizes, dropout)}.state_dict() has "
+             f"{sorted(want)}" + (f" (missing {missing}" if missing else " (") + (f", not there {extra}" if extra else "")
+             + ").",
+             "the module's registry: a state_dict key is the attribute path of the layer that owns the tensor, and "
+             "a container numbers every module it holds (a ReLU or a Dropout takes a number too, though it owns "
+             "no tensor).",
+             "list what your MLP puts in its container, in order and with the positions it gets, then name each "
+             "Linear's weight and bias from its position.", code="wrong_keys")
+    for key, shape in want.items():
+        value = got[key]
+        try:
+            given = tuple(int(v) for v in value)
+        except TypeError:
+            given = None
+        if given != shape:
+            fail(f"{where}[{key!r}] is {describe(value)}; the tensor has shape {shape}.",
+                 "the layer that owns it: nn.Linear(in_features, out_features) keeps its weight as "
+                 "[out_features, in_features] (one row per output) and its bias as [out_features].",
+                 "give each entry the shape of the tensor as a tuple of ints.", code="wrong_shape")
+
+
+@graded("plan_mlp")
+def plan_mlp_matches(plan_mlp, MLP, sizes_list=((2, 8, 1), (3, 5, 4, 2), (6, 1)), *, notes):
+    """Every key and shape of your MLP's state_dict, predicted without building a tensor"""
+    for sizes in sizes_list:
+        _judge_plan(plan_mlp, MLP, sizes, 0.0)
+
+
+@graded("plan_mlp")
+def plan_mlp_dropout(plan_mlp, MLP, sizes=(4, 16, 16, 1), p: float = 0.3, *, notes):
+    """The plan of an MLP with dropout, whose containers may hold more modules"""
+    _judge_plan(plan_mlp, MLP, sizes, p)
+    _judge_plan(plan_mlp, MLP, sizes[:2] + sizes[-1:], p)
 
 
 # --------------------------------------------------------------------------

@@ -4,76 +4,15 @@ from . import Mutant, do_nothing, patched
 
 MODULE = "03-nn-module"
 
-TINY_HEAD = "class TinyNet(nn.Module):\n"
 MLP_HEAD = "class MLP(nn.Module):\n"
 COUNT_HEAD = "def count_parameters(model, trainable_only=False):\n"
 FREEZE_HEAD = "def freeze(module):\n"
 UNTRAINED_HEAD = "def untrained_parameters(model, optimizer):\n"
 
-# TinyNet's forward in the solution, and an edit that makes it one `return expression`.
-_FORWARD = ("        h = torch.relu(self.hidden(x))  # [N, 2] -> [N, 4]\n"
-            "        return self.out(h)              # [N, 4] -> [N, 1]: raw logits\n")
-
-
-def _returns(expression: str) -> tuple[str, str]:
-    return _FORWARD, f"        return {expression}\n"
-
-
-_ONE_LINE_FORWARD = _returns("self.out(torch.relu(self.hidden(x)))")
-_LAYERS = ("        self.hidden = nn.Linear(2, 4)  # registers hidden.weight [4, 2] and hidden.bias [4]\n"
-           "        self.out = nn.Linear(4, 1)     # registers out.weight [1, 4] and out.bias [1]\n")
 # freeze's loop in the solution
 _FREEZE_LOOP = "    for p in module.parameters():  # recurses into every child\n        p.requires_grad_(False)\n"
 
 MUTANTS = {
-    # --- TinyNet -------------------------------------------------------------------------
-    "tinynet_fc_names": Mutant(patched(
-        MODULE, "TinyNet", ("self.hidden = ", "self.fc1 = "),
-        ("self.out = ", "self.fc2 = "),
-        _returns("self.fc2(torch.relu(self.fc1(x)))")),
-        ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_names"]),
-    "tinynet_skips_hidden": Mutant(patched(
-        MODULE, "TinyNet", _returns("self.out(torch.relu(torch.cat([x, x], dim=1)))")),
-        ["test_TinyNet_forward"], ["skips_layer"]),
-    "tinynet_detached_hidden": Mutant(patched(
-        MODULE, "TinyNet", ("torch.relu(self.hidden(x))", "torch.relu(self.hidden(x)).detach()")),
-        ["test_TinyNet_forward"], ["cut_from_graph"]),
-    "tinynet_no_grad_forward": Mutant(patched(
-        MODULE, "TinyNet",
-        (_FORWARD, "        with torch.no_grad():\n            return self.out(torch.relu(self.hidden(x)))\n")),
-        ["test_TinyNet_forward"], ["no_graph"]),
-    "tinynet_no_relu": Mutant(patched(MODULE, "TinyNet", _returns("self.out(self.hidden(x))")),
-                              ["test_TinyNet_forward"], ["no_relu"]),
-    "tinynet_relu_after_out": Mutant(patched(
-        MODULE, "TinyNet", _returns("torch.relu(self.out(torch.relu(self.hidden(x))))")),
-        ["test_TinyNet_forward"], ["relu_after_last"]),
-    "tinynet_sigmoid_output": Mutant(patched(
-        MODULE, "TinyNet", _returns("torch.sigmoid(self.out(torch.relu(self.hidden(x))))")),
-        ["test_TinyNet_forward"], ["sigmoid_output"]),
-    "tinynet_plain_list": Mutant(patched(
-        MODULE, "TinyNet", (_LAYERS, "        self.layers = [nn.Linear(2, 4), nn.Linear(4, 1)]\n"),
-        _returns("self.layers[1](torch.relu(self.layers[0](x)))")),
-        ["test_TinyNet_registers", "test_TinyNet_forward"], ["not_registered"]),
-    "tinynet_no_bias_out": Mutant(patched(
-        MODULE, "TinyNet", ("nn.Linear(4, 1)", "nn.Linear(4, 1, bias=False)"),
-        _ONE_LINE_FORWARD),
-        ["test_TinyNet_registers", "test_TinyNet_forward"], ["missing_parameters"]),
-    "tinynet_wide_hidden": Mutant(patched(
-        MODULE, "TinyNet", ("nn.Linear(2, 4)", "nn.Linear(2, 8)"),
-        ("nn.Linear(4, 1)", "nn.Linear(8, 1)"),
-        _ONE_LINE_FORWARD),
-        ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_layers"]),
-    "tinynet_sequential_inside": Mutant(patched(
-        MODULE, "TinyNet", (_LAYERS, "        self.net = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))\n"),
-        _returns("self.net(x)")),
-        ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_names"]),
-    "tinynet_squeezed_output": Mutant(patched(
-        MODULE, "TinyNet", _returns("self.out(torch.relu(self.hidden(x))).squeeze()")),
-        ["test_TinyNet_registers", "test_TinyNet_forward"], ["wrong_shape"]),
-    "tinynet_no_super_init": Mutant(patched(
-        MODULE, "TinyNet", ("        super().__init__()             # creates the registries: call it first\n", ""),
-        _ONE_LINE_FORWARD),
-        ["test_TinyNet_registers", "test_TinyNet_forward"], ["raised"]),
     # --- MLP -----------------------------------------------------------------------------
     "mlp_plain_list": Mutant({"MLP": MLP_HEAD + """
     def __init__(self, sizes, dropout=0.0):
@@ -263,6 +202,40 @@ MUTANTS = {
             x = self.drop(torch.relu(self.layers[name](x)))
         return self.layers[names[-1]](x)
 """}, ["test_MLP_registers", "test_MLP_forward", "test_MLP_dropout"], ["not_registered"]),
+    # --- plan_mlp ------------------------------------------------------------------------
+    "plan_ignores_relu_positions": Mutant(patched(MODULE, "plan_mlp",
+                                                  ("position += 2 if dropout > 0 else 1", "position += 1 if dropout > 0 else 0")),
+                                          ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_keys"]),
+    "plan_ignores_dropout": Mutant(patched(MODULE, "plan_mlp", ("position += 2 if dropout > 0 else 1", "position += 1")),
+                                   ["test_plan_mlp_dropout"], ["wrong_keys"]),
+    "plan_numbers_linears_only": Mutant(patched(MODULE, "plan_mlp", ("layers.{position}.weight", "layers.{i}.weight"),
+                                                ("layers.{position}.bias", "layers.{i}.bias")),
+                                        ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_keys"]),
+    "plan_weight_in_by_out": Mutant(patched(MODULE, "plan_mlp", ("= (n_out, n_in)", "= (n_in, n_out)")),
+                                    ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_shape"]),
+    "plan_bias_as_column": Mutant(patched(MODULE, "plan_mlp", ("= (n_out,)", "= (n_out, 1)")),
+                                  ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_shape"]),
+    "plan_counts_not_shapes": Mutant(patched(MODULE, "plan_mlp", ("= (n_out, n_in)", "= n_out * n_in"),
+                                             ("= (n_out,)", "= n_out")),
+                                     ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_shape"]),
+    "plan_builds_the_model": Mutant({"plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    return {k: tuple(v.shape) for k, v in MLP(sizes, dropout).state_dict().items()}
+"""}, ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["built_to_predict"]),
+    "plan_builds_the_layers": Mutant({"plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    plan, position = {}, 0
+    for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layer = nn.Linear(n_in, n_out)
+        plan[f"layers.{position}.weight"] = tuple(layer.weight.shape)
+        plan[f"layers.{position}.bias"] = tuple(layer.bias.shape)
+        position += 1 if i == len(sizes) - 2 else (3 if dropout > 0 else 2)
+    return plan
+"""}, ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["built_to_predict"]),
+    "plan_lists_the_relus": Mutant(patched(MODULE, "plan_mlp",
+                                           ("        if i < len(pairs) - 1:\n",
+                                            "        if i < len(pairs) - 1:\n            plan[f\"layers.{position}\"] = ()\n")),
+                                   ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_keys"]),
     # --- count_parameters ---------------------------------------------------------------
     "count_ignores_trainable_only": Mutant({"count_parameters": COUNT_HEAD + """
     return sum(p.numel() for p in model.parameters())
@@ -410,41 +383,6 @@ def count_parameters(model, trainable_only=False):
 }
 
 VARIANTS = {
-    "tinynet_relu_module": {"TinyNet": TINY_HEAD + """
-    def __init__(self):
-        super().__init__()
-        self.hidden = nn.Linear(2, 4)
-        self.relu = nn.ReLU()
-        self.out = nn.Linear(4, 1)
-
-    def forward(self, x):
-        return self.out(self.relu(self.hidden(x)))
-"""},
-    "tinynet_functional_relu_out_first": {"TinyNet": """
-import torch.nn.functional as F
-
-
-class TinyNet(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.out = nn.Linear(4, 1)     # registration order does not matter
-        self.hidden = nn.Linear(2, 4)
-
-    def forward(self, x):
-        return self.out(F.relu(self.hidden(x)))
-"""},
-    "tinynet_inplace_relu": {"TinyNet": TINY_HEAD + """
-    def __init__(self):
-        super().__init__()
-        self.hidden = nn.Linear(2, 4)
-        self.act = nn.ReLU(inplace=True)
-        self.out = nn.Linear(4, 1)
-
-    def forward(self, x):
-        h = self.hidden(x)
-        h = self.act(h)
-        return self.out(h)
-"""},
     "mlp_modulelist": {"MLP": MLP_HEAD + """
     def __init__(self, sizes, dropout=0.0):
         super().__init__()
@@ -456,6 +394,12 @@ class TinyNet(nn.Module):
         for layer in hidden:
             x = self.drop(torch.relu(layer(x)))
         return last(x)
+""", "plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    plan = {}
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        plan[f"linears.{i}.weight"], plan[f"linears.{i}.bias"] = (b, a), (b,)
+    return plan
 """},
     "mlp_add_module_loop": {"MLP": MLP_HEAD + """
     def __init__(self, sizes, dropout=0.0):
@@ -475,6 +419,14 @@ class TinyNet(nn.Module):
         for module in self.children():
             x = module(x)
         return x
+""", "plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    plan, k = {}, 0
+    for i in range(len(sizes) - 1):
+        plan[f"layer{k}.weight"] = (sizes[i + 1], sizes[i])
+        plan[f"layer{k}.bias"] = (sizes[i + 1],)
+        k += 1 + (i < len(sizes) - 2) * (1 + bool(dropout))
+    return plan
 """},
     "mlp_sequential_subclass": {"MLP": """
 class MLP(nn.Sequential):
@@ -487,6 +439,12 @@ class MLP(nn.Sequential):
                     layers.append(nn.Dropout(dropout))
             layers.append(nn.Linear(a, b))
         super().__init__(*layers)
+""", "plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    step = 3 if dropout > 0 else 2
+    return {f"{step * i}.{name}": shape
+            for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:]))
+            for name, shape in (("weight", (b, a)), ("bias", (b,)))}
 """},
     "mlp_dropout_before_relu_functional": {"MLP": """
 import torch.nn.functional as F
@@ -504,6 +462,12 @@ class MLP(nn.Module):
             if i < len(self.layers) - 1:
                 x = F.relu(F.dropout(x, p=self.dropout, training=self.training))
         return x
+""", "plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    out = {}
+    for i in range(len(sizes) - 1):
+        out.update({f"layers.{i}.weight": (sizes[i + 1], sizes[i]), f"layers.{i}.bias": (sizes[i + 1],)})
+    return out
 """},
     "mlp_factory_function": {"MLP": """
 def MLP(sizes, dropout=0.0):
@@ -514,6 +478,14 @@ def MLP(sizes, dropout=0.0):
             layers.append(nn.Dropout(dropout))
         layers.append(nn.Linear(a, b))
     return nn.Sequential(*layers)
+""", "plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    per_block = 3 if dropout > 0 else 2
+    plan = {}
+    for i in range(len(sizes) - 1):
+        plan[f"{i * per_block}.weight"] = (sizes[i + 1], sizes[i])
+        plan[f"{i * per_block}.bias"] = (sizes[i + 1],)
+    return plan
 """},
     "mlp_dropout_module_even_at_zero": {"MLP": MLP_HEAD + """
     def __init__(self, sizes, dropout=0.0):
@@ -526,6 +498,13 @@ def MLP(sizes, dropout=0.0):
 
     def forward(self, x):
         return self.head(self.body(x))
+""", "plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    plan = {}
+    for i, (a, b) in enumerate(zip(sizes[:-2], sizes[1:-1])):
+        plan[f"body.{3 * i}.weight"], plan[f"body.{3 * i}.bias"] = (b, a), (b,)
+    plan["head.weight"], plan["head.bias"] = (sizes[-1], sizes[-2]), (sizes[-1],)
+    return plan
 """},
     "count_id_dict": {"count_parameters": COUNT_HEAD + """
     unique = {id(p): p for _, p in model.named_parameters(remove_duplicate=False)}
@@ -573,9 +552,6 @@ MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
 EQUIVALENT = {
-    "TinyNet: swap: def __init__(self): <-> def forward(self, x):": "the order of a class's methods is not behaviour",
-    "TinyNet: swap: self.hidden = nn.Linear(2, 4) <-> self.out = nn.Linear(4, 1)":
-        "the layers' names and shapes are the contract; their registration order and initial draws are not",
     "MLP: swap: def __init__(self, sizes, dropout=0.0): <-> def forward(self, x):":
         "the order of a class's methods is not behaviour",
     "MLP: swap: super().__init__() <-> pairs = list(zip(sizes[:-1], sizes[1:]))":
