@@ -243,6 +243,7 @@ DIAGNOSES: dict[str, str] = {
     "unseeded_torch": "torch's CPU RNG was not seeded",
     "untracked_input": "differentiated with respect to a tensor that does not require grad",
     "unweighted_mean": "averaged batch losses without weighting by batch size",
+    "update_scale": "the updates are orders of magnitude too small or too large for the weights (the learning rate)",
     "used_autograd": "used autograd where the task is to do without it (the exact derivative for a central difference, backward for hand-written gradients)",
     "used_builtin_loss": "called PyTorch's own loss where the task is to write it",
     "val_shuffled": "the validation loader is shuffled",

@@ -497,7 +497,8 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Run the checks first and read which owner each one names; then read the run as the lesson did, with "
             "your own ledger, one epoch at a time.",
             "Compare, line by line: what each parameter's `.grad` holds when the next `backward` starts, the mode "
-            "at every validation forward, and what reaches the model on the training and on the validation path.",
+            "at every validation forward, what reaches the model on the training and on the validation path, and "
+            "how far one step moves the weights compared with their size.",
             "Change as little as you can: every fault is one owner's state at one moment, and each check cell "
             "passes on its own once its owner is right.",
         ),

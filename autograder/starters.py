@@ -84,7 +84,7 @@ def repair_run(seed):
                               generator=torch.Generator().manual_seed(seed))
     model = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                           nn.Dropout(0.3), nn.Linear(16 * 4 * 4, 10))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-3, weight_decay=1e-4)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-6, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss()
     history = {"train_loss": [], "val_loss": []}
     for epoch in range(6):

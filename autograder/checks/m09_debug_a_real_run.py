@@ -586,6 +586,8 @@ class _RunObserver:
         self.forwards = []  # one dict per top-level forward pass
         self.steps = 0
         self.stale = 0  # backward passes that found .grad still holding an earlier step's gradient
+        self.update_ratios: list[float] = []  # per step: |change of the weights| / |weights|, over all of them
+        self._before: list = []
         self._hooked: set[int] = set()
         self._grad_step: dict[int, int] = {}
 
@@ -632,9 +634,15 @@ class _RunObserver:
                     self._hooked.add(id(p))
                     handles.append(p.register_hook(self._before_accumulate(p)))
         self._param_handles = handles
+        self._before = [(p, p.detach().clone()) for group in optimizer.param_groups for p in group["params"]]
 
     def _step_post(self, optimizer, args, kwargs):
         self.steps += 1
+        moved = sum(float((p.detach() - old).double().pow(2).sum()) for p, old in self._before)
+        size = sum(float(old.double().pow(2).sum()) for _, old in self._before)
+        if size > 0:
+            self.update_ratios.append((moved / size) ** 0.5)
+        self._before = []
         for group in optimizer.param_groups:
             for p in group["params"]:
                 if p.grad is not None:
@@ -721,6 +729,36 @@ def repair_run_preprocessing(repair_run, seed: int = 0, *, notes):
              "is judged on inputs it was never trained on (train/serve skew).",
              "apply one preprocessing to every split — best inside the model (a normaliser with buffers fitted "
              "on the training split).", code="preprocessing_skew")
+
+
+#: A healthy update of this model moves its weights by about 1e-3 to 1e-2 of their size (AdamW at 5e-3: 8e-3).
+SMALLEST_MEDIAN_UPDATE = 3e-4
+LARGEST_UPDATE = 1.0
+
+
+@graded("repair_run", starter=REPAIR_RUN)
+def repair_run_learning_rate(repair_run, seed: int = 0, *, notes):
+    """Each update moves the weights by a sensible share of their size: the learning rate is of the right order"""
+    _, seen = _observe_run(repair_run, seed)
+    if not seen.update_ratios:
+        fail("repair_run never called optimizer.step() on parameters with values.", "the training loop.",
+             "step once per batch.", code="no_step")
+    median = float(np.median(seen.update_ratios))
+    largest = max(seen.update_ratios)
+    if median < SMALLEST_MEDIAN_UPDATE:
+        fail(f"over {len(seen.update_ratios)} updates, the median step moved the weights by {median:.1e} of their "
+             "size; a run of this model that learns moves them by about 1e-3 to 1e-2 per step. The loss can "
+             "hardly move in six epochs.",
+             "the optimizer's learning rate: it sets the size of every step, and it is orders of magnitude too "
+             "small for this optimizer.",
+             "find the learning rate the run gives its optimizer and compare it with what that optimizer usually "
+             "takes (lesson 06's sweep); change it by orders of magnitude, not by a little.", code="update_scale")
+    if largest > LARGEST_UPDATE:
+        fail(f"one update moved the weights by {largest:.3g} times their own size.",
+             "the optimizer's learning rate: a step larger than the weights themselves throws away what was "
+             "learnt; it is orders of magnitude too large.",
+             "find the learning rate the run gives its optimizer and compare it with what that optimizer usually "
+             "takes (lesson 06's sweep).", code="update_scale")
 
 
 @graded("repair_run", starter=REPAIR_RUN)

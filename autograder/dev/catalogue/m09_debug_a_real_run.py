@@ -151,10 +151,12 @@ _FIXES = {
                      "        for x, y in train_loader:\n            optimizer.zero_grad()\n")],
     "eval_mode": [("        model.eval\n", "        model.eval()\n")],
     "preprocessing": [("    val_x = images[val_idx] / 16.0\n", "    val_x = (images[val_idx] - mean) / std\n")],
+    "learning_rate": [("lr=5e-6", "lr=5e-3")],
 }
 _LEFT = {"stale_grads": ("test_repair_run_gradients", "stale_grads"),
          "eval_mode": ("test_repair_run_eval_mode", "wrong_mode"),
-         "preprocessing": ("test_repair_run_preprocessing", "preprocessing_skew")}
+         "preprocessing": ("test_repair_run_preprocessing", "preprocessing_skew"),
+         "learning_rate": ("test_repair_run_learning_rate", "update_scale")}
 #: Cells that judge the whole repaired run (its accuracy): any fault left in may cost them as well.
 WHOLE_RUN_CELLS = ("test_repair_run_result",)
 
@@ -227,7 +229,7 @@ def predict_digits(model, images):
     return out
 """},
     "repair_with_normalizer_in_the_model": {"repair_run": edited(
-        REPAIR_RUN, *_FIXES["stale_grads"], *_FIXES["eval_mode"],
+        REPAIR_RUN, *_FIXES["stale_grads"], *_FIXES["eval_mode"], *_FIXES["learning_rate"],
         ("    train_x = (images[train_idx] - mean) / std\n", "    train_x = images[train_idx]\n"),
         ("    val_x = images[val_idx] / 16.0\n", "    val_x = images[val_idx]\n"),
         ("    model = nn.Sequential(nn.Conv2d(", "    model = nn.Sequential(Standardize(mean, std), nn.Conv2d("),
