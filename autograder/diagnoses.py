@@ -277,6 +277,7 @@ DIAGNOSES: dict[str, str] = {
     "wrong_scale": "the difference quotient is scaled wrongly (twice or half)",
     "wrong_shape": "the result has another shape than the contract",
     "wrong_size": "the validation part has the wrong size",
+    "wrong_split": "the time of a training step was split wrongly between waiting for data and computing",
     "wrong_state": "reported a wrong gradient state",
     "wrong_step_count": "made a wrong number of optimizer steps",
     "wrong_suffix": "saved to a file with another suffix than the path given",

@@ -55,7 +55,7 @@ MODULES: tuple[Module, ...] = (
     Module("06-failure-modes", "Failures that do not raise",
            ("make_loaders", "lr_sweep", "pick_lr", "health_check", "repair_make_loaders")),
     Module("07-eager-compile-export", "Three modes, three purposes",
-           ("time_it", "compile_model", "export_program", "export_onnx"),
+           ("time_it", "compile_model", "export_program", "export_onnx", "time_split"),
            colab_packages=("onnx", "onnxscript", "onnxruntime")),
     Module("08-reproducible-training", "Same run, same numbers (capstone)",
            ("seed_everything", "save_checkpoint", "load_checkpoint", "repair_load_checkpoint")),

@@ -30,7 +30,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..core import call, describe, fail, graded
+from ..core import call, describe, fail, graded, job_not_done
 from ..devices import cuda_or_skip, each_device
 from . import _reload
 from ._training import blobs, differing, make_loss, make_model, make_optimizer, snapshot
@@ -442,5 +442,172 @@ def _prepare() -> None:
 
 
 _prepare()
+
+# --------------------------------------------------------------------------
+# time_split: where a training step's time goes
+
+
+class _SlowItems(torch.utils.data.Dataset):
+    """A dataset whose every item takes ``delay`` seconds to produce (a slow decoder, a slow disk)."""
+
+    def __init__(self, n: int, features: int, delay: float, seed: int):
+        g = torch.Generator().manual_seed(seed)
+        self.x, self.y = torch.randn(n, features, generator=g), torch.randn(n, 1, generator=g)
+        self.delay = delay
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        if self.delay:
+            time.sleep(self.delay)
+        return self.x[i], self.y[i]
+
+
+class _Sleep(torch.autograd.Function):
+    """Identity whose forward and backward each take a known time (a model too big for its hardware)."""
+
+    @staticmethod
+    def forward(ctx, x, forward_s: float, backward_s: float):
+        ctx.backward_s = backward_s
+        time.sleep(forward_s)
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        time.sleep(ctx.backward_s)
+        return grad, None, None
+
+
+class _SlowNet(nn.Module):
+    def __init__(self, features: int, forward_s: float, backward_s: float):
+        super().__init__()
+        self.lin = nn.Linear(features, 1)
+        self.forward_s, self.backward_s = forward_s, backward_s
+
+    def forward(self, x):
+        return _Sleep.apply(self.lin(x), self.forward_s, self.backward_s)
+
+
+class _Counted:
+    """A loader that counts the batches taken from it."""
+
+    def __init__(self, loader):
+        self.loader, self.taken = loader, 0
+
+    def __iter__(self):
+        for batch in self.loader:
+            self.taken += 1
+            yield batch
+
+    def __len__(self):
+        return len(self.loader)
+
+
+def _split_case(kind: str, steps: int, seed: int, device: str, item_s: float, forward_s: float, backward_s: float):
+    """(model, counted loader, optimizer, loss_fn, expected data seconds, expected compute seconds)."""
+    batch = 4
+    torch.manual_seed(seed)
+    if kind == "slow data":
+        model, data_s, compute_s = nn.Linear(3, 1), steps * batch * item_s, 0.0
+        dataset = _SlowItems(batch * (steps + 2), 3, item_s, seed)
+    else:
+        model, data_s, compute_s = _SlowNet(3, forward_s, backward_s), 0.0, steps * (forward_s + backward_s)
+        dataset = _SlowItems(batch * (steps + 2), 3, 0.0, seed)
+    model.to(device)
+    loader = _Counted(torch.utils.data.DataLoader(dataset, batch_size=batch))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    return model, loader, optimizer, nn.MSELoss(), data_s, compute_s
+
+
+def _call_split(time_split, model, loader, optimizer, steps: int, what: str):
+    counted = {"steps": 0}
+    handle = optimizer.register_step_post_hook(lambda *a: counted.__setitem__("steps", counted["steps"] + 1))
+    try:
+        out = call(time_split, model, loader, optimizer, nn.MSELoss(), steps)
+    finally:
+        handle.remove()
+    where = f"time_split(model, loader, optimizer, loss_fn, {steps}) with {what}"
+    if out is None:
+        job_not_done(f"{where} returned None.", "nothing", "the report time_split returns.",
+                     'return {"data": seconds, "compute": seconds, "bottleneck": "data" or "compute"}.')
+    if not isinstance(out, dict) or not {"data", "compute", "bottleneck"} <= set(out):
+        fail(f"{where} returned {describe(out)}.", "the report time_split returns.",
+             'return {"data": seconds, "compute": seconds, "bottleneck": "data" or "compute"}.', code="wrong_result")
+    if counted["steps"] != steps or loader.taken != steps:
+        fail(f"{where} took {loader.taken} batch(es) from the loader and called optimizer.step() "
+             f"{counted['steps']} time(s); the contract is {steps} of each.",
+             "the training steps time_split measures: one batch and one update per step, nothing before them.",
+             f"run exactly {steps} steps, each taking its batch from the loader, and time those.",
+             code="wrong_step_count")
+    for key in ("data", "compute"):
+        value = out[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            fail(f"{where}: {key!r} is {describe(value)}.", "the report's times.",
+                 "give each time as a Python float of seconds, the total over the steps.", code="not_a_float")
+    return out, where
+
+
+@graded("time_split")
+def time_split_finds_the_bottleneck(time_split, steps: int = 4, seed: int = 0, item_s: float = 0.01,
+                                    forward_s: float = 0.02, backward_s: float = 0.04, *, notes):
+    """A slow loader is reported as data time, a slow model (forward and backward) as compute time"""
+    for device in ("cpu",):
+        for kind in ("slow data", "slow model"):
+            model, loader, optimizer, _, data_s, compute_s = _split_case(kind, steps, seed, device, item_s,
+                                                                         forward_s, backward_s)
+            what = (f"a loader whose batches take {4 * item_s * 1000:.0f} ms each and a fast model" if kind ==
+                    "slow data" else f"a fast loader and a model whose forward takes {forward_s * 1000:.0f} ms and "
+                                     f"backward {backward_s * 1000:.0f} ms")
+            out, where = _call_split(time_split, model, loader, optimizer, steps, what)
+            slow_key, fast_key = ("data", "compute") if kind == "slow data" else ("compute", "data")
+            expected = data_s if kind == "slow data" else compute_s
+            if out[slow_key] < 0.7 * expected:
+                owner = ("the clock around the batch: the time spent waiting for the loader's next batch was not "
+                         "counted as data" if kind == "slow data" else
+                         "the clock around the step: part of the step (the backward pass, or the optimizer's "
+                         "update) was left out of compute")
+                fail(f"{where} reported {out[slow_key]:.3f} s of {slow_key}; the {kind.split()[1]} alone takes at "
+                     f"least {expected:.3f} s over {steps} steps.", owner + ".",
+                     "start each clock where its part begins and read it where it ends: data from asking the "
+                     "loader until the batch is ready, compute from zero_grad() to the end of step().",
+                     code="wrong_split")
+            if out[fast_key] > 0.5 * expected:
+                fail(f"{where} reported {out[fast_key]:.3f} s of {fast_key}, although the {kind.split()[1]} "
+                     f"({out[slow_key]:.3f} s) is what is slow here.",
+                     f"the clock for {fast_key}: it also ran while the {kind.split()[1]} was working.",
+                     "stop one clock before the other part starts; the two must not overlap.", code="wrong_split")
+            if out["bottleneck"] != slow_key:
+                fail(f"{where} named {out['bottleneck']!r} the bottleneck, with data {out['data']:.3f} s and "
+                     f"compute {out['compute']:.3f} s.", "the report's verdict: the bottleneck is the larger part.",
+                     'return "data" when data time is the larger, "compute" otherwise.', code="wrong_choice")
+    _split_on_cuda(time_split, steps, seed, notes)
+
+
+def _split_on_cuda(time_split, steps: int, seed: int, notes) -> None:
+    """On CUDA the step's kernels run after the Python calls return: only a synchronised clock sees them."""
+    log: list[str] = []
+    model, loader, optimizer, _, _, _ = _split_case("slow data", 2, seed, "cpu", 0.0, 0.0, 0.0)
+    with _recording_synchronize(log):
+        call(time_split, model, loader, optimizer, nn.MSELoss(), 2)
+    if "sync" in log:
+        fail("time_split called torch.cuda.synchronize() for a model on the CPU.",
+             "time_split's CUDA branch: on a machine without CUDA that call raises.",
+             "synchronise only when the model's parameters are on a CUDA device.", code="sync_without_cuda")
+    if not cuda_or_skip(notes):
+        return
+    torch.manual_seed(seed)
+    heavy = nn.Sequential(*[nn.Linear(2048, 2048) for _ in range(16)]).to("cuda")
+    dataset = torch.utils.data.TensorDataset(torch.randn(64 * (steps + 1), 2048), torch.randn(64 * (steps + 1), 2048))
+    loader = _Counted(torch.utils.data.DataLoader(dataset, batch_size=64))
+    optimizer = torch.optim.SGD(heavy.parameters(), lr=1e-6)
+    out, where = _call_split(time_split, heavy, loader, optimizer, steps, "a model of sixteen 2048x2048 layers on "
+                             "CUDA and a fast loader")
+    if out["bottleneck"] != "compute":
+        fail(f"{where} reported data {out['data']:.4f} s and compute {out['compute']:.4f} s.",
+             "CUDA runs kernels asynchronously: the step's Python calls returned when its work was queued, and "
+             "the work was finished (and counted) while the next batch was being fetched.",
+             "when the model is on CUDA, call torch.cuda.synchronize() before reading each clock.",
+             code="no_cuda_sync")
 
 from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

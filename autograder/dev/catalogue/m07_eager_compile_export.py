@@ -141,5 +141,70 @@ VARIANTS = {
 """},
 }
 
+# --- time_split ---------------------------------------------------------------------------------------------
+_SPLIT = "time_split"
+_CELL = ["test_time_split_finds_the_bottleneck"]
+MUTANTS.update({
+    "split_compute_clock_includes_the_fetch": Mutant(patched(MODULE, _SPLIT,
+                                                             ("        compute += time.perf_counter() - middle",
+                                                              "        compute += time.perf_counter() - start")),
+                                                     _CELL, ["wrong_split"]),
+    "split_forward_only": Mutant(patched(MODULE, _SPLIT, ("        loss = loss_fn(model(x), y)\n",
+                                                          "        loss = loss_fn(model(x), y)\n"
+                                                          "        forward_done = time.perf_counter()\n"),
+                                         ("        compute += time.perf_counter() - middle",
+                                          "        compute += forward_done - middle")),
+                                 _CELL, ["wrong_split"]),
+    "split_fetch_not_timed": Mutant(patched(MODULE, _SPLIT, ("        x, y = next(batches)\n", ""),
+                                            ("        start = time.perf_counter()\n",
+                                             "        x, y = next(batches)\n        start = time.perf_counter()\n")),
+                                    _CELL, ["wrong_split"]),
+    "split_bottleneck_reversed": Mutant(patched(MODULE, _SPLIT, ('"data" if data > compute else "compute"',
+                                                                 '"compute" if data > compute else "data"')),
+                                        _CELL, ["wrong_choice"]),
+    "split_mean_per_step": Mutant(patched(MODULE, _SPLIT, ('return {"data": data, "compute": compute,',
+                                                           'return {"data": data / steps, "compute": compute / steps,')),
+                                  _CELL, ["wrong_split"]),
+    "split_warm_up_step_first": Mutant(patched(MODULE, _SPLIT, ("    for _ in range(steps):\n",
+                                                                "    for _ in range(steps + 1):\n"),
+                                               ("        data += middle - start\n",
+                                                "        if _ == 0:\n            continue\n"
+                                                "        data += middle - start\n")),
+                                       _CELL, ["wrong_step_count"]),
+    "split_never_trains": Mutant(patched(MODULE, _SPLIT, ("        loss.backward()\n        optimizer.step()\n", "")),
+                                 _CELL, ["wrong_step_count"]),
+    "split_syncs_always": Mutant(patched(MODULE, _SPLIT, ("        if on_cuda:\n            torch.cuda.synchronize()"
+                                                          "        # the copy", "        if True:\n"
+                                                          "            torch.cuda.synchronize()        # the copy")),
+                                 _CELL),  # cuda_only_api without CUDA, sync_without_cuda with it
+    "split_no_cuda_sync": Mutant(patched(MODULE, _SPLIT, ("    on_cuda = device.type == \"cuda\"",
+                                                          "    on_cuda = False")),
+                                 _CELL, ["no_cuda_sync"], needs_cuda=True),
+})
+VARIANTS["split_with_next_and_events_of_time"] = {_SPLIT: """
+def time_split(model, loader, optimizer, loss_fn, steps):
+    cuda = next(model.parameters()).is_cuda
+    clock = time.perf_counter
+    totals = {"data": 0.0, "compute": 0.0}
+    model.train()
+    it = iter(loader)
+    for step in range(steps):
+        t0 = clock()
+        batch = [t.to(next(model.parameters()).device) for t in next(it)]
+        if cuda:
+            torch.cuda.synchronize()
+        t1 = clock()
+        optimizer.zero_grad(set_to_none=True)
+        loss_fn(model(batch[0]), batch[1]).backward()
+        optimizer.step()
+        if cuda:
+            torch.cuda.synchronize()
+        t2 = clock()
+        totals["data"] += t1 - t0
+        totals["compute"] += t2 - t1
+    totals["bottleneck"] = max(("data", "compute"), key=totals.get)
+    return totals
+"""}
+
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
