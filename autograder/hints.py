@@ -413,7 +413,7 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Two owners of a step's time: the loader (producing the next batch) and the model with its optimizer "
             "(forward, backward, update). Give each its own clock, and make sure no moment is counted by both.",
             "Take the batches with `next(iter(loader))`-style calls so that you can put a clock around the fetch "
-            "itself; reread how `time_it` treats CUDA (`torch.cuda.synchronize()`), and ask where a model's "
+            "itself; reread how `time_it` waits for a CUDA device before reading its clock, and ask where a model's "
             "parameters tell you its device.",
             "Per step: read the clock, fetch and move the batch, read the clock, run the five lines, (on CUDA, "
             "wait for the device), read the clock; add the two differences to their totals. Compare the totals "
