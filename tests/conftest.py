@@ -27,7 +27,7 @@ SCOPE_SECONDS = {
     "tests/test_nbgrader.py::TestNbgrader02": 68, "tests/test_nbgrader.py::TestNbgrader04": 60,
     "tests/test_nbgrader.py::TestNbgrader05": 54, "tests/test_nbgrader.py::TestNbgrader06": 51,
     "tests/test_notebooks_run.py::TestSolutions": 48, "tests/test_postgres.py": 43,
-    "tests/test_nbgrader.py::TestNbgrader01": 41, "tests/test_warm.py": 35, "tests/test_nbgrader.py::TestNbgrader08": 24,
+    "tests/test_nbgrader.py::TestNbgrader01": 41, "tests/test_nbgrader.py::TestNbgrader01b": 60, "tests/test_warm.py": 35, "tests/test_nbgrader.py::TestNbgrader08": 24,
     "tests/test_catalogue.py": 18, "tests/test_hints.py": 12, "tests/test_engine.py": 7, "tests/test_multiuser.py": 110,
 }
 
