@@ -170,26 +170,26 @@ def _cases(features: int, width: int, n: int, seed: int, device: str):
             _network(features + 1, width + 2, n + 5, seed + 1, device, torch.float64)]
 
 
-@graded("manual_gradients")
-def manual_gradients_output_layer(manual_gradients, features: int = 2, width: int = 4, n: int = 8, seed: int = 0,
-                                  *, notes):
-    """Every key of params, each gradient shaped like its parameter; the output layer's gradients equal autograd's."""
+def _judge_manual(manual_gradients, features, width, n, seed, notes, names, layer: str) -> None:
     for device in each_device(notes):
         for params, x, y in _cases(features, width, n, seed, device):
             out = _call_manual(manual_gradients, params, x, y)
             _expect_gradient_dict(out, params, x)
-            _judge_layer(out, params, x, y, OUTPUT_LAYER, "output layer")
+            _judge_layer(out, params, x, y, names, layer)
+
+
+@graded("manual_gradients")
+def manual_gradients_output_layer(manual_gradients, features: int = 2, width: int = 4, n: int = 8, seed: int = 0,
+                                  *, notes):
+    """Every key of params, each gradient shaped like its parameter; the output layer's gradients equal autograd's."""
+    _judge_manual(manual_gradients, features, width, n, seed, notes, OUTPUT_LAYER, "output layer")
 
 
 @graded("manual_gradients")
 def manual_gradients_hidden_layer(manual_gradients, features: int = 2, width: int = 4, n: int = 8, seed: int = 0,
                                   *, notes):
     """The hidden layer's gradients (back through tanh) equal autograd's."""
-    for device in each_device(notes):
-        for params, x, y in _cases(features, width, n, seed, device):
-            out = _call_manual(manual_gradients, params, x, y)
-            _expect_gradient_dict(out, params, x)
-            _judge_layer(out, params, x, y, HIDDEN_LAYER, "hidden layer")
+    _judge_manual(manual_gradients, features, width, n, seed, notes, HIDDEN_LAYER, "hidden layer")
 
 
 # --------------------------------------------------------------------------
