@@ -503,6 +503,17 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Reshape the raw images to float32 `[N, 1, 8, 8]` on the model's device, no scaling of your own; eval "
             "mode and no graph for the forward; hand the caller's mode back.",
         ),
+        "StepLedger": (
+            "Each owner has one hook that fires at the moment its state matters. Which one sees the mode as a "
+            "forward pass starts, which one sees `.grad` before backward adds to it, and which pair sees the "
+            "weights on both sides of `step()`?",
+            "`module.register_forward_pre_hook`, `Tensor.register_hook` (on a leaf it runs before `.grad` is "
+            "written; a hook that returns a tensor replaces the gradient), `optimizer.register_step_pre_hook` "
+            "and `register_step_post_hook`. Each returns a handle whose `remove()` detaches it.",
+            "Keep one open record for the step in progress: the forward and gradient hooks add to it, and the "
+            "step's post-hook completes it, stores it and opens the next. `__exit__` runs whether or not the "
+            "block raised.",
+        ),
         "repair_run": (
             "Run the checks first and read which owner each one names; then read the run as the lesson did, with "
             "your own ledger, one epoch at a time.",

@@ -60,7 +60,8 @@ MODULES: tuple[Module, ...] = (
     Module("08-reproducible-training", "Same run, same numbers (capstone)",
            ("seed_everything", "save_checkpoint", "load_checkpoint", "repair_load_checkpoint")),
     Module("09-debug-a-real-run", "The run that will not improve (capstone on real data)",
-           ("DigitsDataset", "fit_normalizer", "DigitCNN", "train_epoch_ce", "predict_digits", "repair_run")),
+           ("DigitsDataset", "fit_normalizer", "DigitCNN", "train_epoch_ce", "predict_digits", "StepLedger",
+            "repair_run")),
 )
 
 

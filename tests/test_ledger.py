@@ -121,3 +121,32 @@ def test_call_records_shapes_and_devices():
     event = ledger.events[-1]
     assert event.kind == "call" and event.data["inputs"][0]["shape"] == (6,)
     assert event.data["outputs"][0]["shape"] == (2, 3) and event.data["outputs"][0]["device"] == "cpu"
+
+
+def test_lessons_run_probe_sees_stale_grads_clipping_and_comes_off():
+    """The lesson's probe: stale .grad counted, a clip between backward and step marked, the input's scale and
+    the update's size measured, and no hook left once its block ends, even one that raised."""
+    from autograder.lessons import RunProbe
+
+    model, opt, loss_fn, x, y = _setup()
+    with RunProbe(model, opt) as probe:
+        for clip in (False, True):  # no zero_grad: the second backward finds every .grad still full
+            loss_fn(model(x * 10), y).backward()
+            if clip:
+                nn.utils.clip_grad_norm_(model.parameters(), 1e-3)
+            opt.step()
+    kinds = [e["event"] for e in probe.events]
+    assert kinds == ["forward", "backward", "step"] * 2
+    backward = [e for e in probe.events if e["event"] == "backward"]
+    assert [b["stale"] for b in backward] == [0, 4]
+    steps = [e for e in probe.events if e["event"] == "step"]
+    assert [s["clipped"] for s in steps] == [False, True] and steps[1]["read"] < 1.01e-3
+    assert probe.events[0]["std"] > 5 and all(s["update"] > 0 for s in steps)
+    assert len(probe.lines()) == 6
+    try:
+        with RunProbe(model, opt):
+            raise KeyError("inside")
+    except KeyError:
+        pass
+    assert not model._forward_pre_hooks and not opt._optimizer_step_pre_hooks and not opt._optimizer_step_post_hooks
+    assert all(not p._backward_hooks and not p._post_accumulate_grad_hooks for p in model.parameters())

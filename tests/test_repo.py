@@ -93,8 +93,11 @@ def test_naming_rules(module_id):
     nb = nbtools.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb")
     answers = nbtools.answer_cells(nb)
     repairs = [name for name in answers if name.startswith("repair_")]
-    assert 3 <= len(answers) - len(repairs) <= 5 and len(repairs) <= 1, (
-        "every exercise has 3-5 graded functions, and at most one repair task")
+    # The capstone on real data keeps the five functions of its contract and adds the learner's own ledger,
+    # which the third round's contract places there: the one exercise with six.
+    most = 6 if module_id == "09-debug-a-real-run" else 5
+    assert 3 <= len(answers) - len(repairs) <= most and len(repairs) <= 1, (
+        f"every exercise has 3-{most} graded functions, and at most one repair task")
     for grade_id, cell in answers.items():
         assert grade_id in _defined_names(cell.source), f"answer cell {grade_id} must define {grade_id}"
     tests = nbtools.test_cells(nb)

@@ -6,7 +6,9 @@ with scikit-learn, nothing is downloaded).  ``DigitsDataset`` is judged by what 
 statistics live, ``DigitCNN`` by its shapes and by the order of its forward passes,
 ``train_epoch_ce`` through the course's ledger against the check's own epoch (clipping observed
 between ``backward`` and ``step``, scheduler steps counted against optimizer steps) and
-``predict_digits`` against the check's own eval-mode predictions.  ``repair_run`` builds
+``predict_digits`` against the check's own eval-mode predictions, and the learner's ``StepLedger``
+against the course's ``Ledger`` on the same loops run twice from the same seed (healthy loops and
+broken ones), with its hooks counted before, during and after the block.  ``repair_run`` builds
 everything itself, so it is observed from outside with PyTorch's global hooks: every top-level
 forward pass (its mode, whether a backward reached its output, the statistics of its input),
 every optimizer step, and what each parameter's ``.grad`` held when the next backward reached it.
@@ -23,7 +25,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from ..core import call, describe, fail, graded, job_not_done
+from ..core import LearnerRaised, call, describe, fail, graded, job_not_done
 from ..devices import each_device
 from ..ledger import Ledger
 from ..starters import REPAIR_RUN
@@ -572,6 +574,349 @@ def predict_digits_modes(predict_digits, seed: int = 1, n: int = 20, *, notes):
             if model.training != start_training:
                 was, now = ("train" if start_training else "eval"), ("train" if model.training else "eval")
                 mode_changed("predict_digits", was, now)
+
+
+# --------------------------------------------------------------------------
+# StepLedger: the learner's own ledger, judged against the course's Ledger
+
+GRAD_STATES = ("none", "zero", "nonzero")
+
+
+def _ledger_model(seed: int, device, width: int = 5, dropout: float = 0.2) -> nn.Module:
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(3, width), nn.Tanh(), nn.Dropout(dropout), nn.Linear(width, 2)).to(device)
+
+
+def _ledger_batches(seed: int, device, count: int, size: int = 6):
+    g = torch.Generator().manual_seed(seed + 100)
+    return [(torch.randn(size, 3, generator=g).to(device), torch.randn(size, 2, generator=g).to(device))
+            for _ in range(count)]
+
+
+def _five_lines(model, opt, batches):
+    for x, y in batches:
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+
+
+def _zero_fill_after_step(model, opt, batches):
+    for x, y in batches:
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+
+
+def _accumulate_two(model, opt, batches):
+    for k, (x, y) in enumerate(batches):
+        (nn.functional.mse_loss(model(x), y) / 2).backward()
+        if k % 2 == 1:
+            opt.step()
+            opt.zero_grad()
+
+
+def _validate_between_steps(model, opt, batches):
+    for x, y in batches:
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+        model.eval()
+        with torch.no_grad():
+            model(x)
+        model.train()
+
+
+def _no_zero_grad(model, opt, batches):
+    for x, y in batches:
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+
+
+def _trains_in_eval(model, opt, batches):
+    model.eval()
+    _five_lines(model, opt, batches)
+
+
+def _mode_switched_after_forward(model, opt, batches):
+    for x, y in batches:
+        opt.zero_grad()
+        model.eval()
+        loss = nn.functional.mse_loss(model(x), y)
+        model.train()
+        loss.backward()
+        opt.step()
+
+
+#: (name, what the loop does, the loop, how the optimizer is built, which parameters are frozen)
+def _sgd(model, lr=0.1):
+    return torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+
+
+HEALTHY_LOOPS = [
+    ("five_lines", "the five lines in order", _five_lines, _sgd, ()),
+    ("zero_fill", "zero_grad(set_to_none=False) after each step", _zero_fill_after_step, _sgd, ()),
+    ("accumulation", "two micro-batches per step, zero_grad after the step", _accumulate_two, _sgd, ()),
+    ("validation", "a validation forward in eval mode after every step", _validate_between_steps, _sgd, ()),
+]
+BROKEN_LOOPS = [
+    ("stale", "no zero_grad at all (stale gradients)", _no_zero_grad, _sgd, ()),
+    ("eval_mode", "the model left in eval mode for training", _trains_in_eval, _sgd, ()),
+    ("outside", "the optimizer holds only the last layer", _five_lines,
+     lambda m: torch.optim.SGD(m[3].parameters(), lr=0.1), ()),
+    ("frozen", "the first layer frozen (requires_grad=False)", _five_lines, _sgd, ("0.weight", "0.bias")),
+    ("switched", "eval() before the forward, train() after it", _mode_switched_after_forward, _sgd, ()),
+    ("no_move", "a learning rate of 0 (the step moves nothing)", _five_lines, lambda m: _sgd(m, lr=0.0), ()),
+]
+HIDDEN_LOOPS = [
+    ("adam_accumulation", "Adam, two micro-batches per step", _accumulate_two,
+     lambda m: torch.optim.Adam(m.parameters(), lr=0.01), ()),
+    ("adam_outside_frozen", "Adam over the first layer only, the last layer frozen", _no_zero_grad,
+     lambda m: torch.optim.Adam(m[0].parameters(), lr=0.01), ("3.bias",)),
+    ("switched_zero_fill", "eval() before the forward, zero-filled gradients", _mode_switched_after_forward,
+     lambda m: torch.optim.SGD(m.parameters(), lr=0.05), ()),
+]
+
+
+def _setup(loop_spec, seed: int, device, width: int):
+    _, _, loop, make_opt, frozen = loop_spec
+    model = _ledger_model(seed, device, width)
+    for name, p in model.named_parameters():
+        p.requires_grad_(name not in frozen)
+    return model, make_opt(model), loop
+
+
+def _reference_steps(loop_spec, seed: int, device, width: int, batches):
+    """What the contract asks a StepLedger to record, read off the course's Ledger, and the weights after."""
+    model, opt, loop = _setup(loop_spec, seed, device, width)
+    names = [n for n, p in model.named_parameters() if p.requires_grad]
+    every = [n for n, _ in model.named_parameters()]
+    with Ledger(model, opt) as ledger:
+        loop(model, opt, batches)
+    steps, modes, grads = [], [], {n: [] for n in names}
+    for e in ledger.events:
+        if e.kind == "forward":
+            modes.append("train" if e.data["training"] else "eval")
+        elif e.kind == "backward":
+            for n in e.data["received"]:
+                if n in grads:
+                    grads[n].append(e.data["before"][n])
+        elif e.kind == "step":
+            steps.append({"modes": modes, "grads": grads, "changed": sorted(n for n in e.data["changed"] if n in every)})
+            modes, grads = [], {n: [] for n in names}
+    return steps, snapshot(model)
+
+
+def _ledger_steps(ledger, where: str):
+    steps = getattr(ledger, "steps", None)
+    if steps is None:
+        job_not_done(f"{where}: the object `with StepLedger(model, optimizer) as ledger` gave ({describe(ledger)}) "
+                     "has no `steps`.", "nothing", "the ledger's records, which the contract keeps in "
+                     "`ledger.steps`.", "make `__enter__` attach the hooks and return the ledger itself, and keep "
+                     "one record per optimizer step in a list `self.steps`.")
+    if not isinstance(steps, (list, tuple)):
+        fail(f"{where}: ledger.steps is {describe(steps)}, not a list.", "the ledger's records: one per step.",
+             "keep `self.steps` a list and append one dictionary per optimizer step.", code="not_a_list")
+    for k, record in enumerate(steps):
+        if not isinstance(record, dict) or not {"modes", "grads", "changed"} <= set(record):
+            fail(f"{where}: ledger.steps[{k}] is {describe(record)}.", "the ledger's records: each a dictionary "
+                 "with the keys 'modes', 'grads' and 'changed'.", "give every record those three keys.",
+                 code="wrong_keys")
+    return steps
+
+
+def _under_ledger(loop, model, opt, batches):
+    """Run one of the check's loops with the learner's hooks attached; an error from a hook is the learner's."""
+    try:
+        loop(model, opt, batches)
+    except Exception as error:  # noqa: BLE001 - raised by the learner's hooks
+        raise LearnerRaised("a training loop with your StepLedger's hooks attached", error, "StepLedger") from None
+
+
+def _run_learner_ledger(StepLedger, loop_spec, seed: int, device, width: int, batches, probe=None):
+    model, opt, loop = _setup(loop_spec, seed, device, width)
+    ledger = call(StepLedger, model, opt)
+    entered = call(ledger.__enter__) if hasattr(ledger, "__enter__") else None
+    try:
+        _under_ledger(loop, model, opt, batches)
+        if probe is not None:
+            probe(model, opt)
+    finally:
+        if hasattr(ledger, "__exit__"):
+            call(ledger.__exit__, None, None, None)
+    return model, opt, entered
+
+
+def _as_names(value):
+    try:
+        return sorted(value)
+    except TypeError:
+        return value
+
+
+def _compare_records(got, want, spec, device):
+    """The first difference between the learner's records and the contract's, as a learner-facing failure."""
+    where = f"on {device}, a loop with {spec[1]}"
+    if len(got) != len(want):
+        fail(f"{where}: ledger.steps holds {len(got)} record(s); the loop called optimizer.step() {len(want)} "
+             "time(s).", "the optimizer, whose step() the ledger hears through its step hooks.",
+             "append exactly one record per step() call, from a step hook (register_step_post_hook), and none "
+             "for anything else.", code="ledger_wrong_steps")
+    for k, (g, w) in enumerate(zip(got, want)):
+        modes = list(g["modes"]) if isinstance(g["modes"], (list, tuple)) else g["modes"]
+        if modes != w["modes"]:
+            fail(f"{where}: step {k + 1}'s 'modes' is {modes!r}; the forward passes of the model since the "
+                 f"previous step ran in {w['modes']!r}.", "the module: its mode (model.training) at the moment "
+                 "each forward pass starts, whatever it is by the time step() runs.",
+                 "record model.training in a forward pre-hook on the model, one entry per forward since the "
+                 "previous step (validation forwards included), and start a fresh list after each step.",
+                 code="ledger_wrong_modes")
+        grads = g["grads"]
+        if not isinstance(grads, dict) or sorted(grads) != sorted(w["grads"]):
+            keys = sorted(grads) if isinstance(grads, dict) else describe(grads)
+            fail(f"{where}: step {k + 1}'s 'grads' has the keys {keys}; the model's parameters that require "
+                 f"a gradient are {sorted(w['grads'])}.", "the parameters: only those with requires_grad=True "
+                 "can receive a gradient.", "key 'grads' by the names of model.named_parameters() whose "
+                 "requires_grad is True when the ledger is entered, every one of them, in every record.",
+                 code="ledger_wrong_grads")
+        for pname, states in w["grads"].items():
+            mine = list(grads[pname]) if isinstance(grads[pname], (list, tuple)) else grads[pname]
+            if mine != states:
+                fail(f"{where}: step {k + 1}, parameter {pname!r}: you recorded {mine!r}; the backward passes "
+                     f"since the previous step that reached it found its .grad {states!r}.",
+                     f"the .grad of parameter {pname!r} at the moment backward() reaches it, before the new "
+                     "gradient is added: 'none' (no tensor), 'zero' (all zeros) or 'nonzero' (an earlier "
+                     "gradient is still there).",
+                     "read p.grad in a hook that runs before accumulation (p.register_hook), once per backward "
+                     "pass that reaches p; a parameter no backward reached has an empty list.",
+                     code="ledger_wrong_grads")
+        changed = _as_names(g["changed"])
+        if changed != w["changed"]:
+            fail(f"{where}: step {k + 1}'s 'changed' is {changed!r}; step() changed the values of {w['changed']!r}.",
+                 "the optimizer: it changes only the parameters it holds, only those with a gradient, and only by "
+                 "a non-zero update.", "copy the parameters' values in a step pre-hook and compare them with the "
+                 "values in the post-hook; list the names whose values differ.", code="ledger_wrong_changed")
+
+
+def _judge_loops(StepLedger, loops, seed: int, width: int, notes):
+    for device in each_device(notes):
+        for n, spec in enumerate(loops):
+            batches = _ledger_batches(seed + n, device, 4)
+            want, after = _reference_steps(spec, seed + n, device, width, batches)
+            model, _, entered = _run_learner_ledger(StepLedger, spec, seed + n, device, width, batches)
+            got = _ledger_steps(entered, f"on {device}, a loop with {spec[1]}")
+            _compare_records(got, want, spec, device)
+            moved = differing(after, snapshot(model), atol=0, rtol=0)
+            if moved:
+                fail(f"on {device}, a loop with {spec[1]} under your ledger ended with other values of {moved} "
+                     "than the same loop without it.", "the parameters' gradients and values, which a ledger "
+                     "must only read.", "return nothing from your hooks (a gradient hook that returns a tensor "
+                     "replaces the gradient) and never write into a parameter or its .grad.",
+                     code="ledger_changed_training")
+
+
+@graded("StepLedger")
+def StepLedger_healthy(StepLedger, seed: int = 0, width: int = 5, *, notes):
+    """One record per step of healthy loops: the modes, each parameter's .grad when backward reached it, what step changed"""
+    _judge_loops(StepLedger, HEALTHY_LOOPS, seed, width, notes)
+
+
+@graded("StepLedger")
+def StepLedger_broken(StepLedger, seed: int = 10, width: int = 5, hidden: bool = False, *, notes):
+    """The same records on broken loops: stale gradients, eval mode, a parameter outside the optimizer"""
+    _judge_loops(StepLedger, HIDDEN_LOOPS if hidden else BROKEN_LOOPS, seed, width, notes)
+
+
+def _hook_counts(model, opt) -> dict:
+    """Every hook attached to the model, its parameters and the optimizer (and the global ones), counted."""
+    from torch.nn.modules import module as module_mod
+    from torch.optim import optimizer as optimizer_mod
+
+    counts = {"the model's forward hooks": sum(len(m._forward_pre_hooks) + len(m._forward_hooks)
+                                               for m in model.modules()),
+              "the parameters' gradient hooks": sum(len(p._backward_hooks or {}) for p in model.parameters()),
+              "the parameters' post-accumulate hooks": sum(len(getattr(p, "_post_accumulate_grad_hooks", None) or {})
+                                                           for p in model.parameters()),
+              "the optimizer's step hooks": len(opt._optimizer_step_pre_hooks) + len(opt._optimizer_step_post_hooks),
+              "global module hooks": len(module_mod._global_forward_pre_hooks) + len(module_mod._global_forward_hooks),
+              "global optimizer hooks": len(optimizer_mod._global_optimizer_pre_hooks)
+              + len(optimizer_mod._global_optimizer_post_hooks)}
+    return counts
+
+
+class _Planted(RuntimeError):
+    pass
+
+
+@graded("StepLedger")
+def StepLedger_hooks(StepLedger, seed: int = 20, width: int = 5, *, notes):
+    """Public hooks only, every one removed when the block ends (even when it raises), the error not swallowed"""
+    spec = HEALTHY_LOOPS[0]
+    batches = _ledger_batches(seed, "cpu", 3)
+    want, _ = _reference_steps(spec, seed, "cpu", width, batches)
+    originals = (torch.autograd.backward, torch.Tensor.backward)
+    patched_seen = []
+
+    def probe(model, opt):  # inside the block: nothing replaced, only hooks attached
+        replaced = [f"optimizer.{a}" for a in ("step", "zero_grad") if a in vars(opt)]
+        replaced += [f"model.{a}" for a in ("forward", "train", "__call__") if a in vars(model)]
+        if (torch.autograd.backward, torch.Tensor.backward) != originals:
+            replaced.append("torch's backward")
+        patched_seen.extend(replaced)
+
+    model, opt, loop = _setup(spec, seed, "cpu", width)
+    before = _hook_counts(model, opt)
+    ledger = call(StepLedger, model, opt)
+    entered = call(ledger.__enter__) if hasattr(ledger, "__enter__") else None
+    try:
+        _under_ledger(loop, model, opt, batches)
+        probe(model, opt)
+    finally:
+        if hasattr(ledger, "__exit__"):
+            call(ledger.__exit__, None, None, None)
+    got = _ledger_steps(entered, "a loop with the five lines in order")
+    if len(got) != len(want):  # the rest is credited only to a ledger that recorded the block
+        job_not_done(f"the ledger recorded {len(got)} step(s) of a loop that made {len(want)}.",
+                     "removing its hooks", "the optimizer, whose steps the ledger must hear while the block runs.",
+                     "attach the hooks in __enter__ and append one record per step().")
+    if patched_seen:
+        fail(f"while the ledger was attached, {', '.join(sorted(set(patched_seen)))} had been replaced.",
+             "the module, the optimizer and autograd, which belong to the training code, not to the ledger.",
+             "attach public hooks only (register_forward_pre_hook, register_hook, register_step_pre_hook, ...) "
+             "and leave every method as it is.", code="ledger_not_public")
+    left = {k: v - before[k] for k, v in _hook_counts(model, opt).items() if v != before[k]}
+    if left:
+        fail(f"after the `with` block ended, hooks were still attached: {left}.",
+             "the model, its parameters and the optimizer, which keep every hook until its handle's remove() runs.",
+             "keep every handle that register_... returns and call remove() on each of them in __exit__.",
+             code="ledger_hooks_left")
+    count = len(got)
+    _five_lines(model, opt, batches[:1])
+    if len(getattr(entered, "steps", [])) != count:
+        fail("a step run after the `with` block ended was still recorded.", "the optimizer's step hooks, which "
+             "stay attached until removed.", "remove every hook in __exit__.", code="ledger_hooks_left")
+    # A block that raises: the error reaches the caller, and the hooks still come off.
+    model, opt, loop = _setup(spec, seed + 1, "cpu", width)
+    before = _hook_counts(model, opt)
+    ledger = call(StepLedger, model, opt)
+    raised = None
+    try:
+        with ledger:
+            loop(model, opt, batches[:1])
+            raise _Planted("planted")
+    except _Planted as error:
+        raised = error
+    except Exception as error:  # noqa: BLE001 - the learner's __exit__ raised something else
+        raise LearnerRaised("StepLedger.__exit__ after an error inside the block", error, "StepLedger") from None
+    if raised is None:
+        fail("an exception raised inside `with StepLedger(model, optimizer):` did not reach the code around it.",
+             "the caller, whose error __exit__ swallows when it returns a true value.",
+             "return None (or False) from __exit__, so that the error goes on after the hooks are removed.",
+             code="ledger_swallowed_error")
+    left = {k: v - before[k] for k, v in _hook_counts(model, opt).items() if v != before[k]}
+    if left:
+        fail(f"after a `with` block that raised, hooks were still attached: {left}.",
+             "the model, its parameters and the optimizer, which keep every hook until its handle's remove() runs.",
+             "remove the hooks in __exit__, which runs whether or not the block raised.", code="ledger_hooks_left")
 
 
 # --------------------------------------------------------------------------

@@ -143,6 +143,43 @@ MUTANTS = {
     "predict_records_graph": Mutant(patched(
         MODULE, "predict_digits", ("    with torch.no_grad():\n        labels", "    if True:\n        labels")),
         ["test_predict_digits_modes"], ["graph_recorded"]),
+    # --- StepLedger
+    # reads .grad after backward wrote it: every state is 'nonzero'
+    "ledger_state_after_accumulation": Mutant(patched(MODULE, "StepLedger", ('                self._handles.append(p.register_hook(self._grad_arrives(name, p)))', '                self._handles.append(p.register_post_accumulate_grad_hook(lambda q, h=self._grad_arrives(name, p): h(q.grad)))')),
+        ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_grads']),
+    # cannot tell a zero-filled .grad from a stale one
+    "ledger_none_or_nonzero": Mutant(patched(MODULE, "StepLedger", ('                state = "nonzero" if bool(p.grad.any()) else "zero"', '                state = "nonzero"')),
+        ['test_StepLedger_healthy'], ['ledger_wrong_grads']),
+    # reads the mode when step() runs, not when each forward started
+    "ledger_mode_at_step": Mutant(patched(MODULE, "StepLedger", ('        self._record["modes"].append("train" if module.training else "eval")\n', '        pass\n'), ('        self.steps.append({**self._record, "changed": changed})', '        self._record["modes"] = ["train" if self.model.training else "eval"]\n        self.steps.append({**self._record, "changed": changed})')),
+        ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_modes']),
+    # 'changed' = every parameter with a gradient, whether step() moved it or not
+    "ledger_changed_is_held_with_grad": Mutant(patched(MODULE, "StepLedger", ('        changed = sorted(name for name, p in self.model.named_parameters()\n                         if not torch.equal(p.detach(), self._before[name]))', '        changed = sorted(name for name, p in self.model.named_parameters() if p.grad is not None)')),
+        ['test_StepLedger_broken'], ['ledger_wrong_changed']),
+    # keeps the parameter itself, not a copy, so nothing ever looks changed
+    "ledger_changed_compares_live_tensor": Mutant(patched(MODULE, "StepLedger", ('{name: p.detach().clone() for', '{name: p.detach() for')),
+        ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_changed']),
+    # one state per step, so accumulation's second backward overwrites the first
+    "ledger_one_state_per_step": Mutant(patched(MODULE, "StepLedger", ('            self._record["grads"][name].append(state)', '            self._record["grads"][name][:] = [state]')),
+        ['test_StepLedger_healthy'], ['ledger_wrong_grads']),
+    # never opens a fresh record: each step's lists keep growing
+    "ledger_records_not_reset": Mutant(patched(MODULE, "StepLedger", ('        self.steps.append({**self._record, "changed": changed})\n        self._open_record()\n', '        self.steps.append({**self._record, "changed": changed})\n')),
+        ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_modes']),
+    # __exit__ keeps the handles but removes none of them
+    "ledger_hooks_not_removed": Mutant(patched(MODULE, "StepLedger", ('            handle.remove()                              # also when the block raised\n', '            pass\n')),
+        ['test_StepLedger_hooks'], ['ledger_hooks_left']),
+    # __exit__ returns True: an error inside the block disappears
+    "ledger_swallows_errors": Mutant(patched(MODULE, "StepLedger", ('        self._handles.clear()                            # returning None lets the error go on\n', '        self._handles.clear()\n        return True\n')),
+        ['test_StepLedger_hooks'], ['ledger_swallowed_error']),
+    # keys 'grads' by every parameter, frozen ones included
+    "ledger_all_parameters": Mutant(patched(MODULE, "StepLedger", ('for name, p in self.model.named_parameters() if p.requires_grad]', 'for name, p in self.model.named_parameters()]')),
+        ['test_StepLedger_broken'], ['ledger_wrong_grads']),
+    # replaces optimizer.step with a wrapper instead of attaching step hooks
+    "ledger_patches_step": Mutant(patched(MODULE, "StepLedger", ('        self._handles.append(self.optimizer.register_step_pre_hook(self._step_starts))\n        self._handles.append(self.optimizer.register_step_post_hook(self._step_ends))\n', '        original = self.optimizer.step\n\n        def step(*a, **k):\n            self._step_starts(None, a, k)\n            out = original(*a, **k)\n            self._step_ends(None, a, k)\n            return out\n        self.optimizer.step = step\n        self._original = original\n'), ('        self._handles.clear()                            # returning None lets the error go on\n', '        self._handles.clear()\n        del self.optimizer.step\n')),
+        ['test_StepLedger_hooks'], ['ledger_not_public']),
+    # a gradient hook that returns a tensor (here clamped) replaces the gradient
+    "ledger_hook_returns_zero_grad": Mutant(patched(MODULE, "StepLedger", ('            self._record["grads"][name].append(state)    # returns None: the gradient is left alone', '            self._record["grads"][name].append(state)\n            return grad.clamp(-0.05, 0.05)')),
+        ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_changed_training']),
 }
 
 # --- repair_run: the starter with all but one planted bug repaired
@@ -227,6 +264,101 @@ def predict_digits(model, images):
         out = model(x.view(len(x), 1, 8, 8).to(device)).argmax(1).cpu()
     model.train(mode)
     return out
+"""},
+    # Global hooks filtered to this model and optimizer, states counted with count_nonzero, values compared
+    # through a state_dict copy.
+    "ledger_global_hooks": {"StepLedger": """
+class StepLedger:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer, self.steps, self.handles = model, optimizer, [], []
+
+    def __enter__(self):
+        from torch.nn.modules.module import register_module_forward_pre_hook
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+        params = dict(self.model.named_parameters())
+        self.names = [n for n, p in params.items() if p.requires_grad]
+        self.current = {"modes": [], "grads": {n: [] for n in self.names}}
+
+        def on_forward(module, args):
+            if module is self.model:
+                self.current["modes"].append("train" if module.training else "eval")
+
+        def watch(name):
+            def hook(grad):
+                g = params[name].grad
+                self.current["grads"][name].append(
+                    "none" if g is None else ("zero" if torch.count_nonzero(g) == 0 else "nonzero"))
+            return hook
+
+        def before(opt, args, kwargs):
+            if opt is self.optimizer:
+                self.saved = {k: v.clone() for k, v in self.model.state_dict().items() if k in params}
+
+        def after(opt, args, kwargs):
+            if opt is self.optimizer:
+                now = self.model.state_dict()
+                changed = [k for k, v in self.saved.items() if not torch.equal(v, now[k])]
+                self.steps.append(dict(self.current, changed=sorted(changed)))
+                self.current = {"modes": [], "grads": {n: [] for n in self.names}}
+
+        self.handles = [register_module_forward_pre_hook(on_forward),
+                        register_optimizer_step_pre_hook(before), register_optimizer_step_post_hook(after)]
+        self.handles += [params[n].register_hook(watch(n)) for n in self.names]
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        while self.handles:
+            self.handles.pop().remove()
+        return False
+"""},
+    # An ExitStack owns the handles; the modes are read by a forward hook from a flag the pre-hook set.
+    "ledger_exit_stack": {"StepLedger": """
+import contextlib
+
+
+class StepLedger:
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+
+    def __enter__(self):
+        self.stack = contextlib.ExitStack()
+        watched = [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]
+        fresh = lambda: {"modes": [], "grads": {n: [] for n, _ in watched}, "changed": []}
+        self.record = fresh()
+
+        def pre(module, args):
+            self._mode = "train" if module.training else "eval"
+
+        def post(module, args, output):
+            self.record["modes"].append(self._mode)
+
+        def grad_hook(n, p):
+            def hook(grad):
+                state = "none" if p.grad is None else ("nonzero" if p.grad.abs().sum() > 0 else "zero")
+                self.record["grads"][n].append(state)
+            return hook
+
+        def step_pre(opt, args, kwargs):
+            self._copies = [(n, p.detach().clone()) for n, p in self.model.named_parameters()]
+
+        def step_post(opt, args, kwargs):
+            params = dict(self.model.named_parameters())
+            self.record["changed"] = sorted(n for n, old in self._copies if not torch.equal(old, params[n]))
+            self.steps.append(self.record)
+            self.record = fresh()
+
+        handles = [self.model.register_forward_pre_hook(pre), self.model.register_forward_hook(post),
+                   self.optimizer.register_step_pre_hook(step_pre), self.optimizer.register_step_post_hook(step_post)]
+        handles += [p.register_hook(grad_hook(n, p)) for n, p in watched]
+        for h in handles:
+            self.stack.callback(h.remove)
+        return self
+
+    def __exit__(self, *exc):
+        self.stack.close()
 """},
     "repair_with_normalizer_in_the_model": {"repair_run": edited(
         REPAIR_RUN, *_FIXES["stale_grads"], *_FIXES["eval_mode"], *_FIXES["learning_rate"],
