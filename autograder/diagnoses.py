@@ -193,6 +193,8 @@ DIAGNOSES: dict[str, str] = {
     "off_by_one": "each recorded loss is shifted by one step (taken after the update)",
     "optimizer_changed": "stepped the caller's optimizer",
     "optimizer_not_restored": "the checkpoint did not restore the optimizer's state",
+    "overfit_false_alarm": "named an owner for a setup whose one batch was overfitted (it learns)",
+    "overfit_wrong_owner": "named the wrong owner for a setup whose one batch cannot be overfitted",
     "overlapping_split": "the training and validation parts overlap",
     "params_changed": "changed the caller's parameters",
     "parity": "the compiled module's outputs differ from eager",

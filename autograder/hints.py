@@ -346,6 +346,15 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Keep only the entries whose loss is finite, then return the learning rate (the key), not the loss, "
             "of the smallest one.",
         ),
+        "overfit_diagnosis": (
+            "A handful of examples, a hundred updates: a setup that cannot memorise one batch has an owner holding the "
+            "wrong state. Which facts about the first update tell the owners apart?",
+            "Keep the first update's evidence before the optimizer changes anything: the output's shape next to the "
+            "targets', whether the loss has a graph (`loss.requires_grad`), and what every trainable parameter's "
+            "`.grad` holds after its backward.",
+            "Keep every update's loss; decide the verdict only after the loop, in the table's order. A setup whose "
+            "loss holds no graph cannot go backward: note it and stop the loop instead of letting it raise.",
+        ),
         "health_check": (
             "Each code names one owner: the module's mode (`eval_mode`), the loader's order (`not_shuffled`), the "
             "optimizer's list (`untrained_parameters`), the batches' device (`device_mismatch`), the targets' "

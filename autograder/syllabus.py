@@ -53,7 +53,7 @@ MODULES: tuple[Module, ...] = (
     Module("05-train-vs-eval", "Two switches, two jobs",
            ("evaluate", "accuracy", "predict_proba", "fit", "repair_evaluate")),
     Module("06-failure-modes", "Failures that do not raise",
-           ("make_loaders", "lr_sweep", "pick_lr", "health_check", "repair_make_loaders")),
+           ("make_loaders", "lr_sweep", "pick_lr", "overfit_diagnosis", "health_check", "repair_make_loaders")),
     Module("07-eager-compile-export", "Three modes, three purposes",
            ("time_it", "compile_model", "export_program", "export_onnx", "time_split"),
            colab_packages=("onnx", "onnxscript", "onnxruntime")),

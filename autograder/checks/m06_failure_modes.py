@@ -3,13 +3,17 @@
 ``make_loaders`` is judged by what its loaders yield (every example carries its
 own id), ``lr_sweep``/``pick_lr`` against the check's own sweep, and
 ``health_check`` by planting each failure in turn (and together) and requiring
-exactly the right codes — and no change to the caller's objects.
+exactly the right codes — and no change to the caller's objects — and
+``overfit_diagnosis`` on healthy setups (whose batch it must really overfit) and on
+setups where one owner (the loss function, the module, the optimizer) stops it.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import random
+import warnings
 
 import torch
 from torch import nn
@@ -437,4 +441,151 @@ def health_check_leaves_state(health_check, seed: int = 3, *, notes):
                              "health_check's job: one instrumented step, then a set of codes.",
                              "run the step with the loss function passed in and return the set (the other checks "
                              "judge its codes); this check then judges what the diagnosis left behind.")
+
+
+# --------------------------------------------------------------------------
+# overfit_diagnosis: one batch overfitted as the instrument, the owner named from the first step
+
+OWNERS = ("learns", "loss_fn", "module", "optimizer")
+
+
+class _OutputOwner(nn.Module):
+    """A network whose forward hands back an output no gradient can flow through (or one scaled to zero)."""
+
+    def __init__(self, net: nn.Module, how: str):
+        super().__init__()
+        self.net, self.how = net, how
+
+    def forward(self, x):
+        if self.how == "zero":
+            return self.net(x) * 0.0
+        if self.how == "no_grad":
+            with torch.no_grad():
+                return self.net(x)
+        return self.net(x).detach()
+
+
+#: kind: (the owner, what the setup is, in the learner's words)
+OVERFIT_SETUPS = {
+    "mse": ("learns", "a small regression MLP with MSELoss and Adam at 0.03"),
+    "bce": ("learns", "a small binary classifier with BCEWithLogitsLoss and Adam at 0.05"),
+    "stale_copy": ("optimizer", "the optimizer was built over a copy of the model's parameters"),
+    "lr_low": ("optimizer", "Adam at a learning rate of 1e-6"),
+    "lr_high": ("optimizer", "plain SGD at a learning rate of 1000"),
+    "flat_targets": ("loss_fn", "targets of shape [N] against outputs of shape [N, 1], with MSELoss"),
+    "zero": ("module", "forward() multiplies its output by zero"),
+    "no_grad": ("module", "forward() runs under torch.no_grad()"),
+    # hidden
+    "lr_zero": ("optimizer", "Adam at a learning rate of 0"),
+    "squeezed": ("loss_fn", "outputs squeezed to [N] against targets of shape [N, 1], with MSELoss"),
+    "detach": ("module", "forward() returns a detached output"),
+    "frozen": ("module", "every parameter frozen (requires_grad=False)"),
+}
+VISIBLE_BROKEN = ("stale_copy", "lr_low", "lr_high", "flat_targets", "zero", "no_grad")
+HIDDEN_BROKEN = ("lr_zero", "squeezed", "detach", "frozen")
+
+_WHY = {
+    "learns": "the whole setup: the loss on the batch fell below a tenth of its first value, so the loop, the "
+              "model, the loss and the optimizer can learn together.",
+    "loss_fn": "the loss function: it compared an output and targets of different shapes, so it broadcast them "
+               "and measures something no weights can drive to zero.",
+    "module": "the module: after the first backward no trainable parameter holds a non-zero gradient (or the loss "
+              "holds no graph at all), so no optimizer could move the loss.",
+    "optimizer": "the optimizer: the first backward gave the parameters real gradients, and the updates still did "
+                 "not drive the loss down: it holds other tensors, or its learning rate is far from right.",
+}
+
+
+class _Squeeze(nn.Module):
+    def forward(self, x):
+        return x.squeeze(-1)
+
+
+def _overfit_setup(kind: str, seed: int, n: int, width: int, device):
+    torch.manual_seed(seed)
+    g = torch.Generator().manual_seed(seed + 1)
+    classify = kind == "bce"
+    d = 4 if classify else 3
+    layers = [nn.Linear(d, width), nn.Tanh(), nn.Linear(width, width), nn.Tanh(), nn.Linear(width, 1)]
+    model = nn.Sequential(*layers, _Squeeze()) if kind == "squeezed" else nn.Sequential(*layers)
+    x = torch.randn(n, d, generator=g)
+    y = (torch.rand(n, 1, generator=g) > 0.5).float() if classify else torch.randn(n, 1, generator=g)
+    loss_fn = nn.BCEWithLogitsLoss() if classify else nn.MSELoss()
+    if kind in ("zero", "no_grad", "detach"):
+        model = _OutputOwner(model, kind)
+    if kind == "frozen":
+        for p in model.parameters():
+            p.requires_grad_(False)
+    model = model.to(device)
+    params = copy.deepcopy(model).parameters() if kind == "stale_copy" else model.parameters()
+    if kind == "lr_high":
+        optimizer = torch.optim.SGD(params, lr=1e3)
+    else:
+        lr = {"lr_low": 1e-6, "lr_zero": 0.0, "bce": 0.05}.get(kind, 0.03)
+        optimizer = torch.optim.Adam(params, lr=lr)
+    if kind == "flat_targets":
+        y = y[:, 0]
+    return model, x.to(device), y.to(device), optimizer, loss_fn
+
+
+def _batch_loss(model, x, y, loss_fn) -> float:
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the broadcasting setups warn; the learner has seen it
+        return float(loss_fn(model(x), y))
+
+
+def _diagnose(overfit_diagnosis, kind: str, seed: int, n: int, width: int, device, steps: int):
+    owner, label = OVERFIT_SETUPS[kind]
+    model, x, y, optimizer, loss_fn = _overfit_setup(kind, seed, n, width, device)
+    start = _batch_loss(model, x, y, loss_fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # MSELoss's broadcasting warning is part of the setup
+        got = call(overfit_diagnosis, model, x, y, optimizer, loss_fn, steps)
+    where = f"on {device}, a setup where {label}"
+    if got is None:
+        job_not_done(f"{where}: overfit_diagnosis returned None.", "nothing", "the verdict overfit_diagnosis "
+                     "returns.", f"return one of {', '.join(map(repr, OWNERS))}.")
+    if not isinstance(got, str) or got not in OWNERS:
+        fail(f"{where}: overfit_diagnosis returned {describe(got)}.", "the verdict: one owner's name, or that the "
+             "setup learns.", f"return exactly one of the strings {', '.join(map(repr, OWNERS))}.",
+             code="unknown_code")
+    return got, owner, label, where, (model, x, y, loss_fn, start)
+
+
+@graded("overfit_diagnosis")
+def overfit_diagnosis_learns(overfit_diagnosis, seed: int = 0, n: int = 8, width: int = 16, steps: int = 100, *,
+                             notes):
+    """'learns' on healthy setups, whose one batch the call really overfitted"""
+    for device in each_device(notes):
+        for kind in ("mse", "bce"):
+            got, owner, label, where, (model, x, y, loss_fn, start) = _diagnose(
+                overfit_diagnosis, kind, seed, n, width, device, steps)
+            end = _batch_loss(model, x, y, loss_fn)
+            if not end < 0.2 * start:
+                job_not_done(f"{where}: after overfit_diagnosis, the model's loss on the batch is {end:.4g}, "
+                             f"from {start:.4g} before the call: the batch was not overfitted.",
+                             "a verdict on a healthy setup", "the model and optimizer it was given, which the "
+                             f"{steps} updates of the five lines must train on the one batch.",
+                             "run the loop on the model and optimizer passed in (not on copies), then decide.")
+            if got != owner:
+                fail(f"{where}: overfit_diagnosis returned {got!r}, and the loss on the batch fell from {start:.4g} "
+                     f"to {end:.4g}.", _WHY["learns"], "decide 'learns' from the losses of the loop first: a setup "
+                     "whose loss on one batch fell below a tenth of its first value needs no owner named.",
+                     code="overfit_false_alarm")
+
+
+@graded("overfit_diagnosis")
+def overfit_diagnosis_owner(overfit_diagnosis, seed: int = 1, n: int = 8, width: int = 16, steps: int = 100,
+                            hidden: bool = False, *, notes):
+    """The owner that stops one batch from being overfitted: the loss function, the module or the optimizer"""
+    for device in each_device(notes):
+        for kind in HIDDEN_BROKEN if hidden else VISIBLE_BROKEN:
+            got, owner, label, where, _ = _diagnose(overfit_diagnosis, kind, seed, n, width, device, steps)
+            if got != owner:
+                fail(f"{where}: overfit_diagnosis returned {got!r}.", _WHY[owner],
+                     "take the evidence at the first step, before any update, and apply the rules in their order: "
+                     "did the loss fall below a tenth; do the output and the targets have one shape; does the first "
+                     "backward leave a non-zero gradient on a trainable parameter.", code="overfit_wrong_owner")
+
+
 from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise

@@ -127,9 +127,86 @@ MUTANTS = {
     "health_raises_on_mismatch": Mutant(patched(
         MODULE, "health_check", ("if x.device != device or y.device != device:", "if False:")),
         ["test_health_check_each_code"], ["raised"]),
+    # --- overfit_diagnosis
+    # Every setup "learns": the loop runs, the verdict never changes.
+    "diagnosis_always_learns": Mutant(patched(
+        MODULE, "overfit_diagnosis", ("    if math.isfinite(losses[-1]) and losses[-1] < 0.1 * losses[0]:\n", "    if True:\n")),
+        ["test_overfit_diagnosis_owner"], ["overfit_wrong_owner"]),
+    # Any fall of the loss passes for learning: a learning rate a thousand times too small still lowers it a little.
+    "diagnosis_any_decrease_learns": Mutant(patched(
+        MODULE, "overfit_diagnosis", ("losses[-1] < 0.1 * losses[0]", "losses[-1] < losses[0]")),
+        ["test_overfit_diagnosis_owner"], ["overfit_wrong_owner"]),
+    # The instrument skipped: one step's evidence, no overfitting, so a healthy setup with a bad rate "learns".
+    "diagnosis_without_overfitting": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("    if math.isfinite(losses[-1]) and losses[-1] < 0.1 * losses[0]:\n",
+         "    if first[\"shapes\"] and first[\"grads\"]:\n")),
+        ["test_overfit_diagnosis_owner"], ["overfit_wrong_owner"]),
+    # A zero gradient counted as a gradient: a module that multiplies its output by zero passes for healthy.
+    "diagnosis_grad_not_none": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("p.grad is not None and bool(p.grad.any())", "p.grad is not None")),
+        ["test_overfit_diagnosis_owner"], ["overfit_wrong_owner"]),
+    # The gradients asked before the shapes: a broadcasting loss still sends gradients, so it blames the optimizer.
+    "diagnosis_gradients_before_shapes": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("    if not first[\"shapes\"]:\n        return \"loss_fn\"", "    if first[\"grads\"]:\n        return \"optimizer\""),
+        ("    if not first[\"grads\"]:\n        return \"module\"", "    if not first[\"shapes\"]:\n        return \"loss_fn\""),
+        ("    return \"optimizer\"                              # gradients exist", "    return \"module\"  # gradients exist")),
+        ["test_overfit_diagnosis_owner"], ["overfit_wrong_owner"]),
+    # No guard for a loss without a graph: backward raises on a module that runs under no_grad.
+    "diagnosis_backward_unguarded": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("        if not loss.requires_grad:                  # no graph: nothing can reach a parameter\n"
+         "            first = first or {\"shapes\": out.shape == y.shape, \"grads\": False}\n"
+         "            break\n", "")),
+        ["test_overfit_diagnosis_owner"]),
+    # The evidence read after the loop: after a run that blew up, every gradient is NaN or the weights are.
+    "diagnosis_evidence_after_the_loop": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("    if not first[\"grads\"]:\n",
+         "    if not any(p.grad is not None and bool((p.grad.abs() > 0).any()) for p in model.parameters()):\n")),
+        ["test_overfit_diagnosis_owner"], ["overfit_wrong_owner"]),
+    # Overfitting a copy: the caller's model is never trained (and the caller's optimizer moves nothing).
+    "diagnosis_trains_a_copy": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("    model.train()\n", "    model = copy.deepcopy(model)\n    model.train()\n")),
+        ["test_overfit_diagnosis_learns"]),
 }
 
 VARIANTS = {
+    # Evidence gathered with hooks on the first step; the losses kept as tensors; set_to_none=False.
+    "diagnosis_with_hooks": {"overfit_diagnosis": """
+def overfit_diagnosis(model, x, y, optimizer, loss_fn, steps=100):
+    model.train()
+    reached = []
+    handles = [p.register_hook(lambda g: reached.append(bool(g.abs().sum() > 0)))
+               for p in model.parameters() if p.requires_grad]
+    out = model(x)
+    same_shape = tuple(out.shape) == tuple(y.shape)
+    first = loss_fn(out, y)
+    if first.grad_fn is None:
+        for h in handles:
+            h.remove()
+        return "loss_fn" if not same_shape else "module"
+    optimizer.zero_grad(set_to_none=False)
+    first.backward()
+    for h in handles:
+        h.remove()
+    optimizer.step()
+    last = first.detach()
+    for _ in range(steps - 1):
+        optimizer.zero_grad(set_to_none=False)
+        last = loss_fn(model(x), y)
+        last.backward()
+        optimizer.step()
+        last = last.detach()
+    if torch.isfinite(last) and last < first.detach() / 10:
+        return "learns"
+    if not same_shape:
+        return "loss_fn"
+    return "optimizer" if any(reached) else "module"
+"""},
     "loaders_randperm_subsets": {"make_loaders": ML + """
     order = torch.randperm(len(dataset), generator=generator)
     n_val = int(len(dataset) * val_fraction)
