@@ -95,4 +95,26 @@ class RunProbe:
         print("\n".join(self.lines()) if self.events else "(nothing recorded)")
 
 
-__all__ = ["RunProbe"]
+def confusion(y_true: torch.Tensor, y_pred: torch.Tensor, num_classes: int = 10) -> torch.Tensor:
+    """``counts[i, j]``: how many examples of class ``i`` were predicted as ``j`` (one ``bincount``)."""
+    flat = y_true.cpu() * num_classes + y_pred.cpu()
+    return torch.bincount(flat, minlength=num_classes ** 2).reshape(num_classes, num_classes)
+
+
+def draw_confusion(ax, counts: torch.Tensor, title: str) -> None:
+    """A confusion matrix on a matplotlib axis, each non-zero count written in its cell."""
+    ax.imshow(counts, cmap="Blues")
+    for i in range(counts.shape[0]):
+        for j in range(counts.shape[1]):
+            if counts[i, j]:
+                dark = counts[i, j] > counts.max() / 2
+                ax.text(j, i, int(counts[i, j]), ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
+    ax.set_xticks(range(counts.shape[1]))
+    ax.set_yticks(range(counts.shape[0]))
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    ax.set_title(title, fontsize=10)
+
+
+__all__ = ["RunProbe", "confusion", "draw_confusion"]

@@ -18,6 +18,7 @@ class Module:
     title: str
     functions: tuple[str, ...]
     colab_packages: tuple[str, ...] = ()  # what Colab lacks for this module (beyond the course package)
+    parts: int = 1  # lessons of one sitting: a module whose lesson is longer comes in parts
 
     @property
     def number(self) -> str:
@@ -27,6 +28,12 @@ class Module:
     @property
     def lesson(self) -> str:
         return f"course/{self.id}.ipynb"
+
+    @property
+    def lessons(self) -> tuple[str, ...]:
+        """Every lesson notebook of the module, in reading order: the first keeps the module's name, the
+        others add ``-part2``, ``-part3``."""
+        return (self.lesson,) + tuple(f"course/{self.id}-part{k}.ipynb" for k in range(2, self.parts + 1))
 
     @property
     def exercise(self) -> str:
@@ -61,7 +68,7 @@ MODULES: tuple[Module, ...] = (
            ("seed_everything", "save_checkpoint", "load_checkpoint", "repair_load_checkpoint")),
     Module("09-debug-a-real-run", "The run that will not improve (capstone on real data)",
            ("DigitsDataset", "fit_normalizer", "DigitCNN", "train_epoch_ce", "predict_digits", "StepLedger",
-            "repair_run")),
+            "repair_run"), parts=2),
 )
 
 
@@ -136,6 +143,9 @@ def start_table() -> str:
     ``course/``) and one for Colab (relative links do not resolve there)."""
     rows = ["| # | lesson | exercise |", "|---|---|---|"]
     for m in MODULES:
-        rows.append(f"| {m.number} | [{m.title}]({m.id}.ipynb) · [on Colab]({colab_url(m.lesson)}) "
-                    f"| [exercise](../{m.exercise}) · [on Colab]({colab_url(m.exercise)}) |")
+        lesson = f"[{m.title}]({m.id}.ipynb) · [on Colab]({colab_url(m.lesson)})"
+        for k, path in enumerate(m.lessons[1:], start=2):
+            name = path.rsplit("/", 1)[-1]
+            lesson += f"; [part {k}]({name}) · [on Colab]({colab_url(path)})"
+        rows.append(f"| {m.number} | {lesson} | [exercise](../{m.exercise}) · [on Colab]({colab_url(m.exercise)}) |")
     return "\n".join(rows)

@@ -150,3 +150,19 @@ def test_lessons_run_probe_sees_stale_grads_clipping_and_comes_off():
         pass
     assert not model._forward_pre_hooks and not opt._optimizer_step_pre_hooks and not opt._optimizer_step_post_hooks
     assert all(not p._backward_hooks and not p._post_accumulate_grad_hooks for p in model.parameters())
+
+
+def test_lessons_confusion_counts_pairs_and_draws():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from autograder.lessons import confusion, draw_confusion
+
+    counts = confusion(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 2]), num_classes=3)
+    assert counts.tolist() == [[1, 0, 0], [0, 0, 1], [0, 0, 2]]
+    fig, ax = plt.subplots()
+    draw_confusion(ax, counts, "t")
+    assert len(ax.texts) == 3 and ax.get_title() == "t"
+    plt.close(fig)

@@ -123,7 +123,7 @@ def test_ruff_passes():
 def _module_of(path):
     from autograder.syllabus import module
 
-    return None if path.stem == "00-start" else module(path.stem)
+    return None if path.stem == "00-start" else module(re.sub(r"-part\d+$", "", path.stem))
 
 
 @pytest.mark.parametrize("path", _all_notebooks(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -166,7 +166,11 @@ def test_start_page_links_every_module():
     text = " ".join(c.source for c in nbtools.read(ROOT / "course" / "00-start.ipynb").cells)
     for m in MODULES:
         assert f"]({m.id}.ipynb)" in text and f"](../{m.exercise})" in text, m.id
-        assert (ROOT / m.lesson).exists(), m.lesson
+        for path in m.lessons:
+            assert (ROOT / path).exists(), path
+            assert f"]({path.rsplit('/', 1)[-1]})" in text, path
+    assert sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("course/[0-9]*.ipynb") if p.stem != "00-start") == sorted(
+        path for m in MODULES for path in m.lessons), "every lesson notebook belongs to a module of the syllabus"
     assert "mybinder.org" in text and "colab.research.google.com" in text
     assert "progress()" in text
     from autograder.syllabus import start_table
@@ -189,7 +193,7 @@ def test_readme_has_binder_and_a_colab_badge_per_notebook():
     readme = (ROOT / "README.md").read_text()
     assert binder_url() in readme
     for m in MODULES:
-        assert colab_url(m.lesson) in readme and colab_url(m.exercise) in readme, m.id
+        assert all(colab_url(path) in readme for path in m.lessons) and colab_url(m.exercise) in readme, m.id
 
 
 def test_make_lab_starts_jupyterlab_for_whoever_runs_it(tmp_path):
