@@ -468,20 +468,23 @@ class _OutputOwner(nn.Module):
 #: kind: (the owner, what the setup is, in the learner's words)
 OVERFIT_SETUPS = {
     "mse": ("learns", "a small regression MLP with MSELoss and Adam at 0.03"),
-    "bce": ("learns", "a small binary classifier with BCEWithLogitsLoss and Adam at 0.05"),
+    "bce": ("learns", "a small binary classifier with BCEWithLogitsLoss and Adam at 0.05, handed over in eval mode"),
+    "single": ("learns", "a single example whose target has shape [1] against an output of shape [1, 1]"),
     "stale_copy": ("optimizer", "the optimizer was built over a copy of the model's parameters"),
     "lr_low": ("optimizer", "Adam at a learning rate of 1e-6"),
     "lr_high": ("optimizer", "plain SGD at a learning rate of 1000"),
     "flat_targets": ("loss_fn", "targets of shape [N] against outputs of shape [N, 1], with MSELoss"),
     "zero": ("module", "forward() multiplies its output by zero"),
     "no_grad": ("module", "forward() runs under torch.no_grad()"),
+    "flat_no_grad": ("loss_fn", "targets of shape [N] against outputs of shape [N, 1], from a forward() that runs "
+                                "under torch.no_grad()"),
     # hidden
     "lr_zero": ("optimizer", "Adam at a learning rate of 0"),
     "squeezed": ("loss_fn", "outputs squeezed to [N] against targets of shape [N, 1], with MSELoss"),
     "detach": ("module", "forward() returns a detached output"),
     "frozen": ("module", "every parameter frozen (requires_grad=False)"),
 }
-VISIBLE_BROKEN = ("stale_copy", "lr_low", "lr_high", "flat_targets", "zero", "no_grad")
+VISIBLE_BROKEN = ("stale_copy", "lr_low", "lr_high", "flat_targets", "zero", "no_grad", "flat_no_grad")
 HIDDEN_BROKEN = ("lr_zero", "squeezed", "detach", "frozen")
 
 _WHY = {
@@ -511,8 +514,8 @@ def _overfit_setup(kind: str, seed: int, n: int, width: int, device):
     x = torch.randn(n, d, generator=g)
     y = (torch.rand(n, 1, generator=g) > 0.5).float() if classify else torch.randn(n, 1, generator=g)
     loss_fn = nn.BCEWithLogitsLoss() if classify else nn.MSELoss()
-    if kind in ("zero", "no_grad", "detach"):
-        model = _OutputOwner(model, kind)
+    if kind in ("zero", "no_grad", "detach", "flat_no_grad"):
+        model = _OutputOwner(model, kind.removeprefix("flat_"))
     if kind == "frozen":
         for p in model.parameters():
             p.requires_grad_(False)
@@ -523,8 +526,10 @@ def _overfit_setup(kind: str, seed: int, n: int, width: int, device):
     else:
         lr = {"lr_low": 1e-6, "lr_zero": 0.0, "bce": 0.05}.get(kind, 0.03)
         optimizer = torch.optim.Adam(params, lr=lr)
-    if kind == "flat_targets":
+    if kind in ("flat_targets", "flat_no_grad", "single"):
         y = y[:, 0]
+    if kind == "bce":
+        model.eval()  # the contract's training mode is the function's to set
     return model, x.to(device), y.to(device), optimizer, loss_fn
 
 
@@ -534,13 +539,22 @@ def _batch_loss(model, x, y, loss_fn) -> float:
         return float(loss_fn(model(x), y))
 
 
+_modes_seen: list = []  # per call of overfit_diagnosis: the modes its forward passes ran in
+
+
 def _diagnose(overfit_diagnosis, kind: str, seed: int, n: int, width: int, device, steps: int):
     owner, label = OVERFIT_SETUPS[kind]
     model, x, y, optimizer, loss_fn = _overfit_setup(kind, seed, n, width, device)
     start = _batch_loss(model, x, y, loss_fn)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # MSELoss's broadcasting warning is part of the setup
-        got = call(overfit_diagnosis, model, x, y, optimizer, loss_fn, steps)
+    seen: set = set()
+    _modes_seen.append(seen)
+    handle = model.register_forward_pre_hook(lambda module, args: seen.add(module.training))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # MSELoss's broadcasting warning is part of the setup
+            got = call(overfit_diagnosis, model, x, y, optimizer, loss_fn, steps)
+    finally:
+        handle.remove()
     where = f"on {device}, a setup where {label}"
     if got is None:
         job_not_done(f"{where}: overfit_diagnosis returned None.", "nothing", "the verdict overfit_diagnosis "
@@ -557,9 +571,15 @@ def overfit_diagnosis_learns(overfit_diagnosis, seed: int = 0, n: int = 8, width
                              notes):
     """'learns' on healthy setups, whose one batch the call really overfitted"""
     for device in each_device(notes):
-        for kind in ("mse", "bce"):
+        for kind in ("mse", "bce", "single"):
             got, owner, label, where, (model, x, y, loss_fn, start) = _diagnose(
-                overfit_diagnosis, kind, seed, n, width, device, steps)
+                overfit_diagnosis, kind, seed, 1 if kind == "single" else n, width, device, steps)
+            modes = _modes_seen[-1] if _modes_seen else set()
+            if False in modes:
+                fail(f"{where}: the model ran its forward passes in eval mode during overfit_diagnosis.",
+                     "the module: its mode, which the caller left as it was and the five lines must set.",
+                     "call model.train() before the loop: the exercise overfits the batch in training mode.",
+                     code="wrong_mode")
             end = _batch_loss(model, x, y, loss_fn)
             if not end < 0.2 * start:
                 job_not_done(f"{where}: after overfit_diagnosis, the model's loss on the batch is {end:.4g}, "

@@ -167,6 +167,22 @@ MUTANTS = {
         ("    if not first[\"grads\"]:\n",
          "    if not any(p.grad is not None and bool((p.grad.abs() > 0).any()) for p in model.parameters()):\n")),
         ["test_overfit_diagnosis_owner"], ["overfit_wrong_owner"]),
+    # The caller's mode left as it was: a model handed over in eval mode is overfitted in eval mode.
+    "diagnosis_keeps_eval_mode": Mutant(patched(MODULE, "overfit_diagnosis", ("    model.train()\n", "")),
+                                        ["test_overfit_diagnosis_learns"], ["wrong_mode"]),
+    # The shapes asked before the losses: a single example broadcasts harmlessly and still learns.
+    "diagnosis_shapes_before_losses": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("    if math.isfinite(losses[-1]) and losses[-1] < 0.1 * losses[0]:\n        return \"learns\"",
+         "    if not first[\"shapes\"]:\n        return \"loss_fn\"\n"
+         "    if math.isfinite(losses[-1]) and losses[-1] < 0.1 * losses[0]:\n        return \"learns\"")),
+        ["test_overfit_diagnosis_learns"], ["overfit_false_alarm"]),
+    # The module asked before the loss function: a broadcasting loss on a graph-less output blames the module.
+    "diagnosis_module_before_loss": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("    if not first[\"shapes\"]:\n        return \"loss_fn\"", "    if not first[\"grads\"]:\n        return \"module\"\n"
+         "    if not first[\"shapes\"]:\n        return \"loss_fn\"")),
+        ["test_overfit_diagnosis_owner"], ["overfit_wrong_owner"]),
     # Overfitting a copy: the caller's model is never trained (and the caller's optimizer moves nothing).
     "diagnosis_trains_a_copy": Mutant(patched(
         MODULE, "overfit_diagnosis",
@@ -308,6 +324,11 @@ MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.
 EQUIVALENT = {
+    "overfit_diagnosis: swap: model.train() <-> losses, first = ([], None)": "independent statements",
+    "overfit_diagnosis: swap: optimizer.zero_grad() <-> out = model(x)":
+        "the gradients are cleared before the backward pass either way",
+    "overfit_diagnosis: swap: if first is None: <-> optimizer.step()":
+        "step() leaves .grad as it is, so the first step's evidence reads the same gradients after it",
     "make_loaders: swap: train = DataLoader(train_set, batch_size=batch_size, shuffle=True, generator=generator) "
     "<-> val = DataLoader(val_set, batch_size=batch_size, shuffle=False)": "building a DataLoader draws nothing",
     "lr_sweep: swap: results = {} <-> loss_fn = nn.BCEWithLogitsLoss()": "independent statements",

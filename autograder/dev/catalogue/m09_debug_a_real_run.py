@@ -376,5 +376,37 @@ class StepLedger:
          "    torch.manual_seed(seed)\n"))},
 }
 
+#: Automatic mutants that keep full marks because they change nothing the contract fixes.
+EQUIVALENT = {
+    'StepLedger: swap: def __init__(self, model, optimizer): <-> def __enter__(self):':
+        "the order of a class's method definitions changes nothing",
+    'StepLedger: swap: def __enter__(self): <-> def __exit__(self, *exc_info):':
+        "the order of a class's method definitions changes nothing",
+    'StepLedger: swap: def __exit__(self, *exc_info): <-> def _open_record(self):':
+        "the order of a class's method definitions changes nothing",
+    'StepLedger: swap: def _open_record(self): <-> def _forward(self, module, args):':
+        "the order of a class's method definitions changes nothing",
+    'StepLedger: swap: def _forward(self, module, args): <-> def _grad_arrives(self, name, p):':
+        "the order of a class's method definitions changes nothing",
+    'StepLedger: swap: def _grad_arrives(self, name, p): <-> def _step_starts(self, optimizer, args, kwargs):':
+        "the order of a class's method definitions changes nothing",
+    'StepLedger: swap: def _step_starts(self, optimizer, args, kwargs): <-> def _step_ends(self, optimizer, args, kwargs):':
+        "the order of a class's method definitions changes nothing",
+    'StepLedger: swap: self.model, self.optimizer = (model, optimizer) <-> self.steps = []':
+        "independent statements: every hook is attached before the block's code runs",
+    'StepLedger: swap: self.steps = [] <-> self._handles = []':
+        "independent statements: every hook is attached before the block's code runs",
+    'StepLedger: swap: self._open_record() <-> self._handles.append(self.model.register_forward_pre_hook(self._forward))':
+        "independent statements: every hook is attached before the block's code runs",
+    'StepLedger: swap: self._handles.append(self.model.register_forward_pre_hook(self._forward)) <-> for name, p in self.model.named_parameters():':
+        "independent statements: every hook is attached before the block's code runs",
+    'StepLedger: swap: for name, p in self.model.named_parameters(): <-> self._handles.append(self.optimizer.register_step_pre_hook(self._step_starts))':
+        "independent statements: every hook is attached before the block's code runs",
+    'StepLedger: swap: self._handles.append(self.optimizer.register_step_pre_hook(self._step_starts)) <-> self._handles.append(self.optimizer.register_step_post_hook(self._step_ends))':
+        "independent statements: every hook is attached before the block's code runs",
+    'StepLedger: delete: self._handles.clear()':
+        'every handle is removed before the list is cleared; removing a removed handle again does nothing',
+}
+
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
