@@ -63,7 +63,7 @@ MODULES: tuple[Module, ...] = (
            ("make_loaders", "lr_sweep", "pick_lr", "overfit_diagnosis", "health_check", "repair_make_loaders")),
     Module("07-eager-compile-export", "Three modes, three purposes",
            ("time_it", "compile_model", "export_program", "export_onnx", "time_split"),
-           colab_packages=("onnx", "onnxscript", "onnxruntime")),
+           colab_packages=("onnx", "onnxscript", "onnxruntime"), parts=2),
     Module("08-reproducible-training", "Same run, same numbers (capstone)",
            ("seed_everything", "save_checkpoint", "load_checkpoint", "repair_load_checkpoint")),
     Module("09-debug-a-real-run", "The run that will not improve (capstone on real data)",
