@@ -166,3 +166,36 @@ def test_lessons_confusion_counts_pairs_and_draws():
     draw_confusion(ax, counts, "t")
     assert len(ax.texts) == 3 and ax.get_title() == "t"
     plt.close(fig)
+
+
+def test_lessons_step_snapshot_tables_and_explorer():
+    """Lesson 04's instruments: every owner read after each line of a step, the graph seen recorded then freed,
+    the table marking what a line changed, and the explorer's readout for a picked event."""
+    from autograder.lessons import event_readout, event_table, graph_state, step_explorer, step_snapshot
+
+    model, _, loss_fn, x, y = _setup()
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    lines = ["opt.zero_grad()", "loss = loss_fn(model(x), y)", "loss.backward()", "opt.step()"]
+    start = {n: p.detach().clone() for n, p in model.named_parameters()}
+    snaps = []
+    with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+        opt.zero_grad()
+        snaps.append(step_snapshot(model, opt, start, None))
+        loss = loss_fn(model(x), y)
+        snaps.append(step_snapshot(model, opt, start, loss))
+        loss.backward()
+        snaps.append(step_snapshot(model, opt, start, loss))
+        opt.step()
+        snaps.append(step_snapshot(model, opt, start, loss))
+    assert graph_state(None).startswith("nothing") and graph_state(x).startswith("no graph")
+    assert "recorded" in snaps[1]["graph"] and "freed" in snaps[2]["graph"]
+    grads = [s["params"]["0.weight"][".grad (parameter)"].split()[0] for s in snaps]
+    assert grads == ["none", "none", "nonzero", "nonzero"]
+    assert snaps[3]["params"]["0.weight"]["value (module)"].startswith("moved") and "step 1" in snaps[3]["optimizer"]
+    table = event_table(ledger, snaps, lines)
+    assert table.count("<tr>") == 5 and "#fff8c5" in table
+    assert "▶ loss.backward()" in event_readout((ledger, snaps), lines, 2)
+    explorer = step_explorer({"one step": (ledger, snaps)}, lines)
+    picker, slider, readout = explorer.children
+    slider.value = 3
+    assert "▶ opt.step()" in readout.value

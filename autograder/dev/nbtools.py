@@ -286,3 +286,48 @@ def strip_solution_markers(source: str) -> str:
     would write it (catalogues edit it into mutants)."""
     return "\n".join(line for line in source.splitlines()
                      if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"
+
+
+# ---- lessons of one sitting
+
+#: The size rule of a lesson notebook: words of prose, lines of code, lines of the longest code cell.
+MAX_WORDS, MAX_CODE_LINES, MAX_CELL_LINES = 3500, 350, 40
+
+
+def lesson_size(nb) -> dict:
+    """Words of prose (markdown tokens holding a letter or digit), non-blank lines of code, and the longest code
+    cell's non-blank lines (with its index)."""
+    import re
+
+    words = sum(sum(1 for t in c.source.split() if re.search(r"[A-Za-z0-9]", t))
+                for c in nb.cells if c.cell_type == "markdown")
+    lines = [(len([line for line in c.source.splitlines() if line.strip()]), i)
+             for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    longest, cell = max(lines) if lines else (0, None)
+    return {"words": words, "code_lines": sum(n for n, _ in lines), "longest_cell": longest, "longest_at": cell}
+
+
+def size_problems(nb) -> list[str]:
+    size = lesson_size(nb)
+    problems = []
+    if size["words"] > MAX_WORDS:
+        problems.append(f"{size['words']} words of prose (at most {MAX_WORDS})")
+    if size["code_lines"] > MAX_CODE_LINES:
+        problems.append(f"{size['code_lines']} lines of code (at most {MAX_CODE_LINES})")
+    if size["longest_cell"] > MAX_CELL_LINES:
+        problems.append(f"cell {size['longest_at']} holds {size['longest_cell']} lines of code (at most {MAX_CELL_LINES})")
+    return problems
+
+
+def estimated_minutes(nb) -> float:
+    """A sitting's length: prose read at 150 words a minute, and six seconds per line of code read and run."""
+    size = lesson_size(nb)
+    return size["words"] / 150 + size["code_lines"] / 10
+
+
+def stated_minutes(nb) -> int | None:
+    """The time a lesson states in its first cell (``*About 50 minutes*``), or None."""
+    import re
+
+    found = re.search(r"About (\d+) minutes", nb.cells[0].source) if nb.cells else None
+    return int(found.group(1)) if found else None
