@@ -364,3 +364,32 @@ def test_lesson_size_counts_prose_code_and_the_longest_cell():
     assert (size["words"], size["code_lines"], size["longest_cell"], size["longest_at"]) == (4, 43, 41, 2)
     assert nbtools.size_problems(nb) == ["cell 2 holds 41 lines of code (at most 40)"]
     assert nbtools.stated_minutes(nbtools.new_notebook([nbtools.markdown("# T\n\n*About 35 minutes.*")])) == 35
+
+
+def _lesson_text(stem: str) -> str:
+    return " ".join(c.source for c in nbtools.read(ROOT / "course" / f"{stem}.ipynb").cells)
+
+
+def test_lessons_keep_the_defects_a_reader_found_fixed():
+    """Each line here is a statement a reader found wrong in a lesson; none may come back."""
+    # 05: an inference tensor can be used by recorded operations; only saving it for backward raises.
+    assert "cannot later take part" not in _lesson_text("05-train-vs-eval")
+    # The course goes on after 08: no lesson before the last module calls itself the last or counts eight.
+    for path in ROOT.glob("course/0[0-8]*.ipynb"):
+        text = _lesson_text(path.stem)
+        assert "last lesson" not in text and "Eight lessons" not in text, path.name
+    # 06: the lesson's evidence for untrained_parameters is the graded contract: not held by the optimizer.
+    row = next(line for line in _lesson_text("06-failure-modes").splitlines() if "| `untrained_parameters` |" in line)
+    assert "does not hold" in row, row
+
+
+def test_make_blobs_states_the_thresholds_its_check_enforces():
+    import inspect
+
+    from autograder.checks import m01_tensors
+
+    source = inspect.getsource(m01_tensors)
+    assert "< 1.0:" in source and "< 0.05:" in source, "the check's thresholds moved: update the exercise text"
+    nb = nbtools.read(ROOT / "exercises" / "01-tensors" / "01-tensors.ipynb")
+    text = next(c.source for c in nb.cells if nbtools.grade_id(c) == "make_blobs_text")
+    assert "**1.0**" in text and "**0.05**" in text
