@@ -625,13 +625,110 @@ def hint(module_id: str, name, level: int = 1) -> None:
               "Do) and the lesson's section on this owner.", colour=_GREY)
         return None
     tail = (f"Next: `{next_call(name, level + 1)}`." if level < total
-            else "That was the last hint. The check's message (Seen, Owner, Do) says what it saw.")
+            else "That was the last hint. The check's message (Seen, Owner, Do) says what it saw; "
+                 f'`check.solution("{name}")` shows the reference answer.')
     _show(f"hint {level} of {total}", name, texts[level - 1], tail)
+    _SHOWN[(module_id, name)] = max(_SHOWN.get((module_id, name), 0), level)
     try:
         progress.record_hint(module_id, name, level)
     except Exception:  # noqa: BLE001 - progress must never break a hint
         pass
     return None
+
+
+#: Hint levels shown in this process, per (module, function): the answer is unlocked even when no progress
+#: file can be written.
+_SHOWN: dict[tuple[str, str], int] = {}
+
+#: Where a course's reference answers live when it has them (a public clone does; a cohort's release does not).
+SOLUTIONS_ENV = "TORCH_LEDGER_SOLUTIONS"
+
+
+def _solutions_dirs():
+    import os
+    from pathlib import Path
+
+    if os.environ.get(SOLUTIONS_ENV):
+        yield Path(os.environ[SOLUTIONS_ENV])
+        return
+    # Only beside the learner's own notebooks: exercises/<module>/ is two below a clone's root. Never beside the
+    # installed package: a shared environment installed from a clone must not hand its answers to a cohort.
+    here = Path.cwd()
+    for folder in (here, *list(here.parents)[:3]):
+        yield folder / "solutions"
+
+
+def reference_answer(module_id: str, name: str) -> str | None:
+    """The reference answer cell of ``name`` from the course's ``solutions/`` (without nbgrader's markers), or
+    None when this copy of the course has no solutions."""
+    import nbformat
+
+    for folder in _solutions_dirs():
+        path = folder / module_id / f"{module_id}.ipynb"
+        if not path.is_file():
+            continue
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("solution") and meta.get("grade_id") == name:
+                markers = ("### BEGIN SOLUTION", "### END SOLUTION")
+                return "\n".join(line for line in cell.source.splitlines() if line.strip() not in markers)
+        return None
+    return None
+
+
+def solution(module_id: str, name) -> None:
+    """Show the reference answer of graded function ``name`` once every hint level of it was shown.
+
+    Before that it says how many hints remain.  It records that the answer was revealed in the learner's
+    progress; under grading it shows and records nothing.  The answer is read from the course's ``solutions/``
+    (a public clone has it); where there is none, it says that the instructor has it.  Returns ``None``.
+    """
+    if progress.is_grading():
+        return None
+    if not isinstance(name, str):
+        name = getattr(name, "__name__", repr(name))
+    texts = hints_of(module_id, name)
+    if not texts:
+        hint(module_id, name)  # the same message for a name that is not graded here
+        return None
+    total = len(texts)
+    shown = max(_SHOWN.get((module_id, name), 0), progress.hints_used().get(module_id, {}).get(name, 0))
+    if shown < total:
+        left = total - shown
+        _show("answer", name, f"not yet: {left} of its {total} hints {'is' if left == 1 else 'are'} still unread. "
+              "The answer is shown after the last hint, once the hints had their chance.",
+              f"Next: `{next_call(name, shown + 1)}`.", colour=_GREY)
+        return None
+    source = reference_answer(module_id, name)
+    if source is None:
+        _show("answer", name, "this copy of the course has no reference answers (a course handed out for grading "
+              "does not ship them): your instructor has it.", colour=_GREY)
+        return None
+    if core._in_notebook():
+        from IPython.display import HTML, display
+
+        display(HTML(f'<div class="autograder-answer"><span style="background:{_COLOUR};color:white;'
+                     f'border-radius:3px;padding:1px 6px;font-weight:bold">answer</span> <code>{html.escape(name)}'
+                     f'</code> — the reference answer, one way among several that pass:<pre>{html.escape(source)}'
+                     "</pre></div>"))
+    else:
+        print(f"[answer] {name} — the reference answer, one way among several that pass:\n{source}")
+    progress.record_revealed(module_id, name)
+    return None
+
+
+def solution_for(checks_module: str):
+    """``solution(name)`` bound to the module whose checks live in ``checks_module``."""
+    module_id = module_id_of(checks_module)
+
+    def bound(name) -> None:
+        return solution(module_id, name)
+
+    bound.__name__ = bound.__qualname__ = "solution"
+    bound.__doc__ = (f'The reference answer of a graded function of module {module_id}, once you have read every '
+                     f'hint of it: `check.solution("name")`. Revealing it is noted in your own progress file.')
+    return bound
 
 
 def hint_for(checks_module: str):

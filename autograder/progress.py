@@ -29,6 +29,7 @@ PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
 #: ``nbgrader_config.py``): hints show nothing and nothing is recorded.
 GRADING_ENV = "TORCH_LEDGER_GRADING"
 HINTS_KEY = "hints"
+REVEALED_KEY = "revealed"  # {function: when its reference answer was shown} (check.solution)
 
 
 def is_grading() -> bool:
@@ -112,6 +113,31 @@ def record_hint(module_id: str, function: str, level: int) -> None:
         pass
 
 
+def record_revealed(module_id: str, function: str) -> None:
+    """Note that the reference answer of ``function`` was shown (``check.solution``).  Never raises."""
+    try:
+        path = progress_file()
+        if path is None:
+            return
+        data = _load(path)
+        _entry(_entry(data, module_id), REVEALED_KEY).setdefault(function, round(time.time()))
+        _save(path, data)
+    except Exception:  # noqa: BLE001 - a file that cannot be written never disturbs the learner
+        pass
+
+
+def revealed(data: dict | None = None) -> dict[str, list[str]]:
+    """``{module id: [functions whose reference answer was shown]}``."""
+    data = _recorded(data)
+    found = {}
+    for module in MODULES:
+        entry = data.get(module.id)
+        shown = entry.get(REVEALED_KEY) if isinstance(entry, dict) else None
+        if isinstance(shown, dict) and shown:
+            found[module.id] = [f for f in module.functions if f in shown]
+    return {m: fs for m, fs in found.items() if fs}
+
+
 def _recorded(data: dict | None) -> dict:
     """``data`` if given, else what the progress file holds (empty when there is none)."""
     if data is not None:
@@ -161,13 +187,16 @@ _COLOURS = {PASSED: "#1a7f37", FAILED: "#cf222e", NOT_ATTEMPTED: "#d0d7de"}
 class Progress:
     """What ``progress()`` returns: a table and a chart in a notebook, text elsewhere."""
 
-    def __init__(self, table: dict[str, dict[str, str]], hints: dict[str, dict[str, int]] | None = None):
+    def __init__(self, table: dict[str, dict[str, str]], hints: dict[str, dict[str, int]] | None = None,
+                 revealed: dict[str, list[str]] | None = None):
         self.table = table
         self.hints = hints or {}
+        self.revealed = revealed or {}
 
     def _title(self, module_id: str, function: str, state: str) -> str:
         used = self.hints.get(module_id, {}).get(function)
-        return f"{state}; {used} hint{'s' if used != 1 else ''} used" if used else state
+        title = f"{state}; {used} hint{'s' if used != 1 else ''} used" if used else state
+        return title + ("; answer revealed" if function in self.revealed.get(module_id, ()) else "")
 
     def counts(self) -> dict[str, dict[str, int]]:
         return {m: {s: list(row.values()).count(s) for s in (PASSED, FAILED, NOT_ATTEMPTED)}
@@ -176,7 +205,8 @@ class Progress:
     def __str__(self) -> str:
         lines = []
         for module_id, row in self.table.items():
-            marks = ", ".join(f"{f}: {s}" for f, s in row.items())
+            marks = ", ".join(f"{f}: {s}" + (" (answer revealed)" if f in self.revealed.get(module_id, ()) else "")
+                              for f, s in row.items())
             lines.append(f"{module_id}: {marks}")
         return "\n".join(lines)
 
@@ -206,17 +236,19 @@ class Progress:
             cells = "".join(
                 f"<span style='display:inline-block;margin:1px 3px;padding:1px 6px;border-radius:3px;"
                 f"background:{_COLOURS[s]};color:{'white' if s != NOT_ATTEMPTED else '#24292f'};"
-                f"font-family:monospace' title='{html.escape(self._title(module_id, f, s))}'>{html.escape(f)}</span>"
+                f"font-family:monospace' title='{html.escape(self._title(module_id, f, s))}'>{html.escape(f)}"
+                f"{' ◆' if f in self.revealed.get(module_id, ()) else ''}</span>"
                 for f, s in row.items())
             rows.append(f"<tr><td style='text-align:left'><b>{html.escape(module_id)}</b></td>"
                         f"<td style='text-align:left'>{cells}</td></tr>")
         legend = " ".join(f"<span style='color:{_COLOURS[s]}'>■</span> {s}" for s in (PASSED, FAILED, NOT_ATTEMPTED))
+        legend += " · ◆ answer revealed with check.solution" if any(self.revealed.values()) else ""
         return f"<table class='torch-ledger-progress'>{''.join(rows)}</table><p>{legend}</p>"
 
 
 def progress(show_chart: bool = True) -> Progress:
     """Your progress through the course, per module and graded function."""
-    result = Progress(status(), hints_used())
+    result = Progress(status(), hints_used(), revealed())
     if show_chart and core._in_notebook():
         import matplotlib.pyplot as plt
         from IPython.display import display

@@ -343,3 +343,37 @@ def test_module_02s_checks_and_hints_land_under_its_id(checks_modules, learner):
     checks_modules["02-autograd-ledger"].hint("leaves_of", 2)
     assert progress.status()["02-autograd-ledger"]["grad_report"] == "passed"
     assert progress.hints_used()["02-autograd-ledger"] == {"leaves_of": 2}
+
+
+def test_the_answer_comes_after_the_last_hint(check, learner, capsys, monkeypatch, tmp_path):
+    """`check.solution("name")`: refused (saying how many hints remain) until every hint was shown, then the
+    reference answer from solutions/, recorded in progress and shown on the progress table; inert under grading;
+    and where the course has no solutions/, it says that the instructor has the answer."""
+    monkeypatch.setattr(hints, "_SHOWN", {})
+    total = len(hints.hints_of("01-tensors", "standardize"))
+    check.solution("standardize")
+    out = capsys.readouterr().out
+    assert f"{total} of its {total} hints are still unread" in out and 'check.hint("standardize")' in out
+    for level in range(1, total + 1):
+        check.hint("standardize", level)
+    assert "check.solution(\"standardize\")" in capsys.readouterr().out  # the last hint names the way on
+    monkeypatch.setenv(hints.SOLUTIONS_ENV, str(ROOT / "solutions"))
+    check.solution("standardize")
+    out = capsys.readouterr().out
+    reference = hints.reference_answer("01-tensors", "standardize")
+    assert "[answer] standardize" in out and reference.splitlines()[-1] in out and "### BEGIN" not in out
+    assert progress.revealed() == {"01-tensors": ["standardize"]}
+    assert "standardize: " in str(progress.progress(show_chart=False)) and "(answer revealed)" in str(
+        progress.progress(show_chart=False))
+    # The unlock comes from the progress file too: a new session (nothing shown in this process) may see it.
+    monkeypatch.setattr(hints, "_SHOWN", {})
+    check.solution("standardize")
+    assert "[answer] standardize" in capsys.readouterr().out
+    # A course handed out without solutions/.
+    monkeypatch.setenv(hints.SOLUTIONS_ENV, str(tmp_path / "nowhere"))
+    check.solution("standardize")
+    assert "your instructor has it" in capsys.readouterr().out
+    # Under grading: nothing shown, nothing recorded.
+    monkeypatch.setenv(progress.GRADING_ENV, "1")
+    before = learner.read_text()
+    assert check.solution("standardize") is None and capsys.readouterr().out == "" and learner.read_text() == before

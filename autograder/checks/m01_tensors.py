@@ -310,4 +310,4 @@ def align_targets_rejects(align_targets, n: int = 6, *, notes):
                 fail(f"{what} returned {describe(out)} instead of raising.",
                      f"y holds {y.numel()} values for {logits.numel()} logits: it is not one value per row.",
                      "raise ValueError when the element counts differ.", code="no_error")
-from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")

@@ -484,4 +484,4 @@ def sgd_momentum_step_owners(sgd_momentum_step, lr: float = 0.05, momentum: floa
                          "update it).", "make the first buffer a copy of the gradient.", code="buffer_aliases_grad")
 
 
-from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")

@@ -882,4 +882,4 @@ def stable_softmax_gradient(stable_softmax, seed: int = 2, *, notes):
                  "value taken as a number) or computed something else.",
                  "build the result from z with differentiable operations only (detaching the max is fine; "
                  "detaching the sum is not).", code="wrong_gradient")
-from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")

@@ -964,4 +964,4 @@ def untrained_parameters_frozen(untrained_parameters, seed: int = 0, *, notes):
         for label, model, optimizer, want in _frozen_cases(seed, device):
             got = _untrained(untrained_parameters, model, optimizer)
             _judge_untrained(got, label, model, optimizer, want)
-from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")

@@ -388,7 +388,7 @@ def show_train_step(train_step, seed: int = 0):
         print("train_step is not written yet.")
         return None
     return ledger
-from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")
 
 
 # --------------------------------------------------------------------------

@@ -608,4 +608,4 @@ def overfit_diagnosis_owner(overfit_diagnosis, seed: int = 1, n: int = 8, width:
                      "backward leave a non-zero gradient on a trainable parameter.", code="overfit_wrong_owner")
 
 
-from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")

@@ -610,4 +610,4 @@ def _split_on_cuda(time_split, steps: int, seed: int, notes) -> None:
              "when the model is on CUDA, call torch.cuda.synchronize() before reading each clock.",
              code="no_cuda_sync")
 
-from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")

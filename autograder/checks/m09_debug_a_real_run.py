@@ -1134,4 +1134,4 @@ def repair_run_result(repair_run, seed: int = 0, min_accuracy: float = 0.95, aga
              "an RNG the run draws from is not seeded from `seed` (initial weights, the split, the shuffle order, "
              "Dropout).", "seed torch and every generator the run uses from `seed`.", code="not_reproducible")
 
-from ..hints import hint_for; hint = hint_for(__name__)  # noqa: E402, E702, I001 - check.hint("name") in the exercise
+from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")
