@@ -393,3 +393,58 @@ def test_make_blobs_states_the_thresholds_its_check_enforces():
     nb = nbtools.read(ROOT / "exercises" / "01-tensors" / "01-tensors.ipynb")
     text = next(c.source for c in nb.cells if nbtools.grade_id(c) == "make_blobs_text")
     assert "**1.0**" in text and "**0.05**" in text
+
+
+def _linked_sections(text: str) -> list[tuple[str, str, str]]:
+    """Every ``[NN §k Title](lesson.ipynb)`` link of a page: (lesson file, section number, title)."""
+    return [(path, sec, " ".join(title.split()))
+            for num, sec, title, path in re.findall(r"\[(\d\w*) §(\d+) ([^\]]+)\]\(([^)]+\.ipynb)\)", text)]
+
+
+def _section_text(path, number: str) -> tuple[str | None, str]:
+    heading, lines, current = None, [], None
+    for cell in nbtools.read(path).cells:
+        for line in cell.source.splitlines():
+            if cell.cell_type == "markdown" and line.startswith("## "):
+                current = line[3:].strip()
+                if current.startswith(f"{number}. "):
+                    heading = current
+            if current and current.startswith(f"{number}. "):
+                lines.append(line)
+    return heading, "\n".join(lines)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def test_glossary_entries_point_to_the_sections_that_teach_them():
+    """Each entry names lessons and sections that exist, and each section uses the term."""
+    text = (ROOT / "course" / "glossary.md").read_text()
+    entries = re.findall(r"^\*\*(.+?)\*\*:(.*?)(?=^\*\*|\Z)", text, re.S | re.M)
+    assert len(entries) >= 40
+    terms = [_norm(t) for t, _ in entries]
+    for needed in ("logit", "sigmoid", "leaf", "gradfn", "buffer", "parametergroup", "statedict", "guard",
+                   "graphbreak", "artefact", "generator"):
+        assert any(t.startswith(needed) for t in terms), needed
+    for term, body in entries:
+        links = _linked_sections(body)
+        assert links, f"{term}: says where it is taught"
+        key = _norm(re.sub(r"\(.*?\)", "", term).split()[0])[:7]
+        for path, number, title in links:
+            heading, section = _section_text(ROOT / "course" / path, number)
+            assert heading == f"{number}. {title}", (term, path, number, title, heading)
+            assert key in _norm(section), f"{term}: {path} §{number} does not use it"
+
+
+def test_cheat_sheet_links_every_pattern_to_its_lesson_and_the_start_page_links_both():
+    text = (ROOT / "course" / "cheatsheet.md").read_text()
+    for pattern in ("## The five-line step", "## Validation: both switches", "## Gradient accumulation",
+                    "## The checkpoint dictionary", "## Exporting", "## Reproducibility", "## Health check"):
+        assert pattern in text, pattern
+    links = _linked_sections(text)
+    assert len(links) >= 8
+    for path, number, title in links:
+        assert _section_text(ROOT / "course" / path, number)[0] == f"{number}. {title}", (path, number, title)
+    start = " ".join(c.source for c in nbtools.read(ROOT / "course" / "00-start.ipynb").cells)
+    assert "](glossary.md)" in start and "](cheatsheet.md)" in start and 'check.solution("name")' in start
