@@ -36,6 +36,12 @@ class Module:
         return (self.lesson,) + tuple(f"course/{self.id}-part{k}.ipynb" for k in range(2, self.parts + 1))
 
     @property
+    def exercise_minutes(self) -> int:
+        """The exercise's sitting, estimated: ten minutes per graded function, fifteen for a repair task."""
+        repairs = sum(f.startswith("repair_") for f in self.functions)
+        return 10 * (len(self.functions) - repairs) + 15 * repairs
+
+    @property
     def exercise(self) -> str:
         return f"exercises/{self.id}/{self.id}.ipynb"
 
@@ -138,14 +144,39 @@ def whats_next_source(module_id: str) -> str:
     return "\n".join(lines)
 
 
+def lesson_minutes(path: str, root=None) -> tuple[int, bool]:
+    """A lesson's sitting in minutes, and whether the lesson states it (``*About 50 minutes.*`` in its first
+    cell); otherwise an estimate from its size: prose at 150 words a minute, six seconds a line of code."""
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    cells = json.loads((root / path).read_text())["cells"]
+    text = lambda c: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]  # noqa: E731
+    stated = re.search(r"About (\d+) minutes", text(cells[0])) if cells else None
+    if stated:
+        return int(stated.group(1)), True
+    words = sum(sum(1 for t in text(c).split() if re.search(r"[A-Za-z0-9]", t)) for c in cells
+                if c["cell_type"] == "markdown")
+    lines = sum(1 for c in cells if c["cell_type"] == "code" for line in text(c).splitlines() if line.strip())
+    return round(words / 150 + lines / 10), False
+
+
 def start_table() -> str:
     """The start page's table of modules: every lesson and exercise with a link for JupyterLab (relative to
     ``course/``) and one for Colab (relative links do not resolve there)."""
-    rows = ["| # | lesson | exercise |", "|---|---|---|"]
+    rows = ["| # | lesson | minutes | exercise | minutes |", "|---|---|---|---|---|"]
+    total = 0
     for m in MODULES:
         lesson = f"[{m.title}]({m.id}.ipynb) · [on Colab]({colab_url(m.lesson)})"
         for k, path in enumerate(m.lessons[1:], start=2):
             name = path.rsplit("/", 1)[-1]
             lesson += f"; [part {k}]({name}) · [on Colab]({colab_url(path)})"
-        rows.append(f"| {m.number} | {lesson} | [exercise](../{m.exercise}) · [on Colab]({colab_url(m.exercise)}) |")
+        times = [lesson_minutes(path) for path in m.lessons]
+        minutes = " + ".join(f"{n}" if stated else f"≈{n}" for n, stated in times)
+        total += sum(n for n, _ in times) + m.exercise_minutes
+        rows.append(f"| {m.number} | {lesson} | {minutes} | [exercise](../{m.exercise}) · "
+                    f"[on Colab]({colab_url(m.exercise)}) | ≈{m.exercise_minutes} |")
+    rows.append(f"| | **the whole course** | | | **about {round(total / 60)} hours** |")
     return "\n".join(rows)

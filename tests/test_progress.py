@@ -59,3 +59,31 @@ def test_rendering(progress_file):
     assert shown._repr_html_().count("<tr>") == len(autograder.syllabus.MODULES)
     fig = shown.figure()
     assert len(fig.axes[0].patches) == 3 * len(autograder.syllabus.MODULES)
+
+
+def test_prerequisites_check_gives_instant_feedback_and_points_to_reading():
+    """Five questions (broadcasting, matrix shapes, the chain rule, a class, a comprehension): exactly one right
+    answer each, verified here by running it; a wrong one says what to read first; the widgets answer at once."""
+    import numpy as np
+
+    from autograder import prereqs
+
+    assert [q.topic for q in prereqs.QUESTIONS] == ["NumPy broadcasting", "matrix shapes", "the chain rule",
+                                                     "a Python class", "a list comprehension"]
+    truths = [str((np.ones((3, 1)) + np.ones(4)).shape), str((np.ones((32, 10)) @ np.ones((10, 5))).shape),
+              str(2 * (3 * 1) * 3), "7", str([x * x for x in range(5) if x % 2 == 0])]
+    for q, truth in zip(prereqs.QUESTIONS, truths):
+        assert q.choices[q.correct] == truth, (q.topic, q.choices[q.correct], truth)
+    for number, q in enumerate(prereqs.QUESTIONS, start=1):
+        for choice in range(len(q.choices)):
+            text = prereqs.answer(number, choice)
+            assert text.startswith("Right") == (choice == q.correct)
+            assert (choice == q.correct) or "Read first:" in text
+    with pytest.raises(ValueError, match="numbered 1 to 5"):
+        prereqs.answer(6, 0)
+    box = prereqs.prerequisites()
+    title, options, feedback = box.children[2].children
+    options.value = 2
+    assert "Right" in feedback.value
+    options.value = 0
+    assert "Not quite" in feedback.value and "Read first" in feedback.value

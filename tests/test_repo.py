@@ -448,3 +448,17 @@ def test_cheat_sheet_links_every_pattern_to_its_lesson_and_the_start_page_links_
         assert _section_text(ROOT / "course" / path, number)[0] == f"{number}. {title}", (path, number, title)
     start = " ".join(c.source for c in nbtools.read(ROOT / "course" / "00-start.ipynb").cells)
     assert "](glossary.md)" in start and "](cheatsheet.md)" in start and 'check.solution("name")' in start
+
+
+def test_start_page_states_every_sitting_and_the_total():
+    from autograder.syllabus import MODULES, lesson_minutes, start_table
+
+    table = start_table()
+    assert "| minutes |" in table and "**the whole course**" in table and "hours**" in table
+    for m in MODULES:
+        for path in m.lessons:
+            minutes, stated = lesson_minutes(path, ROOT)
+            nb = nbtools.read(ROOT / path)
+            assert stated == (nbtools.stated_minutes(nb) is not None)
+            assert minutes == (nbtools.stated_minutes(nb) or round(nbtools.estimated_minutes(nb))), path
+        assert f"≈{m.exercise_minutes} |" in table

@@ -320,7 +320,8 @@ def size_problems(nb) -> list[str]:
 
 
 def estimated_minutes(nb) -> float:
-    """A sitting's length: prose read at 150 words a minute, and six seconds per line of code read and run."""
+    """A sitting's length: prose read at 150 words a minute, and six seconds per line of code read and run
+    (the estimate :func:`autograder.syllabus.lesson_minutes` falls back on)."""
     size = lesson_size(nb)
     return size["words"] / 150 + size["code_lines"] / 10
 
