@@ -381,6 +381,10 @@ def test_lessons_keep_the_defects_a_reader_found_fixed():
     # 06: the lesson's evidence for untrained_parameters is the graded contract: not held by the optimizer.
     row = next(line for line in _lesson_text("06-failure-modes").splitlines() if "| `untrained_parameters` |" in line)
     assert "does not hold" in row, row
+    # 08: the exported artefact carries the standardisation its model was trained behind (raw inputs in).
+    export = next(c.source for c in nbtools.read(ROOT / "course" / "08-reproducible-training.ipynb").cells
+                  if c.cell_type == "code" and "torch.export.export(" in c.source)
+    assert "register_buffer(\"mean\"" in export and "torch.export.export(served, (raw_val" in export, export
 
 
 def test_make_blobs_states_the_thresholds_its_check_enforces():
