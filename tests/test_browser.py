@@ -37,7 +37,7 @@ JUPYTER = Path(sys.executable).with_name("jupyter")
 
 LESSON = "course/01-tensors.ipynb"  # its broadcasting calculator: two Dropdowns and an HTML readout
 STEP_LESSON = "course/04-five-line-step.ipynb"  # ToggleButtons and an IntSlider driving an HTML readout
-CAPSTONE = "course/09-debug-a-real-run.ipynb"  # a SelectionSlider of learning rates redrawing the curves
+CAPSTONE = "course/09-debug-a-real-run-part2.ipynb"  # a SelectionSlider of learning rates redrawing the curves
 FILLED = "exercise-01-filled.ipynb"  # module 01's solution notebook, as a learner who finished it has it
 EXERCISE = "exercises/01-tensors/01-tensors.ipynb"  # the blank release
 START = "course/00-start.ipynb"

@@ -175,7 +175,7 @@ def test_start_page_links_every_module():
     assert "progress()" in text
     from autograder.syllabus import start_table
 
-    assert start_table() in text, "the start page's table is autograder.syllabus.start_table()"
+    assert start_table() in text, "the start page's table is autograder.syllabus.start_table(): paste it in again"
 
 
 def test_course_table_matches_solutions():

@@ -145,25 +145,25 @@ MUTANTS = {
         ["test_predict_digits_modes"], ["graph_recorded"]),
     # --- StepLedger
     # reads .grad after backward wrote it: every state is 'nonzero'
-    "ledger_state_after_accumulation": Mutant(patched(MODULE, "StepLedger", ('                self._handles.append(p.register_hook(self._grad_arrives(name, p)))', '                self._handles.append(p.register_post_accumulate_grad_hook(lambda q, h=self._grad_arrives(name, p): h(q.grad)))')),
+    "ledger_state_after_accumulation": Mutant(patched(MODULE, "StepLedger", ('            self._handles.append(params[name].register_hook(grad_arrives(name, params[name])))', '            self._handles.append(params[name].register_post_accumulate_grad_hook(\n                lambda q, h=grad_arrives(name, params[name]): h(q.grad)))')),
         ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_grads']),
     # cannot tell a zero-filled .grad from a stale one
-    "ledger_none_or_nonzero": Mutant(patched(MODULE, "StepLedger", ('                state = "nonzero" if bool(p.grad.any()) else "zero"', '                state = "nonzero"')),
+    "ledger_none_or_nonzero": Mutant(patched(MODULE, "StepLedger", ('                    state = "nonzero" if bool(p.grad.any()) else "zero"', '                    state = "nonzero"')),
         ['test_StepLedger_healthy'], ['ledger_wrong_grads']),
     # reads the mode when step() runs, not when each forward started
-    "ledger_mode_at_step": Mutant(patched(MODULE, "StepLedger", ('        self._record["modes"].append("train" if module.training else "eval")\n', '        pass\n'), ('        self.steps.append({**self._record, "changed": changed})', '        self._record["modes"] = ["train" if self.model.training else "eval"]\n        self.steps.append({**self._record, "changed": changed})')),
+    "ledger_mode_at_step": Mutant(patched(MODULE, "StepLedger", ('            self._record["modes"].append("train" if module.training else "eval")\n', '            pass\n'), ('            self.steps.append({**self._record, "changed": changed})', '            self._record["modes"] = ["train" if self.model.training else "eval"]\n            self.steps.append({**self._record, "changed": changed})')),
         ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_modes']),
     # 'changed' = every parameter with a gradient, whether step() moved it or not
-    "ledger_changed_is_held_with_grad": Mutant(patched(MODULE, "StepLedger", ('        changed = sorted(name for name, p in self.model.named_parameters()\n                         if not torch.equal(p.detach(), self._before[name]))', '        changed = sorted(name for name, p in self.model.named_parameters() if p.grad is not None)')),
+    "ledger_changed_is_held_with_grad": Mutant(patched(MODULE, "StepLedger", ('            changed = sorted(name for name, p in params.items()\n                             if not torch.equal(p.detach(), self._before[name]))', '            changed = sorted(name for name, p in params.items() if p.grad is not None)')),
         ['test_StepLedger_broken'], ['ledger_wrong_changed']),
     # keeps the parameter itself, not a copy, so nothing ever looks changed
     "ledger_changed_compares_live_tensor": Mutant(patched(MODULE, "StepLedger", ('{name: p.detach().clone() for', '{name: p.detach() for')),
         ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_changed']),
     # one state per step, so accumulation's second backward overwrites the first
-    "ledger_one_state_per_step": Mutant(patched(MODULE, "StepLedger", ('            self._record["grads"][name].append(state)', '            self._record["grads"][name][:] = [state]')),
+    "ledger_one_state_per_step": Mutant(patched(MODULE, "StepLedger", ('                self._record["grads"][name].append(state)', '                self._record["grads"][name][:] = [state]')),
         ['test_StepLedger_healthy'], ['ledger_wrong_grads']),
     # never opens a fresh record: each step's lists keep growing
-    "ledger_records_not_reset": Mutant(patched(MODULE, "StepLedger", ('        self.steps.append({**self._record, "changed": changed})\n        self._open_record()\n', '        self.steps.append({**self._record, "changed": changed})\n')),
+    "ledger_records_not_reset": Mutant(patched(MODULE, "StepLedger", ('            self.steps.append({**self._record, "changed": changed})\n            open_record()\n', '            self.steps.append({**self._record, "changed": changed})\n')),
         ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_modes']),
     # __exit__ keeps the handles but removes none of them
     "ledger_hooks_not_removed": Mutant(patched(MODULE, "StepLedger", ('            handle.remove()                              # also when the block raised\n', '            pass\n')),
@@ -172,13 +172,13 @@ MUTANTS = {
     "ledger_swallows_errors": Mutant(patched(MODULE, "StepLedger", ('        self._handles.clear()                            # returning None lets the error go on\n', '        self._handles.clear()\n        return True\n')),
         ['test_StepLedger_hooks'], ['ledger_swallowed_error']),
     # keys 'grads' by every parameter, frozen ones included
-    "ledger_all_parameters": Mutant(patched(MODULE, "StepLedger", ('for name, p in self.model.named_parameters() if p.requires_grad]', 'for name, p in self.model.named_parameters()]')),
+    "ledger_all_parameters": Mutant(patched(MODULE, "StepLedger", ('"grads": {name: [] for name in watched}', '"grads": {name: [] for name in params}')),
         ['test_StepLedger_broken'], ['ledger_wrong_grads']),
     # replaces optimizer.step with a wrapper instead of attaching step hooks
-    "ledger_patches_step": Mutant(patched(MODULE, "StepLedger", ('        self._handles.append(self.optimizer.register_step_pre_hook(self._step_starts))\n        self._handles.append(self.optimizer.register_step_post_hook(self._step_ends))\n', '        original = self.optimizer.step\n\n        def step(*a, **k):\n            self._step_starts(None, a, k)\n            out = original(*a, **k)\n            self._step_ends(None, a, k)\n            return out\n        self.optimizer.step = step\n        self._original = original\n'), ('        self._handles.clear()                            # returning None lets the error go on\n', '        self._handles.clear()\n        del self.optimizer.step\n')),
+    "ledger_patches_step": Mutant(patched(MODULE, "StepLedger", ('        self._handles.append(self.optimizer.register_step_pre_hook(step_starts))\n        self._handles.append(self.optimizer.register_step_post_hook(step_ends))\n', '        original = self.optimizer.step\n\n        def step(*a, **k):\n            step_starts(None, a, k)\n            out = original(*a, **k)\n            step_ends(None, a, k)\n            return out\n        self.optimizer.step = step\n'), ('        self._handles.clear()                            # returning None lets the error go on\n', '        self._handles.clear()\n        del self.optimizer.step\n')),
         ['test_StepLedger_hooks'], ['ledger_not_public']),
     # a gradient hook that returns a tensor (here clamped) replaces the gradient
-    "ledger_hook_returns_zero_grad": Mutant(patched(MODULE, "StepLedger", ('            self._record["grads"][name].append(state)    # returns None: the gradient is left alone', '            self._record["grads"][name].append(state)\n            return grad.clamp(-0.05, 0.05)')),
+    "ledger_hook_returns_zero_grad": Mutant(patched(MODULE, "StepLedger", ('                self._record["grads"][name].append(state)    # returns None: the gradient is left alone', '                self._record["grads"][name].append(state)\n                return grad.clamp(-0.05, 0.05)')),
         ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_changed_training']),
 }
 
@@ -376,33 +376,36 @@ class StepLedger:
          "    torch.manual_seed(seed)\n"))},
 }
 
+
 #: Automatic mutants that keep full marks because they change nothing the contract fixes.
 EQUIVALENT = {
     'StepLedger: swap: def __init__(self, model, optimizer): <-> def __enter__(self):':
         "the order of a class's method definitions changes nothing",
     'StepLedger: swap: def __enter__(self): <-> def __exit__(self, *exc_info):':
         "the order of a class's method definitions changes nothing",
-    'StepLedger: swap: def __exit__(self, *exc_info): <-> def _open_record(self):':
-        "the order of a class's method definitions changes nothing",
-    'StepLedger: swap: def _open_record(self): <-> def _forward(self, module, args):':
-        "the order of a class's method definitions changes nothing",
-    'StepLedger: swap: def _forward(self, module, args): <-> def _grad_arrives(self, name, p):':
-        "the order of a class's method definitions changes nothing",
-    'StepLedger: swap: def _grad_arrives(self, name, p): <-> def _step_starts(self, optimizer, args, kwargs):':
-        "the order of a class's method definitions changes nothing",
-    'StepLedger: swap: def _step_starts(self, optimizer, args, kwargs): <-> def _step_ends(self, optimizer, args, kwargs):':
-        "the order of a class's method definitions changes nothing",
     'StepLedger: swap: self.model, self.optimizer = (model, optimizer) <-> self.steps = []':
         "independent statements: every hook is attached before the block's code runs",
     'StepLedger: swap: self.steps = [] <-> self._handles = []':
         "independent statements: every hook is attached before the block's code runs",
-    'StepLedger: swap: self._open_record() <-> self._handles.append(self.model.register_forward_pre_hook(self._forward))':
+    'StepLedger: swap: watched = [name for name, p in params.items() if p.requires_grad] <-> def open_record():':
+        'a nested function is defined before anything calls it, and reads the names it uses when called',
+    'StepLedger: swap: def open_record(): <-> def forward(module, args):':
+        'a nested function is defined before anything calls it, and reads the names it uses when called',
+    'StepLedger: swap: def forward(module, args): <-> def grad_arrives(name, p):':
+        'a nested function is defined before anything calls it, and reads the names it uses when called',
+    'StepLedger: swap: def grad_arrives(name, p): <-> def step_starts(optimizer, args, kwargs):':
+        'a nested function is defined before anything calls it, and reads the names it uses when called',
+    'StepLedger: swap: def step_starts(optimizer, args, kwargs): <-> def step_ends(optimizer, args, kwargs):':
+        'a nested function is defined before anything calls it, and reads the names it uses when called',
+    'StepLedger: swap: def step_ends(optimizer, args, kwargs): <-> open_record()':
+        'a nested function is defined before anything calls it, and reads the names it uses when called',
+    'StepLedger: swap: open_record() <-> self._handles.append(self.model.register_forward_pre_hook(forward))':
         "independent statements: every hook is attached before the block's code runs",
-    'StepLedger: swap: self._handles.append(self.model.register_forward_pre_hook(self._forward)) <-> for name, p in self.model.named_parameters():':
+    'StepLedger: swap: self._handles.append(self.model.register_forward_pre_hook(forward)) <-> for name in watched:':
         "independent statements: every hook is attached before the block's code runs",
-    'StepLedger: swap: for name, p in self.model.named_parameters(): <-> self._handles.append(self.optimizer.register_step_pre_hook(self._step_starts))':
+    'StepLedger: swap: for name in watched: <-> self._handles.append(self.optimizer.register_step_pre_hook(step_starts))':
         "independent statements: every hook is attached before the block's code runs",
-    'StepLedger: swap: self._handles.append(self.optimizer.register_step_pre_hook(self._step_starts)) <-> self._handles.append(self.optimizer.register_step_post_hook(self._step_ends))':
+    'StepLedger: swap: self._handles.append(self.optimizer.register_step_pre_hook(step_starts)) <-> self._handles.append(self.optimizer.register_step_post_hook(step_ends))':
         "independent statements: every hook is attached before the block's code runs",
     'StepLedger: delete: self._handles.clear()':
         'every handle is removed before the list is cleared; removing a removed handle again does nothing',
