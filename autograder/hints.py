@@ -671,8 +671,9 @@ def reference_answer(module_id: str, name: str) -> str | None:
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
             if cell.cell_type == "code" and meta.get("solution") and meta.get("grade_id") == name:
-                markers = ("### BEGIN SOLUTION", "### END SOLUTION")
-                return "\n".join(line for line in cell.source.splitlines() if line.strip() not in markers)
+                from .dev.nbtools import strip_solution_markers
+
+                return strip_solution_markers(cell.source).rstrip("\n")
         return None
     return None
 

@@ -539,15 +539,11 @@ def _batch_loss(model, x, y, loss_fn) -> float:
         return float(loss_fn(model(x), y))
 
 
-_modes_seen: list = []  # per call of overfit_diagnosis: the modes its forward passes ran in
-
-
 def _diagnose(overfit_diagnosis, kind: str, seed: int, n: int, width: int, device, steps: int):
     owner, label = OVERFIT_SETUPS[kind]
     model, x, y, optimizer, loss_fn = _overfit_setup(kind, seed, n, width, device)
     start = _batch_loss(model, x, y, loss_fn)
-    seen: set = set()
-    _modes_seen.append(seen)
+    seen: set = set()  # the modes the call's forward passes ran in
     handle = model.register_forward_pre_hook(lambda module, args: seen.add(module.training))
     try:
         with warnings.catch_warnings():
@@ -563,7 +559,7 @@ def _diagnose(overfit_diagnosis, kind: str, seed: int, n: int, width: int, devic
         fail(f"{where}: overfit_diagnosis returned {describe(got)}.", "the verdict: one owner's name, or that the "
              "setup learns.", f"return exactly one of the strings {', '.join(map(repr, OWNERS))}.",
              code="unknown_code")
-    return got, owner, label, where, (model, x, y, loss_fn, start)
+    return got, owner, label, where, (model, x, y, loss_fn, start, seen)
 
 
 @graded("overfit_diagnosis")
@@ -572,9 +568,8 @@ def overfit_diagnosis_learns(overfit_diagnosis, seed: int = 0, n: int = 8, width
     """'learns' on healthy setups, whose one batch the call really overfitted"""
     for device in each_device(notes):
         for kind in ("mse", "bce", "single"):
-            got, owner, label, where, (model, x, y, loss_fn, start) = _diagnose(
+            got, owner, label, where, (model, x, y, loss_fn, start, modes) = _diagnose(
                 overfit_diagnosis, kind, seed, 1 if kind == "single" else n, width, device, steps)
-            modes = _modes_seen[-1] if _modes_seen else set()
             if False in modes:
                 fail(f"{where}: the model ran its forward passes in eval mode during overfit_diagnosis.",
                      "the module: its mode, which the caller left as it was and the five lines must set.",

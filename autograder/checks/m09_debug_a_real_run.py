@@ -732,14 +732,12 @@ def _under_ledger(loop, model, opt, batches):
         raise LearnerRaised("a training loop with your StepLedger's hooks attached", error, "StepLedger") from None
 
 
-def _run_learner_ledger(StepLedger, loop_spec, seed: int, device, width: int, batches, probe=None):
+def _run_learner_ledger(StepLedger, loop_spec, seed: int, device, width: int, batches):
     model, opt, loop = _setup(loop_spec, seed, device, width)
     ledger = call(StepLedger, model, opt)
     entered = call(ledger.__enter__) if hasattr(ledger, "__enter__") else None
     try:
         _under_ledger(loop, model, opt, batches)
-        if probe is not None:
-            probe(model, opt)
     finally:
         if hasattr(ledger, "__exit__"):
             call(ledger.__exit__, None, None, None)
