@@ -658,6 +658,13 @@ def _solutions_dirs():
         yield folder / "solutions"
 
 
+def strip_solution_markers(source: str) -> str:
+    """An answer cell's source without nbgrader's ``### BEGIN/END SOLUTION`` lines: the solution as a learner
+    would write it (catalogues edit it into mutants)."""
+    return "\n".join(line for line in source.splitlines()
+                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"
+
+
 def reference_answer(module_id: str, name: str) -> str | None:
     """The reference answer cell of ``name`` from the course's ``solutions/`` (without nbgrader's markers), or
     None when this copy of the course has no solutions."""
@@ -671,8 +678,6 @@ def reference_answer(module_id: str, name: str) -> str | None:
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
             if cell.cell_type == "code" and meta.get("solution") and meta.get("grade_id") == name:
-                from .dev.nbtools import strip_solution_markers
-
                 return strip_solution_markers(cell.source).rstrip("\n")
         return None
     return None

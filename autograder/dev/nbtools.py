@@ -10,6 +10,8 @@ import copy
 
 import nbformat
 
+from ..hints import strip_solution_markers  # noqa: F401  (re-exported: catalogues and recall read answers with it)
+
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
@@ -279,13 +281,6 @@ def ensure_hint_lines(nb, module_id: str) -> nbformat.NotebookNode:
         kept = [line for line in nb.cells[i].source.splitlines() if not line.startswith(HINT_LINE_MARKER)]
         nb.cells[i].source = "\n".join(kept).rstrip() + "\n\n" + hint_line(functions)
     return nb
-
-
-def strip_solution_markers(source: str) -> str:
-    """An answer cell's source without nbgrader's ``### BEGIN/END SOLUTION`` lines: the solution as a learner
-    would write it (catalogues edit it into mutants)."""
-    return "\n".join(line for line in source.splitlines()
-                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"
 
 
 # ---- lessons of one sitting
