@@ -41,7 +41,7 @@ endif
 MARK_ARGS := $(if $(strip $(MARKERS)),-m "$(strip $(MARKERS))")
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lab test lint release clean
+.PHONY: help venv lab test lint release lessons clean
 
 help:  ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -91,6 +91,13 @@ release: venv  ## regenerate exercises/ from solutions/ with nbgrader (MODULE=01
 		COURSE_DB_URL=sqlite:///$$tmp/gradebook.db \
 			$(BIN)/nbgrader generate_assignment $$id --force --log-level=WARN || exit 1; \
 	done; rm -rf $$tmp
+
+# Run every lesson top to bottom into OUT (for a static site, or to check the lessons in your own CI), with the
+# course's kernel client: `jupyter nbconvert --execute` can sit out a cell's whole timeout (see the README).
+OUT ?= build/lessons
+lessons: export MPLBACKEND := Agg
+lessons: venv  ## run every lesson top to bottom, outputs included, into OUT (default build/lessons)
+	$(BIN)/python -m autograder execute-lessons --out $(OUT)
 
 clean:  ## remove caches and nbgrader's working folders (keeps .venv)
 	rm -rf .pytest_cache .ruff_cache submitted autograded feedback gradebook.db reports grades.csv

@@ -8,6 +8,7 @@
     demo-cohort                       a synthetic cohort taken through all of the above
     bench-grade                       plain serial nbgrader vs grade --workers N, and the floor
     bench-checks                      each visible check cell's time, every exercise run with its solution
+    execute-lessons [NOTEBOOK ...]    run the lessons top to bottom (the course's kernel client) -> --out DIR
 
 Every command works on the course directory given by ``--course`` (default: the current one).
 """
@@ -108,6 +109,22 @@ def cmd_bench_checks(args) -> int:
     return 0
 
 
+def cmd_execute_lessons(args) -> int:
+    from .cohort.execute import default_lessons, execute_lessons
+
+    paths = [Path(p) for p in args.notebook] or default_lessons(Path(args.course))
+    if not paths:
+        print(f"no lesson notebooks under {Path(args.course).resolve() / 'course'}", file=sys.stderr)
+        return 2
+    failed = 0
+    for run in execute_lessons(paths, Path(args.out), timeout=args.timeout):
+        print(run.line(), flush=True)
+        failed += bool(run.error)
+    if failed:
+        print(f"{failed} of {len(paths)} notebooks failed (their executed copies show where)", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.split("\n\n")[0],
                                   formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -186,6 +203,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=int, default=1, help="run each exercise this many times; count the fastest")
     p.add_argument("--out", help="also write the figures to this JSON file")
     p.set_defaults(run=cmd_bench_checks)
+
+    p = sub.add_parser("execute-lessons", parents=[common],
+                       help="run the lessons top to bottom with the course's kernel client (no stalled cells)")
+    p.add_argument("notebook", nargs="*", help="notebooks to run (default: every lesson, COURSE/course/*.ipynb)")
+    p.add_argument("--out", required=True, help="folder for the executed copies, outputs included")
+    p.add_argument("--timeout", type=float, default=300, help="seconds per cell (default 300)")
+    p.set_defaults(run=cmd_execute_lessons)
     return top
 
 

@@ -145,3 +145,67 @@ def test_a_new_kernel_is_ready_runs_and_shuts_down_through_the_prompt_client(tmp
     printed = "".join(m["content"].get("text", "") for m in outputs if m["msg_type"] == "stream")
     assert (status, printed, alive) == ("ok", "42\n", False)
     assert "died" in died and f"started {client.START_RETRIES + 1} times" in died, died
+
+
+# ---- running lessons outside JupyterLab: the supported commands use this client
+
+def _tiny_notebooks(folder):
+    import nbformat
+
+    from autograder.dev import nbtools
+
+    good = folder / "good.ipynb"
+    nbformat.write(nbtools.new_notebook([nbtools.code("import os\nprint('ran in', os.path.basename(os.getcwd())[:7])")]),
+                   good)
+    bad = folder / "bad.ipynb"
+    nbformat.write(nbtools.new_notebook([nbtools.code("print('first')"), nbtools.code("raise ValueError('planted')"),
+                                         nbtools.code("print('never')")]), bad)
+    return good, bad
+
+
+def test_execute_lessons_runs_each_notebook_and_names_the_one_that_failed(tmp_path):
+    """``python -m autograder execute-lessons`` (``make lessons``): every notebook runs in a fresh kernel, in a
+    scratch folder; a failing one is named with its error, the others still run, and the exit status says so."""
+    import subprocess
+    import sys
+
+    from autograder.dev import nbtools
+
+    good, bad = _tiny_notebooks(tmp_path)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "execute-lessons", str(bad), str(good), "--out", str(out),
+                           "--timeout", "60"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"FAILED {bad}" in proc.stdout and "ValueError: planted" in proc.stdout, proc.stdout
+    assert f"ran    {good}" in proc.stdout and "1 of 2 notebooks failed" in proc.stderr
+    ran = nbtools.read(out / "good.ipynb").cells[0]
+    assert ran.execution_count == 1 and "ran in lesson-" in ran.outputs[0]["text"]
+    stopped = nbtools.read(out / "bad.ipynb").cells
+    assert stopped[0].outputs and stopped[1].outputs[0]["ename"] == "ValueError" and not stopped[2].outputs
+    assert not list(tmp_path.glob("lesson-*")), "a lesson's scratch folder was left behind"
+
+
+def test_nbconvert_with_the_documented_option_uses_the_prompt_client(tmp_path):
+    """The README's ``jupyter nbconvert --execute`` line: the option resolves to this client, and the command runs."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from nbconvert.nbconvertapp import NbConvertApp
+    from nbconvert.preprocessors import ExecutePreprocessor
+
+    from autograder.cohort.execute import NBCONVERT_OPTION
+    from autograder.dev import nbtools
+
+    good, _ = _tiny_notebooks(tmp_path)
+    app = NbConvertApp()
+    app.initialize([NBCONVERT_OPTION, str(good)])
+    preprocessor = ExecutePreprocessor(config=app.config)
+    assert preprocessor.kernel_manager_class is PromptKernelManager
+    assert PromptKernelManager(kernel_name="python3").client_class == client.CLIENT_CLASS
+
+    jupyter = Path(sys.executable).with_name("jupyter")
+    proc = subprocess.run([str(jupyter), "nbconvert", "--to", "notebook", "--execute", NBCONVERT_OPTION, str(good),
+                           "--output", "executed"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert nbtools.read(tmp_path / "executed.ipynb").cells[0].outputs

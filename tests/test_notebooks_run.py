@@ -1,12 +1,11 @@
-"""Every lesson and every solution notebook runs top to bottom in a real kernel on this machine."""
+"""Every lesson and every solution notebook runs top to bottom in a real kernel on this machine, through the
+function ``python -m autograder execute-lessons`` runs (autograder.cohort.execute)."""
 
 import json
-import time
 
-import nbclient
 import pytest
 
-from autograder.cohort.client import PromptKernelManager
+from autograder.cohort.execute import run_notebook
 from autograder.dev import nbtools
 from conftest import ARTIFACTS, ROOT
 
@@ -42,12 +41,7 @@ def _run(path, tmp_path):
         pytest.skip(NOT_RUN[rel])
     nb = nbtools.read(path)
     nb.cells.append(nbtools.code(PEAK_CELL))
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", kernel_manager_class=PromptKernelManager,
-                                     shutdown_kernel="immediate",  # a kernel that imported torch takes ~1 s to exit
-                                     resources={"metadata": {"path": str(tmp_path)}})
-    start = time.perf_counter()
-    client.execute()  # raises CellExecutionError naming the failing cell
-    seconds = time.perf_counter() - start
+    seconds = run_notebook(nb, tmp_path, timeout=300)  # raises CellExecutionError naming the failing cell
     printed = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
     peak_mb = int(printed.split("PEAK_RSS_KB")[1].split()[0]) / 1024
     _record(path, seconds, peak_mb)

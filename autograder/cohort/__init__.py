@@ -13,7 +13,7 @@ inserts repair tasks' starter code), ``canary`` (tamper detection), ``scan`` (st
 ``engine`` (the Dask cluster), ``worker`` and ``grade`` (grading), ``coordinator`` (the
 calibration gate, the canary verdict and each student's writes; a grader's fault is never a
 grade), ``privacy`` (who else can reach a course), ``warm`` (kernels forked from a template),
-``client`` (the prompt kernel client), ``feedback``, ``report``
+``client`` (the prompt kernel client), ``execute`` (lessons run top to bottom with that client), ``feedback``, ``report``
 and ``export``.  The development tools (synthetic cohorts, the demo, the benchmark, the
 hostile corpus) live in :mod:`autograder.dev`.
 """
