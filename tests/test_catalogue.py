@@ -1,10 +1,11 @@
-"""Every mutant loses points where it should; every correct variant keeps full marks (in process).
+"""Every mutant loses points where it should; every correct variant keeps full marks.
 
-One test class per module, so that `--dist loadscope` spreads the modules over the workers.  These
-classes (marker ``inprocess``) are the quick loop, ``make test SLOW=false``; a full ``make test``
-judges the same catalogue through real nbgrader instead (tests/test_nbgrader.py), with the same
-assertions (:func:`autograder.dev.catalogue.mutant_problems`), and leaves them out.  The other
-tests here run in every run.
+One test class per module, so that `--dist loadscope` spreads the modules over the workers.  Every run
+judges every mutant here, in process, on the cells it is judged on (the cells it breaks and its own
+functions' cells: :func:`autograder.dev.catalogue.judged_cells`).  The variants, the solution, the repairs
+and the findings run here only in the quick loop (marker ``inprocess``, ``make test SLOW=false``); a full
+``make test`` judges them through real nbgrader instead (tests/test_nbgrader.py), with the same assertions,
+together with a sample of the mutants (each graded function's first, and the do-nothing stand-ins).
 """
 
 import importlib
@@ -13,7 +14,7 @@ import pytest
 import torch
 
 from autograder.dev import nbtools
-from autograder.dev.catalogue import MODULES, mutant_problems, variant_problems
+from autograder.dev.catalogue import MODULES, judged_cells, mutant_problems, variant_problems
 from conftest import ROOT
 
 CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}
@@ -34,10 +35,9 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("variant", list(cat.VARIANTS))
 
 
-@pytest.mark.inprocess
 class _Catalogue:
-    """One module's whole catalogue in process.  A full run (`make test`) leaves these out: the real-nbgrader
-    runs judge the same mutants and variants with the same assertions (tests/test_nbgrader.py)."""
+    """One module's whole catalogue in process: every mutant in every run; the variants and the solution in
+    the quick loop only (a full run judges them through real nbgrader, tests/test_nbgrader.py)."""
 
     CATALOGUE = ""
 
@@ -49,15 +49,19 @@ class _Catalogue:
         entry = self.cat.MUTANTS[mutant]
         if entry.needs_cuda and not torch.cuda.is_available():
             pytest.skip("this mutant only shows on a CUDA device; none on this machine")
-        scores = nbtools.run_in_process(_solution(self.cat.MODULE), entry.answers)
+        solution = _solution(self.cat.MODULE)
+        cells = judged_cells(entry, nbtools.test_cells(solution))
+        scores = nbtools.run_in_process(solution, entry.answers, only=cells)
         problems = mutant_problems(mutant, entry, scores)
         assert not problems, problems
 
+    @pytest.mark.inprocess
     def test_variant_keeps_full_marks(self, variant):
         scores = nbtools.run_in_process(_solution(self.cat.MODULE), self.cat.VARIANTS[variant])
         problems = variant_problems(variant, scores)
         assert not problems, problems
 
+    @pytest.mark.inprocess
     def test_solution_full_marks_in_process(self):
         problems = variant_problems("the solution", nbtools.run_in_process(_solution(self.cat.MODULE)))
         assert not problems, problems

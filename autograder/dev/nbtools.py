@@ -115,7 +115,7 @@ class Scores(dict):
         self.visible_failures: set[str] = set()
 
 
-def run_in_process(nb, answers: dict | None = None) -> Scores:
+def run_in_process(nb, answers: dict | None = None, only=None) -> Scores:
     """Execute a solution-style notebook's code in this process (no kernel, no nbgrader).
 
     Returns ``{test grade_id: (score, max_points, outcome text, diagnosis code)}``.  ``answers``
@@ -125,8 +125,13 @@ def run_in_process(nb, answers: dict | None = None) -> Scores:
     A test cell's visible calls (before ``### BEGIN HIDDEN TESTS``) run first, as a learner runs
     them; the hidden ones only when those passed, as in a graded run.  The cells whose visible calls
     failed are listed in the result's ``visible_failures``.
+
+    ``only`` (grade ids) runs those test cells and no other (the setup and answer cells all run): what a
+    mutant is judged on (:func:`autograder.dev.catalogue.judged_cells`) costs a fraction of the notebook.
     """
     from ..core import CheckFailed
+
+    only = None if only is None else set(only)
 
     if answers:
         nb = substitute(nb, answers)
@@ -138,6 +143,8 @@ def run_in_process(nb, answers: dict | None = None) -> Scores:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
         if meta.get("grade"):
+            if only is not None and meta["grade_id"] not in only:
+                continue
             points = float(meta.get("points", 0))
             visible, _, hidden = source.partition(HIDDEN_TESTS_MARK)
             grade_id = meta["grade_id"]

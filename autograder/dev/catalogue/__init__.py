@@ -127,6 +127,12 @@ def mutant_problems(name: str, entry: Mutant, scores) -> list[str]:
     return problems
 
 
+def judged_cells(entry: Mutant, test_ids) -> set[str]:
+    """The test cells (of ``test_ids``, a notebook's) that :func:`mutant_problems` reads for ``entry``: the cells
+    it breaks and every test cell of a function it changes.  Judging a mutant needs no other cell."""
+    return set(entry.breaks) | {t for t in test_ids if any(t.startswith(f"test_{f}_") for f in entry.answers)}
+
+
 def variant_problems(name: str, scores) -> list[str]:
     """A correct variant (or the solution) must keep every point of every test cell."""
     if not scores:
