@@ -425,7 +425,7 @@ def _norm(text: str) -> str:
 def test_glossary_entries_point_to_the_sections_that_teach_them():
     """Each entry names lessons and sections that exist, and each section uses the term."""
     text = (ROOT / "course" / "glossary.md").read_text()
-    entries = re.findall(r"^\*\*(.+?)\*\*:(.*?)(?=^\*\*|\Z)", text, re.S | re.M)
+    entries = re.findall(r'^<a id="[\w-]+"></a>\*\*(.+?)\*\*:(.*?)(?=^<a id=|\Z)', text, re.S | re.M)
     assert len(entries) >= 40
     terms = [_norm(t) for t, _ in entries]
     for needed in ("logit", "sigmoid", "leaf", "gradfn", "buffer", "parametergroup", "statedict", "guard",
@@ -466,3 +466,38 @@ def test_start_page_states_every_sitting_and_the_total():
             assert stated == (nbtools.stated_minutes(nb) is not None)
             assert minutes == (nbtools.stated_minutes(nb) or round(nbtools.estimated_minutes(nb))), path
         assert f"≈{m.exercise_minutes} |" in table
+
+
+NOT_LINKED_YET = ("05-", "06-", "08-")  # being split and trimmed
+
+
+def test_every_lesson_links_each_glossary_terms_first_use():
+    """Each lesson links the first use of every glossary term it uses (running the linker again changes
+    nothing), every link names an anchor the glossary has, and the first cell says where the glossary is on
+    GitHub (a relative link does not open on Colab)."""
+    from autograder.dev import glossary
+
+    defined = glossary.anchors()
+    assert len(defined) == len(set(defined)) == len(glossary.TERMS) and set(defined) == {t[0] for t in glossary.TERMS}
+    for path in glossary.lessons():
+        if path.stem.startswith(NOT_LINKED_YET):
+            continue
+        nb = nbtools.read(path)
+        assert not glossary.link_first_uses(nb), f"{path.name}: run `python -m autograder.dev.glossary`"
+        linked = re.findall(r"\]\(glossary\.md#([\w-]+)\)", " ".join(c.source for c in nb.cells))
+        assert linked and set(linked) <= set(defined), (path.name, set(linked) - set(defined))
+        assert "blob/main/course/glossary.md" in nb.cells[0].source, path.name
+
+
+def test_glossary_linker_links_first_uses_outside_code_links_and_headings():
+    from autograder.dev import glossary
+
+    nb = nbtools.new_notebook([
+        nbtools.markdown("# Logits\n\nA `logits` tensor, a [logit](x.md) link, then the logits themselves, and more logits."),
+        nbtools.markdown("Read `grad_fn` and the graph break, not the graph; a graph again.")])
+    added = glossary.link_first_uses(nb)
+    assert nb.cells[0].source == ("# Logits\n\nA `logits` tensor, a [logit](x.md) link, then the "
+                                  "[logits](glossary.md#logit) themselves, and more logits.")
+    assert nb.cells[1].source == ("Read [`grad_fn`](glossary.md#grad-fn) and the [graph break](glossary.md#graph-break), "
+                                  "not the [graph](glossary.md#graph); a graph again.")
+    assert set(added) == {"logit", "grad-fn", "graph-break", "graph"} and not glossary.link_first_uses(nb)
