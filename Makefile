@@ -116,7 +116,7 @@ COHORT_DIR ?= cohort
 GRADE_WORKERS = $(if $(filter command line environment,$(origin WORKERS)),--workers $(WORKERS))
 AUTOGRADER := $(BIN)/python -m autograder
 
-.PHONY: collect grade feedback export report demo-cohort bench-grade bench-checks
+.PHONY: collect grade feedback export similarity report demo-cohort bench-grade bench-checks
 
 collect: venv  ## LMS download (zip or folder) -> submitted/ (ASSIGNMENT=, FROM=)
 	@test -n "$(FROM)" || { echo "usage: make collect ASSIGNMENT=01-tensors FROM=path/to/download.zip"; exit 2; }
@@ -128,8 +128,12 @@ grade: venv  ## autograde every submission, sandboxed and parallel (ASSIGNMENT=,
 feedback: venv  ## per-student HTML feedback without test code (ASSIGNMENT=)
 	$(AUTOGRADER) feedback $(ASSIGNMENT)
 
-export: venv  ## grades.csv from the gradebook (nbgrader export)
-	$(AUTOGRADER) export
+FORMAT ?= csv
+export: venv  ## grades.csv (nbgrader export), or FORMAT=canvas|moodle ROSTER=lms-roster.csv [MATCH=column] [MISSING=zero]
+	$(AUTOGRADER) export --format $(FORMAT) $(if $(ROSTER),--roster $(ROSTER)) $(if $(MATCH),--match "$(MATCH)") $(if $(MISSING),--missing $(MISSING))
+
+similarity: venv  ## answers that look copied: an HTML page of unusually alike pairs (ASSIGNMENT=)
+	$(AUTOGRADER) similarity $(ASSIGNMENT)
 
 report: venv  ## cohort analytics: outcomes, frequent diagnoses, flags (ASSIGNMENT=)
 	$(AUTOGRADER) report $(ASSIGNMENT)

@@ -3,7 +3,7 @@
     collect ASSIGNMENT --from PATH    LMS download (zip or folder) -> submitted/STUDENT/ASSIGNMENT/
     grade ASSIGNMENT                  autograde every submission in parallel, sandboxed
     feedback ASSIGNMENT               one HTML page per student (diagnoses and scores, no test code)
-    export                            grades.csv (nbgrader export)
+    export [--format canvas|moodle]   grades.csv (nbgrader export), or the LMS's grade import file (--roster)
     report ASSIGNMENT                 cohort analytics: outcomes, frequent diagnoses, flags (HTML + PNG)
     demo-cohort                       a synthetic cohort taken through all of the above
     bench-grade                       plain serial nbgrader vs grade --workers N, and the floor
@@ -70,9 +70,25 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .cohort.export import export
+    if args.format == "csv" and not args.roster:
+        from .cohort.export import export
 
-    print(f"wrote {export(_course(args), Path(args.to) if args.to else None)}")
+        print(f"wrote {export(_course(args), Path(args.to) if args.to else None)}")
+        return 0
+    from .cohort import lms
+
+    if not args.roster:
+        print(f"export --format {args.format} needs --roster: the roster exported from the LMS", file=sys.stderr)
+        return 2
+    course = _course(args)
+    dest = Path(args.to) if args.to else course.root / f"grades-{args.format}.csv"
+    try:
+        scores = lms.final_scores(course.db_url, args.assignment)
+        result = lms.write(args.format, scores, Path(args.roster), dest, column=args.match, missing=args.missing)
+    except lms.RosterError as error:
+        print(f"export: {error}", file=sys.stderr)
+        return 2
+    print(result.summary())
     return 0
 
 
@@ -172,8 +188,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--student", action="append", help="only this student (repeatable)")
     p.set_defaults(run=cmd_feedback)
 
-    p = sub.add_parser("export", parents=[common], help="grades.csv from the gradebook (nbgrader export)")
-    p.add_argument("--to", help="CSV path (default: COURSE/grades.csv)")
+    p = sub.add_parser("export", parents=[common], help="grades for the LMS: Canvas, Moodle or nbgrader's CSV",
+                       description=_doc("lms"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--format", choices=["csv", "canvas", "moodle"], default="csv",
+                   help="csv without --roster: nbgrader's grades.csv; canvas/moodle: the LMS's grade import file")
+    p.add_argument("--roster", help="the roster as the LMS exported it (Canvas: its gradebook export CSV)")
+    p.add_argument("--match", help="the roster column holding the hub's user names (default: Canvas 'SIS Login ID', "
+                                   "Moodle 'Username'); e-mail addresses match on the part before the @ too")
+    p.add_argument("--missing", choices=["empty", "zero"], default="empty",
+                   help="a roster student without a submission: an empty cell (the LMS leaves the grade alone) or 0")
+    p.add_argument("--assignment", action="append", help="only this assignment (repeatable; default: every one)")
+    p.add_argument("--to", help="output path (default: COURSE/grades.csv, or COURSE/grades-FORMAT.csv)")
     p.set_defaults(run=cmd_export)
 
     p = sub.add_parser("report", parents=[common], help="cohort analytics: HTML page and PNG plots")
