@@ -4,6 +4,7 @@
     grade ASSIGNMENT                  autograde every submission in parallel, sandboxed
     feedback ASSIGNMENT               one HTML page per student (diagnoses and scores, no test code)
     export [--format canvas|moodle]   grades.csv (nbgrader export), or the LMS's grade import file (--roster)
+    similarity ASSIGNMENT             answers that look copied: pairs scored against how common the answer is
     report ASSIGNMENT                 cohort analytics: outcomes, frequent diagnoses, flags (HTML + PNG)
     demo-cohort                       a synthetic cohort taken through all of the above
     bench-grade                       plain serial nbgrader vs grade --workers N, and the floor
@@ -89,6 +90,20 @@ def cmd_export(args) -> int:
         print(f"export: {error}", file=sys.stderr)
         return 2
     print(result.summary())
+    return 0
+
+
+def cmd_similarity(args) -> int:
+    from .cohort import similarity
+
+    course = _course(args)
+    report, page = similarity.run(course, args.assignment, threshold=args.threshold)
+    clusters = report.clusters()
+    print(f"{report.students} students, {len(report.pairs)} pair{'s' if len(report.pairs) != 1 else ''} at or above "
+          f"{report.threshold:g} in {len(clusters)} cluster{'s' if len(clusters) != 1 else ''}")
+    for group in clusters:
+        print("  " + ", ".join(group))
+    print(f"wrote {page}")
     return 0
 
 
@@ -200,6 +215,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--assignment", action="append", help="only this assignment (repeatable; default: every one)")
     p.add_argument("--to", help="output path (default: COURSE/grades.csv, or COURSE/grades-FORMAT.csv)")
     p.set_defaults(run=cmd_export)
+
+    p = sub.add_parser("similarity", parents=[common], help="answers that look copied: an HTML page of alike pairs",
+                       description=_doc("similarity"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("assignment")
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="the score from which a pair is reported (0-1, default 0.5): the share of the shorter "
+                        "answer's distinctive part that the two share")
+    p.set_defaults(run=cmd_similarity)
 
     p = sub.add_parser("report", parents=[common], help="cohort analytics: HTML page and PNG plots")
     p.add_argument("assignment")
