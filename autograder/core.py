@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .diagnoses import UnknownDiagnosis, require
-from .outcome import RESULT_MIME, RESULT_VERSION, Outcome
+from .outcome import COLOURS, RESULT_MIME, RESULT_VERSION, Outcome
 
 CORRECT = Outcome.CORRECT
 INCORRECT = Outcome.INCORRECT
@@ -47,14 +47,6 @@ SKIPPED = Outcome.SKIPPED
 #: Called with every result a check shows and the check's module; :mod:`autograder.progress`
 #: adds the learner's progress file here when it is imported (every check module imports it).
 RESULT_LISTENERS: list = []
-
-_COLOURS = {
-    CORRECT: "#1a7f37",
-    INCORRECT: "#cf222e",
-    NOT_ATTEMPTED: "#9a6700",
-    SKIPPED: "#57606a",
-}
-
 
 class NotAttempted(Exception):
     """The learner's function is still the ``raise NotImplementedError()`` stub (or a repair task's
@@ -112,7 +104,7 @@ class Result:
         return f"[{self.outcome}] {self.function} — {self.message()}"
 
     def html(self) -> str:
-        colour = _COLOURS[self.outcome]
+        colour = COLOURS[self.outcome]
         label = html.escape(f"{self.outcome}")
         body = html.escape(self.message())
         return (

@@ -22,6 +22,26 @@ class Outcome(str, Enum):
         return self.value
 
 
+#: The one colour of each outcome, wherever it is drawn: a check's line, the feedback pages, the cohort report.
+COLOURS = {
+    Outcome.CORRECT: "#1a7f37",
+    Outcome.INCORRECT: "#cf222e",
+    Outcome.NOT_ATTEMPTED: "#9a6700",
+    Outcome.SKIPPED: "#57606a",
+    Outcome.ERRORED: "#57606a",
+}
+
+
+def css_class(outcome) -> str:
+    """The CSS class of ``outcome`` in an HTML page (``"not attempted"`` -> ``not-attempted``)."""
+    return str(outcome).replace(" ", "-")
+
+
+def css_rules() -> str:
+    """``.correct{background:…}`` and so on: every outcome's badge colour for a page's style sheet."""
+    return " ".join(f".{css_class(o)}{{background:{c}}}" for o, c in COLOURS.items())
+
+
 #: The MIME type of a check result's data, displayed in the same output as its coloured line.
 RESULT_MIME = "application/vnd.torch-ledger.result+json"
 #: The version of that data's fields.

@@ -166,3 +166,18 @@ def test_a_kernel_keeps_the_result_data_in_the_notebook(tmp_path):
     assert set(cell.outputs[0].data) == {"text/html", "text/plain", RESULT_MIME}
     reading = outcomes.read_cell(cell, "standardize")
     assert reading.outcome == "incorrect" and reading.code == "wrong_dim" and reading.seen
+
+
+def test_every_outcome_has_one_colour_wherever_it_is_drawn():
+    """A check's line, the feedback pages and the cohort report draw an outcome in the same colour."""
+    from autograder import core
+    from autograder.cohort import feedback, report
+    from autograder.outcome import COLOURS, Outcome, css_rules
+
+    assert set(COLOURS) == set(Outcome)
+    for outcome, colour in COLOURS.items():
+        assert f".{str(outcome).replace(' ', '-')}{{background:{colour}}}" in feedback._STYLE
+    assert feedback._STYLE.endswith(css_rules())
+    assert core.COLOURS is COLOURS and report.COLOURS is COLOURS
+    for module in (core, feedback, report):
+        assert not hasattr(module, "_COLOURS"), module.__name__

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..outcome import css_class, css_rules
 from . import record as records
 from .course import Course
 from .record import RECORD
@@ -35,15 +36,15 @@ h1{font-size:1.5rem} h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid
 pre{background:#f6f8fa;padding:.75rem;overflow-x:auto;border-radius:6px;font-size:.85rem}
 table{border-collapse:collapse;width:100%} td,th{padding:.35rem .5rem;border-bottom:1px solid #eaeef2;
 vertical-align:top;text-align:left} .badge{color:#fff;border-radius:3px;padding:1px 6px;font-weight:600;
-white-space:nowrap} .correct{background:#1a7f37} .incorrect{background:#cf222e}
+white-space:nowrap}
 table{table-layout:fixed} td:nth-child(1),th:nth-child(1){width:9rem} td:nth-child(2),th:nth-child(2){width:5rem}
-td:nth-child(3),th:nth-child(3){width:7.5rem} .not-attempted{background:#9a6700} .errored{background:#57606a} .notice{padding:.75rem;border-radius:6px;
+td:nth-child(3),th:nth-child(3){width:7.5rem} .notice{padding:.75rem;border-radius:6px;
 background:#fff8c5;border:1px solid #d4a72c} .score{font-size:1.1rem} .msg div{margin:.1rem 0}
-"""
+""" + css_rules()
 
 
 def _badge(outcome: str) -> str:
-    return f'<span class="badge {outcome.replace(" ", "-")}">{html.escape(outcome)}</span>'
+    return f'<span class="badge {css_class(outcome)}">{html.escape(outcome)}</span>'
 
 
 def _message(test: dict) -> str:

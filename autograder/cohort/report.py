@@ -16,14 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnoses import meaning
-from ..outcome import Outcome
+from ..outcome import COLOURS, Outcome
 from . import record as records
 from .course import Course
 from .outcomes import OUTCOMES, TestOutcome
 from .record import RECORD
-
-_COLOURS = {Outcome.CORRECT: "#1a7f37", Outcome.INCORRECT: "#cf222e", Outcome.NOT_ATTEMPTED: "#d4a72c",
-            Outcome.ERRORED: "#57606a"}
 
 
 @dataclass
@@ -97,7 +94,7 @@ def _plot_outcomes(stats: list[FunctionStats], path: Path) -> None:
     left = [0.0] * len(stats)
     for outcome in OUTCOMES:
         shares = [s.share(outcome) for s in stats][::-1]
-        ax.barh(names, shares, left=left, color=_COLOURS[outcome], label=outcome)
+        ax.barh(names, shares, left=left, color=COLOURS[outcome], label=outcome)
         left = [a + b for a, b in zip(left, shares)]
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of students")
@@ -117,7 +114,7 @@ def _plot_diagnoses(stats: list[FunctionStats], path: Path, top: int = 4) -> boo
     if not rows:
         return False
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(rows) + 1.2))
-    ax.barh([r[0] for r in rows][::-1], [r[1] for r in rows][::-1], color=_COLOURS[Outcome.INCORRECT])
+    ax.barh([r[0] for r in rows][::-1], [r[1] for r in rows][::-1], color=COLOURS[Outcome.INCORRECT])
     ax.set_xlabel("students")
     ax.tick_params(axis="y", labelsize=8)
     fig.tight_layout()
