@@ -220,6 +220,13 @@ def hub():
         for who in ("ada", "bob"):
             hub.run(who, f"nbgrader fetch_feedback {MODULE}")
         hub.run("instructor", "make export", cwd=hub.course)
+        roster = hub.course / "canvas-roster.csv"  # as Canvas exports it; carol is enrolled and never submitted
+        roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n    Points Possible,,,,\n"
+                          + "".join(f'"Example, {who.title()}",{i},S{i},{USERS.get(who, who)},Lab\n'
+                                    for i, who in enumerate(("ada", "bob", "carol"))))
+        os.chown(roster, pwd.getpwnam(USERS["instructor"]).pw_uid, -1)
+        hub.lms = hub.run("instructor", "make export FORMAT=canvas ROSTER=canvas-roster.csv", cwd=hub.course).stdout
+        hub.similar = hub.run("instructor", f"make similarity ASSIGNMENT={MODULE}", cwd=hub.course).stdout
         hub.graded, hub.timings, hub.solution, hub.due = graded, timings, solution, due
         yield hub
     finally:
@@ -254,6 +261,23 @@ def test_the_instructor_grades_in_a_private_course_with_a_read_only_environment(
     written = [hub.course / "reports" / MODULE / "grading.json",  # by grade: the owner's alone
                hub.course / "autograded" / USERS["ada"] / MODULE / f"{MODULE}.ipynb"]
     for path in written:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, f"{path} is readable by others"
+        assert path.stat().st_uid == pwd.getpwnam(USERS["instructor"]).pw_uid
+
+
+def test_grades_go_to_the_lms_and_the_similarity_page_is_written_as_the_instructor(hub):
+    """Canvas's import file from the real gradebook: ada's full marks, bob's late submission at 0 (the course's
+    late-penalty rule is "zero"), carol enrolled without a submission; and the similarity page. Both are
+    written by the instructor, readable by no one else."""
+    rows = list(csv.reader((hub.course / "grades-canvas.csv").read_text().splitlines()))
+    assert rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] and rows[0][5] == MODULE
+    by_login = {row[3]: row[5] for row in rows[2:]}
+    assert float(by_login[USERS["ada"]]) == float(rows[1][5]) > 0, rows  # full marks
+    assert by_login[USERS["bob"]] == "0" and by_login["carol"] == "", rows
+    assert "2 students matched" in hub.lms and "NOT IN THE ROSTER" not in hub.lms, hub.lms
+    page = hub.course / "reports" / MODULE / "similarity.html"
+    assert "wrote" in hub.similar and page.is_file()
+    for path in (hub.course / "grades-canvas.csv", page):
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, f"{path} is readable by others"
         assert path.stat().st_uid == pwd.getpwnam(USERS["instructor"]).pw_uid
 
