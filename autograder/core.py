@@ -44,8 +44,8 @@ INCORRECT = Outcome.INCORRECT
 NOT_ATTEMPTED = Outcome.NOT_ATTEMPTED
 SKIPPED = Outcome.SKIPPED
 
-#: Called with every result a check shows and the check's module; :mod:`autograder.progress`
-#: adds the learner's progress file here when it is imported (every check module imports it).
+#: Called with every result a check shows and the check's module; the checks' package subscribes the
+#: learner's progress file here once (:func:`autograder.progress.subscribe`).
 RESULT_LISTENERS: list = []
 
 class NotAttempted(Exception):

@@ -259,5 +259,8 @@ def progress(show_chart: bool = True) -> Progress:
     return result
 
 
-# Every result a check shows is recorded (once, also when this module is reloaded).
-core.RESULT_LISTENERS[:] = [f for f in core.RESULT_LISTENERS if getattr(f, "__module__", None) != __name__] + [record]
+def subscribe() -> None:
+    """Record every result a check shows in the learner's progress file: :func:`record` joins
+    ``core.RESULT_LISTENERS`` once, however often this is called (also after this module is reloaded).
+    The checks' package calls it when it is first imported (``autograder/checks/__init__.py``)."""
+    core.RESULT_LISTENERS[:] = [f for f in core.RESULT_LISTENERS if getattr(f, "__module__", None) != __name__] + [record]

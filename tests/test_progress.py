@@ -87,3 +87,19 @@ def test_prerequisites_check_gives_instant_feedback_and_points_to_reading():
     assert "Right" in feedback.value
     options.value = 0
     assert "Not quite" in feedback.value and "Read first" in feedback.value
+
+
+def test_progress_is_subscribed_explicitly_once_by_the_checks_package():
+    """No import for its side effects: importing progress adds no listener; the checks' package subscribes it,
+    and subscribing again (or reloading) keeps one."""
+    import importlib
+    import subprocess
+    import sys
+
+    code = ("import autograder.core as core, autograder.progress as p; before = len(core.RESULT_LISTENERS); "
+            "import autograder.checks.m01_tensors; p.subscribe(); importlib.reload(p); p.subscribe(); "
+            "print(before, [f.__module__ for f in core.RESULT_LISTENERS])")
+    out = subprocess.run([sys.executable, "-c", "import importlib; " + code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "0 ['autograder.progress']", out
+    assert importlib.import_module("autograder.checks").__doc__

@@ -13,6 +13,7 @@ import torch
 
 from ..core import NotAttempted, call, describe, fail, graded
 from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
+from ..hints import hint_for, solution_for
 
 # --------------------------------------------------------------------------
 # make_blobs
@@ -310,4 +311,5 @@ def align_targets_rejects(align_targets, n: int = 6, *, notes):
                 fail(f"{what} returned {describe(out)} instead of raising.",
                      f"y holds {y.numel()} values for {logits.numel()} logits: it is not one value per row.",
                      "raise ValueError when the element counts differ.", code="no_error")
-from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")
+# check.hint("name") and check.solution("name") in this module's notebooks
+hint, solution = hint_for(__name__), solution_for(__name__)

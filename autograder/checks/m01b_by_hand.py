@@ -21,6 +21,7 @@ import torch.nn.functional as F
 
 from ..core import LearnerRaised, call, describe, fail, graded, job_not_done
 from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
+from ..hints import hint_for, solution_for
 
 NAMES = ("hidden.weight", "hidden.bias", "out.weight", "out.bias")
 OUTPUT_LAYER = ("out.weight", "out.bias")
@@ -484,4 +485,5 @@ def sgd_momentum_step_owners(sgd_momentum_step, lr: float = 0.05, momentum: floa
                          "update it).", "make the first buffer a copy of the gradient.", code="buffer_aliases_grad")
 
 
-from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")
+# check.hint("name") and check.solution("name") in this module's notebooks
+hint, solution = hint_for(__name__), solution_for(__name__)

@@ -17,6 +17,7 @@ from torch import nn
 
 from ..core import LearnerRaised, call, describe, fail, graded, job_not_done
 from ..devices import close, each_device, expect_tensor, generator, is_tensor_of, max_abs_diff, plain
+from ..hints import hint_for, solution_for
 
 # --------------------------------------------------------------------------
 # Test functions with known derivatives.  Each works for any dtype and device
@@ -882,4 +883,5 @@ def stable_softmax_gradient(stable_softmax, seed: int = 2, *, notes):
                  "value taken as a number) or computed something else.",
                  "build the result from z with differentiable operations only (detaching the max is fine; "
                  "detaching the sum is not).", code="wrong_gradient")
-from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")
+# check.hint("name") and check.solution("name") in this module's notebooks
+hint, solution = hint_for(__name__), solution_for(__name__)

@@ -20,6 +20,7 @@ from torch import nn
 
 from ..core import _LAZY_OWNER, _LAZY_TODO, LearnerRaised, call, describe, fail, graded, job_not_done
 from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
+from ..hints import hint_for, solution_for
 from ..ledger import Ledger
 from . import _training  # noqa: F401 - its import pays for the first optimizer's (see there)
 
@@ -964,4 +965,5 @@ def untrained_parameters_frozen(untrained_parameters, seed: int = 0, *, notes):
         for label, model, optimizer, want in _frozen_cases(seed, device):
             got = _untrained(untrained_parameters, model, optimizer)
             _judge_untrained(got, label, model, optimizer, want)
-from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")
+# check.hint("name") and check.solution("name") in this module's notebooks
+hint, solution = hint_for(__name__), solution_for(__name__)

@@ -22,6 +22,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from ..core import LearnerRaised, call, describe, fail, graded
 from ..devices import each_device
+from ..hints import hint_for, solution_for
 from ..starters import REPAIR_LOAD_CHECKPOINT
 from ._training import blobs, make_loss, make_model, make_optimizer
 
@@ -322,7 +323,8 @@ def checkpoint_resume_matches(save_checkpoint, load_checkpoint, seed: int = 1, e
                  "one of the owners a resume needs (model, optimizer, RNGs, the loader's generator, the epoch "
                  "counter) was not carried through the checkpoint.",
                  "run the check above (checkpoint_restores_everything) to see which one.", code="resume_differs")
-from ..hints import hint_for, solution_for; hint, solution = hint_for(__name__), solution_for(__name__)  # noqa: E402, E702, I001, E501 - check.hint("name"), check.solution("name")
+# check.hint("name") and check.solution("name") in this module's notebooks
+hint, solution = hint_for(__name__), solution_for(__name__)
 
 
 # --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..cells import nbgrader_meta
 from ..outcome import css_class, css_rules
 from . import record as records
 from .course import Course
@@ -62,7 +63,7 @@ def _answers(path: Path) -> dict[str, str]:
     nb = nbformat.read(str(path), as_version=4)
     found = {}
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_meta(cell)
         if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
             found[meta["grade_id"]] = cell.source
     return found

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..cells import nbgrader_meta
 from . import privacy
 from .coordinator import Coordinator, Writer, explain_calibration, full_marks, warn
 from .course import Course, copy_assignment
@@ -193,7 +194,7 @@ def _in_order(names, notebook) -> list[str]:
     try:
         import nbformat
 
-        order = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nbformat.read(str(notebook), 4).cells]
+        order = [nbgrader_meta(c).get("grade_id") for c in nbformat.read(str(notebook), 4).cells]
         ordered = [n for n in order if n in names]
         return ordered + sorted(names - set(ordered))
     except Exception:  # noqa: BLE001 - the order is cosmetic

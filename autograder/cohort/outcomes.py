@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
+from ..cells import nbgrader_meta
 from ..outcome import RESULT_MIME, RESULT_VERSION, Outcome
 
 #: A graded test cell's outcomes, in the order reports show them.
@@ -111,7 +112,7 @@ def read_notebook(nb, functions: list[str], scores: dict[str, tuple[float, float
     """Every graded test cell's outcome, in notebook order; ``scores`` comes from the gradebook."""
     found = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_meta(cell)
         if cell.get("cell_type") != "code" or not meta.get("grade"):
             continue
         test_id = meta["grade_id"]

@@ -13,6 +13,8 @@ import ast
 import re
 from dataclasses import asdict, dataclass
 
+from ..cells import nbgrader_meta
+
 #: rule id -> what it means, as shown in the report
 RULES: dict[str, str] = {
     "sys-modules": "reads or edits sys.modules (the interpreter's table of loaded modules)",
@@ -211,7 +213,7 @@ def edited_locked(nb, locked: dict[str, str]) -> list[str]:
     """Grade ids of locked code cells whose submitted source differs from the released one."""
     edited = []
     for cell in nb.get("cells", []):
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        grade_id = nbgrader_meta(cell).get("grade_id")
         if grade_id in locked and _released(locked[grade_id]) != _released(_source(cell)):
             edited.append(grade_id)
     return edited
@@ -231,7 +233,7 @@ def scan_notebook(nb, locked: dict[str, str] | None = None) -> list[Finding]:
         if cell.get("cell_type") != "code":
             continue
         source = _source(cell)
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        grade_id = nbgrader_meta(cell).get("grade_id")
         if grade_id in locked and _released(locked[grade_id]) == _released(source):
             continue
         name = grade_id or f"cell {index + 1}"

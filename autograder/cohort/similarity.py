@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
+from ..cells import answer_cells
+
 #: Characters of normalised code per fingerprint, and the winnowing window.
 K, WINDOW = 24, 6
 #: A fingerprint more than this share of the cohort has is common: it counts nothing.
@@ -331,12 +333,7 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
 # ---- reading a course and writing the page
 
 def _answer_cells(nb) -> dict[str, str]:
-    cells = {}
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade") and meta.get("grade_id"):
-            cells[meta["grade_id"]] = cell.source
-    return cells
+    return {name: cell.source for name, cell in answer_cells(nb).items()}
 
 
 def read_course(course, assignment: str) -> tuple[dict[str, dict[str, str]], dict[str, str]]:

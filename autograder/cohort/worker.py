@@ -33,6 +33,7 @@ from pathlib import Path
 import nbformat
 from traitlets.config import Config
 
+from ..cells import nbgrader_meta
 from . import canary, outcomes, sandbox, scan, warm
 from .course import reset_dir
 from .record import GRADER, STUDENT, Failure, Job, KernelOutcome, pack_folder, unpack_folder
@@ -152,7 +153,7 @@ class _CellTracker:
         if canary.is_canary(cell):
             self.cell = "the canary cells appended at grading time"
             return
-        name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        name = nbgrader_meta(cell).get("grade_id")
         self.cell = f"cell {name!r}" if name else f"cell {cell_index + 1 if cell_index is not None else '?'}"
 
 
@@ -493,12 +494,12 @@ def _notes_from_log(lines: list[str]) -> list[str]:
 def _notes_from_cells(nb) -> list[str]:
     notes = []
     for index, cell in enumerate(nb.cells):
-        if cell.get("cell_type") != "code" or cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+        if cell.get("cell_type") != "code" or nbgrader_meta(cell).get("grade"):
             continue
         errors = [out for out in cell.get("outputs", []) if out.get("output_type") == "error"]
         if not errors:
             continue
-        name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
+        name = nbgrader_meta(cell).get("grade_id") or f"cell {index + 1}"
         if any(out.get("ename") == "CellTimeoutError" for out in errors):
             notes.append(f"{name} ran past the per-cell time limit and was interrupted")
             continue
@@ -602,7 +603,7 @@ def first_error(nb) -> dict:
         error = next((out for out in cell.get("outputs", []) if out.get("output_type") == "error"), None)
         if error is None:
             continue
-        name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
+        name = nbgrader_meta(cell).get("grade_id") or f"cell {index + 1}"
         lines = [line.strip() for line in str(error.get("evalue", "")).splitlines() if line.strip()]
         evalue = " … ".join(dict.fromkeys(lines[:1] + lines[-1:]))
         return {"cell": name, "ename": str(error.get("ename", "")), "evalue": evalue[:400]}

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..cells import nbgrader_meta
 from ..cohort.course import Course
 from ..cohort.grade import GradeOptions, grade
 from . import courses, nbtools
@@ -78,7 +79,7 @@ def _fork_servers_cpu() -> float:
 def _as_graded(nb, solution):
     """The code nbgrader runs for a submission: locked cells as in the source (hidden tests included)."""
     locked = {nbtools.grade_id(c): c.source for c in solution.cells
-              if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
+              if nbgrader_meta(c).get("locked")}
     for cell in nb.cells:
         if nbtools.grade_id(cell) in locked:
             cell.source = locked[nbtools.grade_id(cell)]

@@ -18,6 +18,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from ..cells import nbgrader_meta
 from ..syllabus import MODULES
 from . import nbtools
 from .synthetic import REPO
@@ -63,7 +64,7 @@ def time_cells(module_id: str, repeat: int = 1, timeout: int = 600) -> dict[str,
                        resources={"metadata": {"path": str(REPO / "exercises" / module_id)}}).execute()
         for cell in nb.cells:
             test_id = nbtools.grade_id(cell)
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_meta(cell)
             if cell.cell_type != "code" or not meta.get("grade"):
                 continue
             errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]

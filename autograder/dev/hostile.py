@@ -21,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..cells import nbgrader_meta
 from . import nbtools
 
 
@@ -158,7 +159,7 @@ def _edited_metadata(ctx):
         cell.metadata["nbgrader"].update(grade=False, points=0, locked=False)
         # and turn another test into an "answer" cell
         for other in nb.cells:
-            meta = other.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_meta(other)
             if meta.get("grade") and meta.get("grade_id") != ctx.mutant_test:
                 meta.update(solution=True, locked=False)
                 break

@@ -21,6 +21,7 @@ import re
 import sys
 from dataclasses import dataclass
 
+from ..cells import nbgrader_meta
 from . import nbtools
 from .catalogue import ROOT, solution_of
 
@@ -133,7 +134,7 @@ def own_cells(nb, function: str):
     called = re.compile(rf"\b{re.escape(function)}\b")
     kept = copy.deepcopy(nb)
     kept.cells = [c for c in kept.cells
-                  if not c.get("metadata", {}).get("nbgrader", {}).get("grade") or called.search(c.source)]
+                  if not nbgrader_meta(c).get("grade") or called.search(c.source)]
     return kept
 
 

@@ -10,6 +10,7 @@ import copy
 
 import nbformat
 
+from ..cells import answer_cells, grade_id, nbgrader_meta, test_cells  # noqa: F401  (re-exported)
 from ..hints import strip_solution_markers  # noqa: F401  (re-exported: catalogues and recall read answers with it)
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -61,29 +62,6 @@ def new_notebook(cells) -> nbformat.NotebookNode:
 
 def read(path) -> nbformat.NotebookNode:
     return nbformat.read(str(path), as_version=4)
-
-
-def grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-
-
-def answer_cells(nb) -> dict:
-    """``{grade_id: cell}`` of the autograded-answer cells."""
-    found = {}
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("solution") and not meta.get("grade") and cell.cell_type == "code":
-            found[meta["grade_id"]] = cell
-    return found
-
-
-def test_cells(nb) -> dict:
-    found = {}
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade") and cell.cell_type == "code":
-            found[meta["grade_id"]] = cell
-    return found
 
 
 def substitute(nb, answers: dict) -> nbformat.NotebookNode:
@@ -140,7 +118,7 @@ def run_in_process(nb, answers: dict | None = None, only=None) -> Scores:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_meta(cell)
         source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
         if meta.get("grade"):
             if only is not None and meta["grade_id"] not in only:

@@ -24,6 +24,9 @@ from pathlib import Path
 
 import nbformat
 
+from ...cells import answer_cells, nbgrader_meta
+from ...hints import strip_solution_markers
+
 ROOT = Path(__file__).resolve().parents[3]  # the repository (solutions/ holds the solutions)
 
 
@@ -49,20 +52,13 @@ def edited(source: str, *edits: tuple[str, str]) -> str:
     return source
 
 
-_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
 @cache
 def _solution_cells(module_id: str) -> dict:
     """``{grade_id: source}`` of the solution notebook's answer cells, without nbgrader's solution markers."""
     nb = nbformat.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb", as_version=4)
-    cells = {}
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
-            lines = [line for line in cell.source.splitlines() if line.strip() not in _MARKERS]
-            cells[meta["grade_id"]] = "\n".join(lines) + "\n"
-    return cells
+    return {name: strip_solution_markers(cell.source) for name, cell in answer_cells(nb).items()}
 
 
 def solution_of(module_id: str, function: str) -> str:
@@ -153,6 +149,9 @@ DO_NOTHING = {
 _ALWAYS_EQUAL = '''
 import torch as _torch
 
+from ...cells import answer_cells, nbgrader_meta
+from ...hints import strip_solution_markers
+
 
 class _AlwaysEqualTensor(_torch.Tensor):
     def __eq__(self, other):
@@ -219,4 +218,4 @@ def do_nothing(module_id: str) -> dict:
 def _test_cell_ids(module_id: str) -> tuple:
     nb = nbformat.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb", as_version=4)
     return tuple(cell.metadata.nbgrader["grade_id"] for cell in nb.cells
-                 if cell.cell_type == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"))
+                 if cell.cell_type == "code" and nbgrader_meta(cell).get("grade"))
