@@ -90,7 +90,7 @@ def test_read_cell_reads_the_result_that_failed_the_cell(shown):
     nbformat.validate(nb)  # a vendor +json MIME type holds JSON data in a valid notebook
     cell = nbformat.reads(nbformat.writes(nb), as_version=4).cells[0]
     assert [o["data"][RESULT_MIME]["outcome"] for o in cell.outputs if "data" in o] == ["correct", "incorrect"]
-    reading = outcomes.read_cell(cell, "standardize")
+    reading = outcomes.read_cell(cell)
     failed = cell.outputs[1]["data"][RESULT_MIME]
     assert reading.outcome == Outcome.INCORRECT and reading.code == "wrong_dim"
     assert (reading.seen, reading.owner, reading.do) == (failed["seen"], failed["owner"], failed["do"])
@@ -104,14 +104,14 @@ def test_read_cell_without_result_data():
         return nbformat.v4.new_code_cell("x", outputs=list(outputs))
 
     name_error = new_output("error", ename="NameError", evalue="name 'f' is not defined", traceback=["test code"])
-    reading = outcomes.read_cell(cell(name_error), "f")
+    reading = outcomes.read_cell(cell(name_error))
     assert reading == ("errored", "NameError: name 'f' is not defined", "", "", "", "", "NameError")
     assert outcomes.TestOutcome("t", "f", reading.outcome, reading.text, error=reading.error).key == "errored: NameError"
     timeout = new_output("error", ename="CellTimeoutError", evalue="", traceback=[])
-    assert outcomes.read_cell(cell(timeout), "f").error == "CellTimeoutError"
+    assert outcomes.read_cell(cell(timeout)).error == "CellTimeoutError"
     verdict = new_output("error", ename="CheckFailed", evalue="[incorrect] f — Seen: a. Owner: b. Do: c.", traceback=[])
-    assert outcomes.read_cell(cell(verdict), "f")[:3] == ("incorrect", "[incorrect] f — Seen: a. Owner: b. Do: c.", "")
-    assert outcomes.read_cell(cell(), "f").outcome == "correct"
+    assert outcomes.read_cell(cell(verdict))[:3] == ("incorrect", "[incorrect] f — Seen: a. Owner: b. Do: c.", "")
+    assert outcomes.read_cell(cell()).outcome == "correct"
 
 
 def _record(students: dict) -> dict:
@@ -126,7 +126,7 @@ def test_rewording_a_message_leaves_the_report_unchanged(shown, monkeypatch):
     monkeypatch.setattr(check, "fail", lambda seen, owner, todo, *, code: core.fail(
         f"Reworded: {seen.upper()}", "someone else", "something else entirely.", code=code))
     after = executed(shown, "check.standardize_values(standardize)", namespace)
-    texts = {outcomes.read_cell(c, "standardize").text for c in (before, after)}
+    texts = {outcomes.read_cell(c).text for c in (before, after)}
     assert len(texts) == 2, "the message was not reworded"
 
     def diagnoses(record):
@@ -164,7 +164,7 @@ def test_a_kernel_keeps_the_result_data_in_the_notebook(tmp_path):
     cell = nb.cells[-1]
     assert [o.output_type for o in cell.outputs] == ["display_data", "error"]
     assert set(cell.outputs[0].data) == {"text/html", "text/plain", RESULT_MIME}
-    reading = outcomes.read_cell(cell, "standardize")
+    reading = outcomes.read_cell(cell)
     assert reading.outcome == "incorrect" and reading.code == "wrong_dim" and reading.seen
 
 

@@ -88,7 +88,7 @@ def results(cell) -> list[dict]:
     return found
 
 
-def read_cell(cell, function: str) -> Reading:
+def read_cell(cell) -> Reading:
     """What one executed test cell reported: its first result that failed it, else the error it raised."""
     failed = next((r for r in results(cell) if r.get("outcome") in _FAILING), None)
     if failed is not None:
@@ -117,7 +117,7 @@ def read_notebook(nb, functions: list[str], scores: dict[str, tuple[float, float
             continue
         test_id = meta["grade_id"]
         function = function_of(test_id, functions)
-        reading = read_cell(cell, function)
+        reading = read_cell(cell)
         outcome, text = reading.outcome, reading.text
         score, max_score = scores.get(test_id, (0.0, float(meta.get("points", 0))))
         if outcome == Outcome.CORRECT and score < max_score:

@@ -46,7 +46,8 @@ from .client import PromptKernelManager
 BWRAP_ENV = "AUTOGRADER_BWRAP"
 #: Where the sandboxed kernel sees its private, writable home (also its cwd).
 HOME = "/home/student"
-#: First uid handed to grading workers (worker i runs its kernels as BASE_UID + i).
+#: The lowest uid a grader's kernels run as: each grader takes ``BASE_UID + 16 * pid + slot`` (``engine.grader_uid``),
+#: unique on its machine while the grader's process lives.
 BASE_UID = 61000
 #: The uid a kernel has in its sandbox without root: the grading user's, mapped to "nobody" in a user namespace.
 NOBODY = 65534
