@@ -139,3 +139,47 @@ def test_a_late_submissions_page_shows_the_penalty_and_the_final_score():
     page = render("ada", "01-tensors", entry, {}, [], {"test_a": (9.0, 12.0)})
     assert "score <b>0 / 12</b>" in page
     assert "Submitted late: 2 h 1 min after the due date" in page and "the late penalty is 9" in page
+
+
+def test_the_canary_verdict_learnt_from_calibration_zeroes_a_tampered_notebook():
+    """The calibration run teaches what an honest kernel's canary shows; a student whose canary copies do not fail
+    as the checks fail is written with 0 and flagged, an honest one keeps the score."""
+    writer = FakeWriter()
+    c = Coordinator(writer, 2.0)
+    reference = _result(REFERENCE)
+    reference["canary"] = {"setup": "ok", "test_a": "nonce", "test_b": "checkfailed", "test_c": "passed"}
+    c.accept(reference)
+    assert c.expected == {"test_a": "nonce", "test_b": "checkfailed"}  # a copy that passes for the solution is left out
+    honest, tampered = _result("ada"), _result("eve")
+    honest["canary"] = {"setup": "ok", "test_a": "nonce", "test_b": "nonce", "test_c": "passed"}
+    tampered["canary"] = {"setup": "ok", "test_a": "passed", "test_b": "checkfailed"}
+    c.accept(honest)
+    c.accept(tampered)
+    assert writer.written == {"ada": 2.0, "eve": 0.0}
+    assert c.results["ada"]["canary_verdict"]["status"] == "ok" and not c.results["ada"]["flags"]
+    eve = c.results["eve"]
+    assert eve["compromised"] and eve["flags"][0]["kind"] == "compromised" and "test_a passed" in eve["flags"][0]["detail"]
+
+
+def test_the_journal_resumes_the_same_selection_and_ignores_a_torn_line(tmp_path):
+    """A run's journal: the students it finished, one line each; a run of the same students resumes it (a torn last
+    line, a crash mid-write, is ignored), a run of others carries the journal's other students."""
+    from autograder.cohort.record import Journal, StudentEntry
+
+    path = tmp_path / "grading.journal.jsonl"
+
+    def entry(score):
+        return StudentEntry(status="graded", reason="", score=score, max_score=2.0)
+
+    first = Journal(path, "01-tensors", ["ada", "bob", "cy"])
+    first.add("ada", entry(2.0))
+    first.add("bob", entry(1.0))
+    first.close()
+    with open(path, "a") as fh:
+        fh.write('{"student": "cy", "entry": {"sta')  # killed mid-line
+    again = Journal(path, "01-tensors", ["cy", "bob", "ada"])
+    assert again.resumes and set(again.carried()) == {"ada", "bob"} and again.carried()["bob"].score == 1.0
+    other = Journal(path, "01-tensors", ["bob"])
+    assert not other.resumes and set(other.carried()) == {"ada"}  # bob is graded again; ada's entry is kept
+    elsewhere = Journal(path, "02-autograd-ledger", ["ada", "bob", "cy"])
+    assert not elsewhere.resumes
