@@ -149,9 +149,6 @@ DO_NOTHING = {
 _ALWAYS_EQUAL = '''
 import torch as _torch
 
-from ...cells import answer_cells, nbgrader_meta
-from ...hints import strip_solution_markers
-
 
 class _AlwaysEqualTensor(_torch.Tensor):
     def __eq__(self, other):
