@@ -6,7 +6,8 @@ step than the last and none of them the answer:
 
 1. the owner, or the idea, to think about;
 2. the mechanism or the API to look up;
-3. close to the decisive step, in words, never the code.
+3. the decisive idea or the trap, with what to aim for or a small experiment that shows it: never a
+   recipe (the answer's steps in order, in words or as calls) and never a line of code.
 
 Every checks module exposes ``hint`` bound to its module (``hint = hint_for(__name__)``), so an
 exercise's ``check.hint("name")`` works.  The highest level a learner has seen is recorded in their
@@ -38,9 +39,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `torch.randn(..., generator=...)`, `torch.cat` and `Tensor.to(device)`. Draw every random "
             "number through the `generator` you were given, so that a seed fixes the data, and check the dtypes: "
             "float32 is torch's default, float64 comes from NumPy arrays and Python lists of floats.",
-            "Build the 0/1 labels first (half of the rows each, the odd one out in either class), pick a centre per "
-            "row by indexing a small tensor of two centres with the labels as integers, add `[n, 2]` noise drawn "
-            "from the generator, and turn the labels into a column (`unsqueeze`) before moving both to `device`.",
+            "Once each row knows its class, the class can choose that row's centre: one small tensor of two centres "
+            "and one draw of noise make all of `x`, with no loop. Aim for `x` of shape `[n, 2]` and `y` of shape `[n, "
+            "1]` with about n/2 ones, both on `device`, two class means far apart, and the same data again from a "
+            "generator seeded alike.",
         ),
         "standardize": (
             "Each feature (a column) owns its own mean and standard deviation, computed over the samples (the "
@@ -48,8 +50,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `Tensor.mean(dim=..., keepdim=...)` and `Tensor.std(dim=..., keepdim=...)`. With "
             "`keepdim=True` an `[n, d]` input gives `[1, d]` statistics that broadcast over the rows. Reducing "
             "over dim 1 also runs, and silently gives per-row statistics.",
-            "Subtract the per-column mean and divide by the per-column standard deviation, out of place. In-place "
-            "forms (`-=`, `/=`, `sub_`, `div_`) would write the result into the caller's tensor.",
+            "Both traps run without an error, so check the result, not the run: every column should have a mean of "
+            "about 0 and a standard deviation of about 1 (a per-row mistake shows there), and the caller's `x` must "
+            "hold the same values after your call as before. Section 6 of the lesson, on `dim` and `keepdim`, has the "
+            "shapes side by side.",
         ),
         "pairwise_sq_dists": (
             "Think in shapes first: an `[n, m]` result from `[n, d]` and `[m, d]`. Broadcasting can make every row "
@@ -57,18 +61,20 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Insert an axis with `None` indexing or `unsqueeze`, then recall the lesson's broadcasting picture: "
             "`(N, 1)` against `(M,)` fills an `(N, M)` grid. The same works one dimension up, with the features "
             "riding along as the last axis.",
-            "Give `a` the shape `[n, 1, d]` and `b` the shape `[1, m, d]`, take the difference, square it and "
-            "reduce over the feature axis. A result of `[n, m, d]` means the reduction is missing; wrong values "
-            "with the right shape usually mean the sum ran over the wrong axis.",
+            "The one decision is which axis each input owns: the rows of `a` own the result's first axis, the rows of "
+            "`b` its second, and the features the last axis, the only one the result does not keep. Find the rest by "
+            "experiment: with `a` of shape `[3, 2]` and `b` of shape `[4, 2]`, print the shape of every intermediate "
+            "on your way to `[3, 4]`.",
         ),
         "align_targets": (
             "This function is a guard, not a fixer: the contract is owned by `logits.shape`. Decide first whether "
             "`y` holds exactly one value per logit; only then reshape it.",
             "Compare element counts with `Tensor.numel()`; reshape with `Tensor.reshape` (or `view_as`). For a "
             "refusal, raise `ValueError` with a message that contains both shapes (an f-string does it).",
-            "When the counts differ, raise before touching `y`, naming `y`'s shape and `logits`' shape; when they "
-            "match, return `y` reshaped to exactly `logits.shape` (already aligned targets come back unchanged). "
-            "Never let broadcasting decide: `[N, 1]` against `[N]` silently becomes `[N, N]`.",
+            "The trap is letting the shapes negotiate: `[N]` targets against `[N, 1]` logits broadcast to `[N, N]` "
+            "without a word, and a reshape that fails raises the wrong error. Decide on element counts alone, before "
+            "any change of shape. Test with targets shaped `[N]`, `[N, 1]` and `[1, N]` (all must come back in the "
+            "logits' shape) and with one target too many.",
         ),
     },
     "01b-by-hand": {
@@ -80,10 +86,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "changes: each example's share, and how a bias, which every example touches, collects its gradient. "
             "Matrix products of `[N, a]` and `[N, b]` tensors, one of them transposed, give `[a, b]` sums over the "
             "batch; check every product's shape against the parameter's.",
-            "Carry one tensor backwards per layer: the gradient at the logits (shape `[N, 1]`), then at the hidden "
-            "output, then at the pre-activation, where tanh's local derivative enters (the lesson wrote it with "
-            "h). Each layer's weight and bias gradients come from the tensor that reached that layer and the "
-            "layer's own input.",
+            "Everything follows from the gradient at the logits: for the mean loss it is the lesson's per-example "
+            "dL/dz divided by N, of shape `[N, 1]`. Let autograd, the lesson's second way, grade each entry: the same "
+            "parameters as leaves, the mean loss backpropagated, each `.grad` against yours. A wrong shape means a "
+            "missing transpose; a factor of N, the mean.",
         ),
         "bce_with_logits": (
             "The naive loss fails because it builds a probability first and float32 rounds sigmoid(100) to "
@@ -91,9 +97,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Write -log(sigmoid(z)) and -log(1 - sigmoid(z)) in terms of z alone; both become log(1 + e^something). "
             "Look up `torch.nn.functional.softplus`, `torch.log1p`, `torch.clamp` and `Tensor.abs`: one of "
             "them makes log(1 + e^t) safe by itself, the others let you build a safe form.",
-            "For a large positive t, log(1 + e^t) is t plus a small term; for a large negative t it is a small "
-            "term. Split off the part that grows, so that e is only ever raised to zero or a negative number, "
-            "and make sure no branch you discard overflows either: its gradient still flows.",
+            "Check this in a cell: for any t, log(1 + e^t) minus max(t, 0) lies between 0 and log 2. Write that "
+            "difference in terms of |t|, with e only ever raised to a power of zero or less, and no logit can "
+            "overflow. At logits of -100, 0 and 100, with both targets, the loss and its gradient must be finite and "
+            "agree with `nn.BCEWithLogitsLoss`.",
         ),
         "sgd_momentum_step": (
             "You are the fourth owner now: the optimizer's state. The buffers are yours to create on the first "
@@ -101,9 +108,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Reread the lesson's formula and what `optimizer.state[p][\"momentum_buffer\"]` held after the "
             "first step. Look up `torch.no_grad()`, `Tensor.mul_`, `Tensor.add_`, `Tensor.sub_` and "
             "`Tensor.clone`, and what torch.optim.SGD does with a parameter whose `.grad` is None.",
-            "Walk the parameters with their buffers side by side: skip a parameter with no gradient, make a "
-            "first buffer from the gradient (a tensor of its own), otherwise update the buffer with the rule, "
-            "then change the parameter in place by the learning rate times its buffer, with recording off.",
+            "Two owners break quietly. A first buffer that is the `.grad` tensor itself changes when the next backward "
+            "adds to `.grad`: it must be a tensor of its own. And each parameter must stay the model's own leaf, "
+            "changed in place. Let `torch.optim.SGD` with the same `lr` and `momentum` grade you on a copy of the "
+            "model: the same parameters and `momentum_buffer` after each step.",
         ),
     },
     "02-autograd-ledger": {
@@ -114,9 +122,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `Tensor.detach()`, `Tensor.requires_grad_()`, `torch.autograd.grad(outputs, inputs)` (it "
             "returns the gradients instead of writing them into `.grad`) and `torch.enable_grad()` (recording "
             "works even when the caller is inside `torch.no_grad()`).",
-            "Inside an `enable_grad` block, make a detached leaf that requires grad, evaluate `f` on it and ask "
-            "`torch.autograd.grad` for the gradient with respect to that leaf, without `create_graph`. Return that "
-            "gradient as it is: no `.grad` is written anywhere and it carries no `grad_fn`.",
+            "Three marks you must not leave on the caller: a `.grad` written into their `x`, its `requires_grad` "
+            "turned on, a result that carries a `grad_fn`. Test where it is hardest: inside a `no_grad` block, on an "
+            "`x` that does not require grad, then look at `x.requires_grad`, `x.grad` and the result's `grad_fn`; the "
+            "gradient must still come back.",
         ),
         "numerical_grad": (
             "Autograd is not an owner here at all: this is the lesson's ground truth, found by probing `f`. The "
@@ -124,17 +133,20 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `Tensor.to(torch.float64)` followed by `.clone()` (a copy even when `x` already is float64), "
             "`Tensor.view(-1)` to reach every element of any shape (`[]` included), `torch.zeros_like` and "
             "`torch.no_grad()` for probes that need no record.",
-            "Loop over the flat elements of your copy: nudge one element up by `eps` and evaluate, nudge it down "
-            "and evaluate, restore it before moving on; the central difference of the two values is that "
-            "element's entry. Reshape the float64 result like `x`, on `x`'s device.",
+            "Nudge through a flat view of your own float64 copy: it shares the copy's memory, so one entry of the view "
+            "changes what `f` sees, for any shape of `x`, `[]` included. The trap is an element left nudged. Compare "
+            "with `grad_of` on the sum of the cubes of `x`: in float64, with `eps` at 1e-3, the two agree to about "
+            "1e-6.",
         ),
         "grad_report": (
             "Each parameter owns its `.grad`; you only read that column of the ledger. There are three states: "
             "no tensor at all, a tensor of zeros, and anything else.",
             "Look up `model.named_parameters()` (frozen parameters are included), the test `grad is None`, and "
             "`torch.count_nonzero` or `Tensor.any()` for a tensor's entries.",
-            "Test for `None` first, before touching the tensor: a missing `.grad` is \"none\", not \"zero\". "
-            "Reading must change nothing: no `zero_grad`, no assignment to `.grad`, no in-place operation on it.",
+            "The trap is the order of your questions: a missing `.grad` is no tensor, so asking about its entries "
+            "fails, and a `.grad` of zeros is not missing. Make all three states to test with: a fresh model has no "
+            "`.grad`, one backward fills it, `zero_grad` with `set_to_none` off leaves zeros. Asking must leave every "
+            "`.grad` as it was.",
         ),
         "leaves_of": (
             "Autograd owns the record of the forward pass and `t.grad_fn` is its last node. The record ends at "
@@ -142,9 +154,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "This is a graph walk: a stack (or a queue) of nodes still to visit and a set of nodes already "
             "visited. Each node's inputs are in `node.next_functions`, as `(node, index)` pairs whose node may be "
             "`None`; `getattr` with a default tells you whether a node has a `.variable`.",
-            "Deduplicate by identity, never by value: remember the `id` of every leaf (and of every visited "
-            "node) and append each leaf to a list once. Handle the tensor without a `grad_fn` before the walk: "
-            "it is its own answer only when it requires grad.",
+            "Two traps: one leaf can be reached along several paths (use it twice in the forward pass), and tensors "
+            "compare element by element, so `==` and `in` do not ask whether two are the same tensor. Test with a leaf "
+            "used twice, a constant that does not require grad and a `t` that is itself a leaf: each tracked leaf "
+            "comes back once.",
         ),
         "stable_softmax": (
             "Respect two owners: the caller owns `z` (never write into it) and autograd owns the tensors it saved "
@@ -153,9 +166,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `Tensor.max(dim=..., keepdim=True)` (it returns values and indices: use `.values`), "
             "`Tensor.exp()` and `Tensor.sum(dim=..., keepdim=True)`; `keepdim=True` keeps the reduced axis so "
             "that the result broadcasts back along `dim`.",
-            "Use out-of-place operations only: a new tensor for `z` minus its slice maximum, its exponential, and "
-            "a new tensor for that divided by its slice sums. `-=`, `/=`, `sub_` or `div_` would either modify the "
-            "caller's `z` or overwrite the tensor `exp` saved for backward (the version counter of the lesson).",
+            "The trap is an in-place operation that looks harmless: writing into `z` changes the caller's tensor, and "
+            "writing into the exponential's result spoils what autograd saved for backward (section 6 of the lesson, "
+            "the version counter). Aim for a result that is finite at entries of 1000 and -1000, sums to 1 along "
+            "`dim`, leaves `z` as it was and lets `backward` run.",
         ),
     },
     "03-nn-module": {
@@ -165,9 +179,9 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "A plain Python list registers nothing. Look up `nn.Sequential`, `nn.ModuleList` and "
             "`nn.Dropout(p)`; pairing each size with the next one (`zip` of the list with itself shifted by one) "
             "gives the Linear layers' shapes.",
-            "Collect the layers in a list, then hand it to a container that registers them. After each Linear "
-            "except the last add a ReLU and, only when `dropout > 0`, a Dropout; after the last Linear add "
-            "nothing, so its output can be negative.",
+            "Print your model for `sizes` of length 2, 3 and 4 and read what follows each Linear: nothing after the "
+            "last one (its outputs are logits, free to be negative), a Dropout only when `dropout` is above 0, and "
+            "every layer's weight and bias in `state_dict()`, the proof that a container registered them.",
         ),
         "plan_mlp": (
             "A state_dict key is the path of attributes from the model down to the tensor. Ask your own MLP "
@@ -175,9 +189,9 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "An `nn.Sequential` (or `nn.ModuleList`) names its modules by position, 0, 1, 2, ..., and every "
             "module it holds takes a position, even one that owns no tensor. Reread how `nn.Linear` stores its "
             "weight: which size is the row count?",
-            "Walk the consecutive pairs of sizes as your MLP's constructor does, keep a counter of the position "
-            "the next module will get, and write down the weight and bias entries of each Linear before moving "
-            "the counter past whatever your MLP puts after it.",
+            "Positions count modules, not Linear layers: a ReLU or a Dropout takes a position and owns no tensor, so "
+            "the numbers in the keys skip. Your own MLP is the oracle: for a few `sizes`, with and without dropout, "
+            "compare your plan key by key with the shapes in its `state_dict()`; a weight is (outputs, inputs).",
         ),
         "count_parameters": (
             "Count the values the module owns as parameters: elements, not tensors. Ask the module for its "
@@ -185,8 +199,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `Module.parameters()` (each tensor once, even when it is tied under two names; "
             "`state_dict()` would count a tied tensor twice and include buffers), `Tensor.numel()` and the flag "
             "`requires_grad`.",
-            "Add up `numel()` over the parameters, skipping those that do not require grad only when "
-            "`trainable_only` is true, and return a Python `int`. Counting must not change the model.",
+            "Two traps: a tensor tied under two names is one set of values, and BatchNorm's running statistics are "
+            "buffers, not parameters. Test with a tied weight, as in section 5 of the lesson, and a BatchNorm: your "
+            "count must match one worked out by hand, a frozen layer drops out only with `trainable_only`, and the "
+            "result is a Python `int`.",
         ),
         "freeze": (
             "Two different owners: a parameter's `requires_grad` flag decides whether autograd records it; the "
@@ -194,8 +210,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "only.",
             "Look up `Module.parameters()` (recursive: children and grandchildren included) and "
             "`Tensor.requires_grad_()`. `eval()` and `train()` change the mode, which `freeze` must leave alone.",
-            "Turn the flag off on every parameter the module yields, then return the very same module object "
-            "(not a copy, not a new module).",
+            "The trap is stopping at the surface: a module's own attributes are not its grandchildren's parameters, "
+            "and `eval()` is another owner. Test with a Sequential nested in a module of your own, in training mode: "
+            "afterwards no parameter at any depth requires grad, `model.training` is still True, and what you got back "
+            "`is` the module you passed in.",
         ),
         "untrained_parameters": (
             "The optimizer owns its own list of parameters, fixed when it was built. A parameter the model gained "
@@ -204,9 +222,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `optimizer.param_groups`: a list of dicts, each with a `\"params\"` list of tensors. Compare "
             "tensors by identity (`id` or `is`), never with `==`, by name or by shape: two layers of the same shape "
             "hold different parameters.",
-            "Collect the identities of every tensor held across all param groups, then keep the names from "
-            "`model.named_parameters()` whose tensor requires grad and is not among them. Frozen parameters are "
-            "left out of the optimizer on purpose, so they never appear.",
+            "The trap is comparing by value: two layers of the same shape look equal and are different parameters; "
+            "only identity says whether the optimizer holds this very tensor. A frozen parameter left out on purpose "
+            "does not count. Test with an optimizer built before one layer of the model was replaced: that layer's "
+            "names, and only those, come back.",
         ),
     },
     "04-five-line-step": {
@@ -217,9 +236,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `optimizer.zero_grad`, `loss.backward`, `optimizer.step` and `Tensor.item()`. The "
             "ledger cell under your answer shows each event of your step and what every owner held at that "
             "moment.",
-            "Clear the gradients, compute this batch's logits and loss, backpropagate, update, and return the "
-            "loss you called backward on as a Python float. Clearing at the top or right after the forward are "
-            "both fine; between backward and step is not.",
+            "One position decides it: whatever clears `.grad` must not stand between the statement that fills it and "
+            "the one that uses it (section 4 of the lesson runs the wrong orders side by side). Read the ledger cell "
+            "under your answer: `.grad` holds this batch's gradients only, the weights move once, and you hand back a "
+            "Python float, not a tensor with a graph.",
         ),
         "train_epoch": (
             "Three owners to get right: the module's mode (an evaluation may have left it in eval mode), the "
@@ -227,26 +247,30 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `model.train()`, `Tensor.to(device)` (it returns a new tensor: keep the result) and "
             "`Tensor.item()`, or reuse your `train_step`, which already returns a float. A mean per example over "
             "batches of different sizes needs each batch's size: `len(x)`.",
-            "Switch to training mode before the loop; move `x` and `y` to `device` for each batch; add each "
-            "batch's float loss times its size to a total, count the examples, and return the total divided by "
-            "the count: not the mean of the batch means.",
+            "Two traps: a model left in eval mode trains with Dropout off, and the mean of the batch means is not the "
+            "mean per example when the last batch is smaller. Test with a plain linear model, 10 examples in batches "
+            "of 4 and `lr` 0 (nothing changes): your result must equal the loss over all 10 at once, and "
+            "`model.training` must be True afterwards.",
         ),
         "accumulate_step": (
-            "Each parameter's `.grad` is an accumulator: several backward calls add up in it. One optimizer "
-            "update from many micro-batches means one clear, many backwards, one step.",
+            "Each parameter's `.grad` is an accumulator: several backward calls add up in it. One optimizer update "
+            "from many micro-batches: how many clears, backwards and steps does it take?",
             "One step on the concatenation with a mean loss uses the average of the micro-batch gradients, but "
             "`.grad` receives their sum. Think about what scaling a loss by a constant does to its gradient.",
-            "Clear the gradients once; for each micro-batch compute its loss, scale it by one over the number of "
-            "micro-batches and call backward on it; step once at the end. Return the mean loss as a Python float.",
+            "The decisive idea is what `.grad` adds up: k backward calls leave the sum of k gradients, but one step on "
+            "the whole batch uses their mean. Test against that step: on copies of one model and optimizer, an update "
+            "from the concatenated micro-batches and one from your function must leave the same parameters, and you "
+            "report the mean loss as a float.",
         ),
         "overfit_one_batch": (
             "This is the lesson's sanity check: the same batch, many updates. Each update is one full hand-off, "
             "the one you have already written.",
             "Reuse your `train_step`: it clears `.grad`, records a fresh graph, backpropagates, steps and returns "
             "a float. The list holds the loss each step computed its gradients from, one entry per step.",
-            "Call the step `steps` times on the same `(x, y)` with the same optimizer and collect the returned "
-            "floats. Do not rebuild the model or the optimizer between steps (Adam's state must carry over) and "
-            "do not record a loss computed after the update.",
+            "Two traps flatten the curve: rebuilding (a new optimizer each step throws Adam's moments away, a new "
+            "model starts over) and recording a loss measured after the update instead of the one the step computed "
+            "its gradients from. Aim for `steps` Python floats, the first one the untouched model's loss, the last far "
+            "below it.",
         ),
         "trace_loop": (
             "Keep three owners in your head and let each statement touch only its own: zero_grad() and backward() "
@@ -255,19 +279,20 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Model the state rather than the statements: what .grad holds is best kept as the list of batches "
             "whose gradients it sums (or no tensor at all), and `loss` as the batch whose graph it holds (or "
             "none). Reread what zero_grad(set_to_none=False) does to a .grad that is None.",
-            "Walk the iterations one statement at a time, updating that state as the lesson's ledger does, and "
-            "name .grad only after the statement ran: from how many batches it sums, and whether the one batch "
-            "is the current iteration's. A false condition leaves everything as it was.",
+            "Model the state, not the history: two facts give every row, which batches `.grad` sums (or no tensor) and "
+            "which batch's graph `loss` holds (or none). The traps are the lesson's: backward frees its graph, a step "
+            "over zeros or None moves nothing, a false condition changes nothing. Run the wrong orders of section 4 "
+            "and check each row against that section.",
         ),
         "repair_train_epoch": (
             _REPAIR_1,
             "Compare every line with the contract of `train_epoch`: the mode set to training before the loop, "
             "every batch moved to `device`, the gradients cleared before each backward, backward before step, "
             "the running total kept as Python floats, and a mean per example, not per batch.",
-            "Test it the way the checks do: hand it a model left in eval mode and a loader whose last batch is "
-            "smaller, and compare its result and the parameters afterwards with your own `train_epoch` run on "
-            "`copy.deepcopy`s of the same model and optimizer. Each difference points at one clause of the "
-            "contract; fix that line and leave the rest of the colleague's code alone.",
+            "Run the colleague's function and your `train_epoch` side by side on `copy.deepcopy`s of one model and "
+            "optimizer, with the model left in eval mode and a smaller last batch, and line up the losses, the "
+            "parameters afterwards and `model.training`. Each mismatch belongs to one owner: change only the statement "
+            "that owns that state.",
         ),
     },
     "05-train-vs-eval": {
@@ -277,9 +302,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "and the mode you found belongs to the caller.",
             "Look up `model.training`, `model.eval()`, `model.train(mode)` and `torch.no_grad()`. For a mean per "
             "example over batches of different sizes, weight each batch's mean loss by its size.",
-            "Remember the mode, switch to eval, and loop inside a `no_grad` block, moving each batch to `device` "
-            "and adding its float loss times its size to a total; afterwards hand the remembered mode back and "
-            "return the total divided by the number of examples.",
+            "Two switches and a courtesy: the mode (Dropout, BatchNorm), recording (a graph or none), and the caller's "
+            "mode, which they get back, training or not. Test on a model with Dropout and BatchNorm: two calls give "
+            "the same number, the running statistics stay put, `model.training` is unchanged from either mode, and "
+            "unequal batches give the loss over the whole set.",
         ),
         "accuracy": (
             "The model outputs logits, not probabilities: a logit of 0 is even odds. Like `evaluate`, accuracy "
@@ -287,17 +313,20 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "A logit above 0 is a probability above 0.5, so compare the logits with 0 (no sigmoid needed), then "
             "compare the 0/1 predictions with `y`. Look up `Tensor.sum()`, `Tensor.item()` and `Tensor.numel()` "
             "to count.",
-            "Count correct predictions and examples over every batch (moved to `device`, in eval mode, without "
-            "a graph) and divide the totals at the end, not the per-batch accuracies. Predictions and targets "
-            "must have the same shape, or `==` broadcasts `[N, 1]` against `[N]` to `[N, N]`.",
+            "The traps are in the comparison: a logit is not a probability (0.5 is the wrong threshold for it), and "
+            "`[N, 1]` predictions against `[N]` targets broadcast to `[N, N]` and give a plausible number. Test with "
+            "logits you choose and a smaller last batch: the fraction of correct examples over the whole set, as a "
+            "Python float, with the caller's mode back.",
         ),
         "predict_proba": (
             "Identical results across calls is the module's mode (Dropout is random only in training mode); no "
             "history is autograd's recording. Set both owners, and hand the mode back.",
             "Look up `model.eval()`, `torch.no_grad()`, `torch.sigmoid`, and `model.train(mode)` to restore what "
             "`model.training` was.",
-            "Remember the mode, switch to eval, compute the sigmoid of the logits for `x` inside a `no_grad` "
-            "block, restore the mode, and return the probabilities in the logits' shape.",
+            "Aim for a result that passes three looks: two calls on the same `x` give identical tensors even with "
+            "Dropout in the model, the result has no `grad_fn`, and `model.training` is the same before and after, "
+            "from either mode. Every value lies strictly between 0 and 1, in the logits' shape (section 7 of the "
+            "lesson: the caller gets their mode back).",
         ),
         "fit": (
             "An epoch is training, then validation, and validation switches the module's mode: the next epoch "
@@ -305,19 +334,20 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "You may call your `evaluate` for the validation loss. For the training loss, take each batch's loss "
             "before its update (the one you called backward on) and average it per example over the epoch, as in "
             "`train_epoch`.",
-            "For each epoch: training mode first, then the usual update on every batch moved to `device` while "
-            "adding loss times batch size to a total; append the epoch's mean to `train_loss`, then the validation "
-            "loss to `val_loss`. Return a dict with exactly those two keys.",
+            "The trap is the mode across epochs: validation leaves the module in eval mode, and an epoch that does not "
+            "notice trains with Dropout off from the second epoch on. Test with Dropout and three epochs under the "
+            "lesson's `Ledger`, which records the mode at every forward; both histories hold three Python floats, the "
+            "training one per example.",
         ),
         "repair_evaluate": (
             _REPAIR_1,
             "Compare every line with the contract of `evaluate`: eval mode during the loop and the caller's mode "
             "afterwards, no graph recorded, every batch on `device`, Python floats in the total, a mean per example "
             "over batches of unequal size, and no parameter or buffer changed.",
-            "Test it the way the checks do: call it twice on a model with Dropout and BatchNorm and compare the "
-            "two numbers and the running statistics before and after; use a loader whose last batch is smaller and "
-            "compare with your own `evaluate`; look at `model.training` before and after the call. Each difference "
-            "points at one clause of the contract.",
+            "Let your own `evaluate` be the reference: on a model with Dropout and BatchNorm and a smaller last batch, "
+            "run both twice and line up the numbers, `model.training` before and after, the running statistics, and "
+            "whether anything returned holds a graph. Each mismatch names one owner; the fix belongs in the statement "
+            "that owns that state.",
         ),
     },
     "06-failure-modes": {
@@ -327,24 +357,29 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "in two is not a representative split.",
             "Look up `torch.utils.data.random_split(dataset, lengths, generator=...)` and "
             "`DataLoader(..., shuffle=..., generator=...)`. The lengths must add up to `len(dataset)`.",
-            "Work out the validation size from `val_fraction`, split at random with the given generator (the same "
-            "seed must give the same split), then build a shuffled loader over the training part and an "
-            "unshuffled one over the validation part, both with `batch_size`.",
+            "The trap is a split that is not random: a slice of a class-sorted dataset sends one class to validation. "
+            "Aim for parts that are disjoint and cover every index, sizes that follow `val_fraction`, the same split "
+            "from generators seeded alike, and a training loader whose order changes between passes while validation's "
+            "does not.",
         ),
         "lr_sweep": (
             "Every learning rate must start from the same place: a fresh model, and a fresh optimizer over its "
             "parameters, per rate. Otherwise each rate continues where the previous one stopped.",
             "Look up `torch.optim.SGD(params, lr=...)`, `nn.BCEWithLogitsLoss()` and `math.isfinite` (NaN and the "
             "infinities are not finite). What you record is the final loss, as a Python float.",
-            "For each rate: a model from `make_model()`, its own optimizer, `steps` full-batch updates (clear, "
-            "forward, loss, backward, step), then the last loss recorded, or infinity when it is NaN or infinite.",
+            "The trap is shared state: a model or an optimizer that outlives one rate lets the next rate continue "
+            "where it stopped. Test with a `make_model` that seeds before it builds: a rate swept alone must give the "
+            "loss it gives among several. And no NaN may stay in the result (section 5 of the lesson says why a sweep "
+            "must not keep them).",
         ),
         "pick_lr": (
             "A sweep may hold losses that are not numbers at all: NaN compares false with everything, so a "
             "minimum over the raw values may pick it or skip it depending on the order.",
-            "Look up `math.isfinite` and `min(iterable, key=...)`. Filter first, then choose.",
-            "Keep only the entries whose loss is finite, then return the learning rate (the key), not the loss, "
-            "of the smallest one.",
+            "Look up `math.isfinite` and `min(iterable, key=...)`; on a dict, `min` compares the keys unless `key` "
+            "says what to compare.",
+            "Aim for a key, not a value: the result is a learning rate. The trap is NaN, whose place in the dict can "
+            "change what a plain minimum picks: test with a NaN first, a NaN last and an infinite loss, and the rate "
+            "you get must be the same in every order, the one with the smallest finite loss.",
         ),
         "overfit_diagnosis": (
             "A handful of examples, a hundred updates: a setup that cannot memorise one batch has an owner holding the "
@@ -352,8 +387,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Keep the first update's evidence before the optimizer changes anything: the output's shape next to the "
             "targets', whether the loss has a graph (`loss.requires_grad`), and what every trainable parameter's "
             "`.grad` holds after its backward.",
-            "Keep every update's loss; decide the verdict only after the loop, in the table's order. A setup whose "
-            "loss holds no graph cannot go backward: note it and stop the loop instead of letting it raise.",
+            "The decisive moment is the first update: after a step, a shape mismatch, a missing gradient and a weak "
+            "optimizer leave the same flat curve. The trap is a loss with no graph: backward raises there, and a "
+            "verdict must still come back. Test one setup per verdict and check that the table's order decides when "
+            "two could apply.",
         ),
         "health_check": (
             "Each code names one owner: the module's mode (`eval_mode`), the loader's order (`not_shuffled`), the "
@@ -364,19 +401,20 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "(`RandomSampler` means shuffled), `optimizer.param_groups` by identity, the device of the model's "
             "parameters against the batch's. The others need one forward and backward, on a `copy.deepcopy` of "
             "the model, so that the caller's parameters and `.grad` stay as they were.",
-            "Take one batch from the loader. Stop early where a later probe cannot run: with a device mismatch the "
-            "forward fails, with a shape mismatch the loss broadcasts. After backward on the copy, a trainable "
-            "parameter whose `.grad` is still None means `missing_grad`. Never step or zero the caller's objects.",
+            "Two traps: touching what you inspect (the caller's model, its `.grad` and the optimizer must look the "
+            "same afterwards, so a probe that runs the model runs on a copy), and probing past a finding that makes "
+            "the next probe meaningless (a device or a shape mismatch). The table of section 12 of the lesson gives "
+            "each code's evidence: one broken setup per row makes your test.",
         ),
         "repair_make_loaders": (
             _REPAIR_1,
             "Compare every line with the contract of `make_loaders`: a random split (not a slice of a dataset "
             "that may be sorted) of the right sizes, disjoint and complete; shuffling on for training and off for "
             "validation; the given `generator` used, so the same seed gives the same split; `batch_size` on both.",
-            "Test it the way the checks do: call it twice with generators seeded alike and compare the indices of "
-            "the two splits; iterate the training loader twice and compare the orders; count the examples each "
-            "loader yields against `len(dataset)` and `val_fraction`. Each failed comparison points at one "
-            "clause of the contract.",
+            "Let the loaders speak: for generators seeded alike and for different seeds, look at the indices each part "
+            "holds (a `Subset` keeps them in `.indices`), how many examples each loader yields, and whether two passes "
+            "give the same order. Hold each against the contract; only the statement that owns a failing clause "
+            "changes.",
         ),
     },
     "07-eager-compile-export": {
@@ -385,17 +423,20 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "timed, and on CUDA the clock must wait for the GPU, which runs kernels asynchronously.",
             "Look up `time.perf_counter()`, `statistics.median`, `torch.cuda.synchronize` and `Tensor.is_cuda`. "
             "Touch CUDA only when one of the arguments lives there.",
-            "Call `fn(*args)` `warmup` times untimed; then, `iters` times: synchronise (on CUDA), read the clock, "
-            "call, synchronise again, read the clock, keep the difference. Return the median of those differences "
-            "as a float: not the mean, not the total.",
+            "Two traps decide the number: the first calls pay for caches and compilation, and on CUDA a call returns "
+            "before the GPU has finished, so the clock measures the launch, not the work (section 3 of the lesson). "
+            "Aim for the median of `iters` timings in seconds, as a float: a 10 ms sleep comes out near 0.01, and a "
+            "slow first call changes nothing.",
         ),
         "compile_model": (
             "A compiled module should wrap the same parameters, not copies: the optimizer holds `model`'s own "
             "tensors, so training through the wrapper must update them.",
             "Look up `torch.compile`: the module it returns shares the original module's parameters. "
             "`copy.deepcopy` or building a new model breaks that link.",
-            "Compile the very model you were given and return what the compiler gives back: no copy, no new "
-            "model, no change of mode. The first call is slow (that is the compilation); later calls are not.",
+            "The one thing to get right is sharing: the compiled module must compute with your model's own parameters, "
+            "so that an optimizer built over the original trains it. Test exactly that: one update through the "
+            "compiled module must move a parameter of the original. A first call that takes seconds is the compiler at "
+            "work, not a bug.",
         ),
         "export_program": (
             "An exported program is for inference, and the module's mode at the moment of export is baked into "
@@ -404,9 +445,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `torch.export.export(model, args, dynamic_shapes=...)`, `torch.export.Dim`, "
             "`torch.export.save` and `torch.export.load`. `args` is a tuple of inputs and `dynamic_shapes` says, "
             "per input, which dimensions may vary.",
-            "Remember the mode and switch to eval; export with `example` as the only input and its dim 0 marked "
-            "dynamic with a named `Dim`; restore the mode (`try`/`finally` makes sure); save to `path` and return "
-            "it as a `Path`. A reloaded program that refuses batch size 1 had its batch dimension fixed.",
+            "Two owners freeze at export: the mode, baked into the graph (Dropout on means a program that answers at "
+            "random), and the batch dimension, fixed to the example's size unless declared dynamic. The caller's mode "
+            "comes back even if export raises. Aim for a file that `torch.export.load` reads and that matches the "
+            "eager eval-mode output at other batch sizes.",
         ),
         "export_onnx": (
             "The same owner as for `export_program`: the mode at export time decides whether Dropout is in the "
@@ -414,9 +456,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "rejects other batch sizes.",
             "Look up `torch.onnx.export(..., dynamo=True, dynamic_shapes=...)`: with `dynamo=True` it goes "
             "through `torch.export` and takes the same `dynamic_shapes` (and `Dim`) as `export_program`.",
-            "Eval mode (remembering the caller's), the example as a one-element tuple, a named dynamic `Dim` for "
-            "dim 0, the dynamo exporter writing to `path`, the mode restored, a `Path` returned. Check it yourself "
-            "with an `onnxruntime.InferenceSession` at two batch sizes.",
+            "The same two owners as in `export_program`: the mode baked into the graph, and a batch dimension fixed "
+            "unless declared dynamic. Check the file as a serving team would: an `onnxruntime.InferenceSession` agrees "
+            "with the eager eval-mode output at two batch sizes, and `model.training` is what it was, even if export "
+            "raises.",
         ),
         "time_split": (
             "Two owners of a step's time: the loader (producing the next batch) and the model with its optimizer "
@@ -424,9 +467,9 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Take the batches with `next(iter(loader))`-style calls so that you can put a clock around the fetch "
             "itself; reread how `time_it` waits for a CUDA device before reading its clock, and ask where a model's "
             "parameters tell you its device.",
-            "Per step: read the clock, fetch and move the batch, read the clock, run the five lines, (on CUDA, "
-            "wait for the device), read the clock; add the two differences to their totals. Compare the totals "
-            "only at the end.",
+            "The trap is a moment counted twice or not at all: the data clock covers the batch until it is on the "
+            "device, the compute clock starts where it stops, and on CUDA no clock is read while work is still queued. "
+            "Test with a Dataset whose `__getitem__` sleeps: the data total grows and `bottleneck` says data.",
         ),
     },
     "08-reproducible-training": {
@@ -435,8 +478,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "generator, CUDA's generators, and the DataLoader's generator, which is none of these.",
             "Look up `random.seed`, `np.random.seed`, `torch.manual_seed` (it seeds CUDA as well; "
             "`torch.cuda.manual_seed_all` says so explicitly) and `Generator.manual_seed`.",
-            "Seed each global source with `seed`, then create a new `torch.Generator`, seed it with the same "
-            "number and return it. Guard anything CUDA-specific with `torch.cuda.is_available()`.",
+            "The trap is the fifth owner: a DataLoader's generator is not the global torch generator, and seeding the "
+            "globals leaves a generator object of its own as it was. Aim for a repeat test: the same seed twice gives "
+            "the same draws from `random`, NumPy and torch and the same epoch order from a loader on the returned "
+            "generator; another seed does not.",
         ),
         "save_checkpoint": (
             "A resume needs every owner's state: the module's parameters and buffers, the optimizer's state "
@@ -445,9 +490,9 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `state_dict()` on the model and on the optimizer, `random.getstate()`, "
             "`np.random.get_state()`, `torch.get_rng_state()`, `torch.cuda.get_rng_state_all()`, "
             "`Generator.get_state()` and `torch.save`. Save state dicts, never the model object itself.",
-            "Put everything in one dict of tensors and plain Python data, so that `torch.load` with "
-            "`weights_only=True` reads it back: NumPy's state holds an array, so turn it into a list, and store "
-            "`None` for what is absent (no CUDA, no generator). Return the path as a `Path`.",
+            "The trap is the safe loader: `torch.load` with only weights allowed refuses anything that is not tensors "
+            "or plain Python data, and NumPy's RNG state holds an array. Read your file back that way: every owner of "
+            "the first hint is in it, an absent one as None, and no model or optimizer object.",
         ),
         "load_checkpoint": (
             "Restore into the caller's objects: the model, optimizer and generator you were given are the ones the "
@@ -456,19 +501,19 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Look up `torch.load(path, weights_only=True)`, `load_state_dict` on the model and on the optimizer, "
             "`random.setstate`, `np.random.set_state`, `torch.set_rng_state`, `torch.cuda.set_rng_state_all` and "
             "`Generator.set_state`.",
-            "Undo each step of your saver in turn: NumPy's stored list goes back into an unsigned 32-bit array "
-            "inside its state tuple; CUDA's state is restored only when it was saved and CUDA is present, the "
-            "generator's only when both exist; the return value is the saved epoch plus one.",
+            "Three traps: restoring into objects of your own instead of the caller's, NumPy refusing its state until "
+            "the stored list is an array again, and an off-by-one in the epoch. Test the round trip as section 7 of "
+            "the lesson does: an epoch run after loading must repeat, loss for loss, the epoch that ran after saving.",
         ),
         "repair_load_checkpoint": (
             _REPAIR_1,
             "Compare every line with the contract of `load_checkpoint` and with the given saver, key by key: "
             "everything the saver wrote is restored, into the caller's objects (model, optimizer, every RNG, the "
             "generator), and the returned epoch is the next one to run.",
-            "Test it the way the checks do: save with the given saver, load into fresh objects, and compare what "
-            "the caller's objects hold afterwards (the optimizer's `state_dict()`, the generator's `get_state()`, "
-            "the next random draws) with what was saved; then ask which epoch a resumed loop would run next. Each "
-            "difference points at one owner the loader does not restore.",
+            "Start from the saver, which is right: for each entry it writes, ask which of the caller's objects should "
+            "hold it after loading, and look there (the optimizer's `state_dict()`, the generator's `get_state()`, the "
+            "next draws of each RNG). Then ask which epoch a resumed loop would run. Change only the statements whose "
+            "owner comes out different.",
         ),
     },
     "09-debug-a-real-run": {
@@ -477,40 +522,50 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "(`__getitem__`). Read the contract for the exact dtype and shape of each half of the pair.",
             "Conv2d wants a channel axis; CrossEntropyLoss wants class indices, one int64 per example, not a "
             "column and not one-hot rows. `torch.as_tensor(np.asarray(...))` accepts NumPy and tensors alike.",
-            "Convert and reshape once in `__init__` (images to float32 `[N, 1, 8, 8]`, labels to int64 `[N]`) and "
-            "index both in `__getitem__`; leave the pixel values as they are.",
+            "Aim for the contract of section 4.1 (part 2 of the lesson): an image `[1, 8, 8]` in float32 and a 0-d "
+            "int64 label per index, a length equal to the number of labels, and `[B, 1, 8, 8]` with `[B]` from a "
+            "DataLoader. The trap is work per item: converting in every `__getitem__` is slow, and scaling here is "
+            "preprocessing the model does not own.",
         ),
         "fit_normalizer": (
             "Preprocessing is state fitted on the training split. Which owner should hold it so that a saved "
             "model carries it and `.to(device)` moves it?",
             "Look up `nn.Module.register_buffer`: in `state_dict`, moved by `.to()`, never returned by "
             "`parameters()`. Some pixels are 0 in every image, so their std is 0.",
-            "Compute mean and std from `train_images` once, outside `forward`; register them as buffers of a small "
-            "module whose `forward` applies them; keep std away from zero.",
+            "Three traps: statistics computed in `forward` come from the batch being served, not the training split; "
+            "pixels that are 0 in every image have a std of 0; plain attributes are neither saved nor moved. Aim for a "
+            "module whose `state_dict()` holds both statistics, whose `parameters()` is empty, and whose output on the "
+            "training images is finite with a mean of about 0.",
         ),
         "DigitCNN": (
             "The model is the one object that travels from training to serving. What must it own so that serving "
             "cannot forget the preprocessing?",
             "An `nn.Module` assigned as an attribute becomes a submodule (its buffers join `state_dict`); a list or "
             "a dict does not. `nn.Identity()` stands in when no normaliser is given.",
-            "In `forward`: the normaliser first, then at least one `Conv2d` (with `padding` the 8×8 keeps its size), "
-            "then flatten and a `Linear` to `num_classes` logits.",
+            "The decisive owner is the normaliser: a submodule, so that it is in `state_dict()` and moves with the "
+            "model, and the first thing `forward` applies. Size the rest by experiment: push a `[2, 1, 8, 8]` batch "
+            "through your layers one at a time and print each shape until you reach `[2, num_classes]`; a 3×3 "
+            "convolution with `padding` 1 keeps 8×8.",
         ),
         "train_epoch_ce": (
             "It is module 04's epoch with three new owners: the loss's target contract, the clipping between "
             "`backward` and `step`, and a schedule that counts optimizer steps.",
             "Look up `nn.utils.clip_grad_norm_` (one norm over all parameters) and the warning PyTorch gives when "
             "a scheduler steps before its optimizer.",
-            "Per batch: clear, forward, loss, backward, clip only when `max_grad_norm` is not None, step, then "
-            "`scheduler.step()` when there is a scheduler; weight each batch's loss by its size.",
+            "Two places decide it: clipping acts on the gradients backward has just written and the step has not used "
+            "yet, and a scheduler counts optimizer steps (PyTorch warns when it moves first). The rest is module 04's "
+            "epoch under CrossEntropyLoss's contract. Test with a scheduler whose learning rate you print after the "
+            "epoch: it moved once per batch.",
         ),
         "predict_digits": (
             "Serving must see exactly what training saw. Where does this model keep its preprocessing, and what "
             "is then left for `predict_digits` to do?",
             "The mode and the grad mode are two switches (module 05); `argmax(dim=1)` turns `[N, C]` logits into "
             "class indices.",
-            "Reshape the raw images to float32 `[N, 1, 8, 8]` on the model's device, no scaling of your own; eval "
-            "mode and no graph for the forward; hand the caller's mode back.",
+            "The trap is preprocessing twice: this model owns its normaliser, so scaling of your own makes serving see "
+            "other inputs than training did. Aim for `[N]` int64 labels, the class of the largest eval-mode logit on "
+            "the raw images, the same on every call, from a NumPy array or a tensor alike, with the caller's "
+            "`model.training` unchanged.",
         ),
         "StepLedger": (
             "Each owner has one hook that fires at the moment its state matters. Which one sees the mode as a "
@@ -519,9 +574,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "`module.register_forward_pre_hook`, `Tensor.register_hook` (on a leaf it runs before `.grad` is "
             "written; a hook that returns a tensor replaces the gradient), `optimizer.register_step_pre_hook` "
             "and `register_step_post_hook`. Each returns a handle whose `remove()` detaches it.",
-            "Keep one open record for the step in progress: the forward and gradient hooks add to it, and the "
-            "step's post-hook completes it, stores it and opens the next. `__exit__` runs whether or not the "
-            "block raised.",
+            "The decisive question is timing: a record is complete only once the optimizer has stepped, so the step's "
+            "hooks are where one record ends and the next begins, and the weights before the step must be copies. The "
+            "trap on the way out: every handle comes off, also when the block raised. Test two steps in a block: two "
+            "records, and no hook fires after it.",
         ),
         "repair_run": (
             "Run the checks first and read which owner each one names; then read the run as the lesson did, with "
@@ -529,8 +585,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "Compare, line by line: what each parameter's `.grad` holds when the next `backward` starts, the mode "
             "at every validation forward, what reaches the model on the training and on the validation path, and "
             "how far one step moves the weights compared with their size.",
-            "Change as little as you can: every fault is one owner's state at one moment, and each check cell "
-            "passes on its own once its owner is right.",
+            "Let your own `StepLedger` watch the colleague's run for an epoch and read it owner by owner: the mode at "
+            "every forward, `.grad` as each backward starts, each step's change next to the size of the weights. Then "
+            "follow one image down the training path and down the validation path. Each anomaly is one owner at one "
+            "moment; rerun the checks after each change.",
         ),
     },
 }
@@ -674,12 +732,10 @@ def reference_answer(module_id: str, name: str) -> str | None:
         path = folder / module_id / f"{module_id}.ipynb"
         if not path.is_file():
             continue
-        nb = nbformat.read(path, as_version=4)
-        for cell in nb.cells:
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            if cell.cell_type == "code" and meta.get("solution") and meta.get("grade_id") == name:
-                return strip_solution_markers(cell.source).rstrip("\n")
-        return None
+        from .cells import answer_cells
+
+        cell = answer_cells(nbformat.read(path, as_version=4)).get(name)
+        return None if cell is None else strip_solution_markers(cell.source).rstrip("\n")
     return None
 
 

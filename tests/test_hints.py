@@ -1,6 +1,7 @@
 """Hints: `check.hint("name")` and `check.hint("name", 2)` in every exercise; progressive, never the answer,
 recorded in the learner's progress, silent and inert under grading."""
 
+import ast
 import copy
 import importlib
 import json
@@ -13,7 +14,7 @@ from traitlets.config import Config
 
 from autograder import core, hints, progress
 from autograder.cohort import commands
-from autograder.dev import courses, nbtools
+from autograder.dev import courses, nbtools, recall
 from autograder.syllabus import MODULES
 from conftest import ROOT
 
@@ -68,6 +69,83 @@ def _answer_lines(source: str) -> list[str]:
     return lines
 
 
+#: Verbs that open a step of a recipe ("subtract the mean", "return the total"). The last hint may name the decisive
+#: step, never walk through the answer. Verbs of looking (compare, check, test, print, read, look, ask, try) are not
+#: steps: pointing at an experiment is what the last hint is for.
+STEP_VERBS = frozenset("""
+    add append apply average backpropagate build call carry clamp clear clip clone collect combine compile compute
+    concatenate convert copy count create deduplicate detach divide draw evaluate export extend fetch filter flatten
+    give hand handle index insert iterate keep load loop make move multiply nudge pick put raise record reduce register
+    remember replace reshape restore return save scale seed select set skip sort split square stack step stop store
+    subtract sum switch synchronise synchronize take turn undo unsqueeze update wait walk wrap zero""".split())
+#: Words a step's verb may follow at the start of a clause ("then subtract", "first build").
+_LEADING = frozenset("first then and so next finally also only just now afterwards last".split())
+MAX_STEPS = 2  # clauses that open with a step verb, in a whole last hint
+MAX_THEN = 1  # "then": a sequence of more than two steps needs it twice, even when its steps are nouns
+
+#: The last hint pairwise_sq_dists had: the algorithm in words, naming shapes and no call. The rules must refuse it.
+OLD_PAIRWISE_3 = ("Give `a` the shape `[n, 1, d]` and `b` the shape `[1, m, d]`, take the difference, square it and "
+                  "reduce over the feature axis. A result of `[n, m, d]` means the reduction is missing; wrong values "
+                  "with the right shape usually mean the sum ran over the wrong axis.")
+#: The last hint DigitCNN had: a recipe whose steps are nouns, held together by "then".
+OLD_DIGITCNN_3 = ("In `forward`: the normaliser first, then at least one `Conv2d` (with `padding` the 8×8 keeps its "
+                  "size), then flatten and a `Linear` to `num_classes` logits.")
+
+
+def _named_calls(text: str) -> list[str]:
+    """The calls a hint names, in order: each `backticked` span without its `(...)`, by its last dotted name
+    (`torch.nn.functional.softplus(x)` is `softplus`); a span that is no name (a shape, an operator) names none."""
+    names = []
+    for span in re.findall(r"`([^`]+)`", text):
+        while re.search(r"\([^()]*\)", span):
+            span = re.sub(r"\([^()]*\)", "", span)
+        name = span.strip().rsplit(".", 1)[-1]
+        if name.isidentifier():
+            names.append(name)
+    return names
+
+
+def _steps(text: str) -> list[str]:
+    """The clauses of ``text`` that open with a step verb. Clauses end at punctuation, "and", "or", "but" and
+    "then"; `code` counts as one word, so a shape's commas split nothing."""
+    plain = re.sub(r"`[^`]*`", "CODE", text)
+    found = []
+    for clause in re.split(r"[,;:()!?—]|\.(?:\s|$)|\b(?:and|or|but|then)\b", plain, flags=re.IGNORECASE):
+        words = [w.lower() for w in re.findall(r"[A-Za-z']+", clause)]
+        while words and words[0] in _LEADING:
+            words.pop(0)
+        if words and words[0] in STEP_VERBS:
+            found.append(clause.strip())
+    return found
+
+
+def _thens(text: str) -> int:
+    return len(re.findall(r"\bthen\b", text, flags=re.IGNORECASE))
+
+
+def _code_lines(text: str) -> list[str]:
+    """The `backticked` spans of ``text`` that are code doing work: an assignment, arithmetic, a comparison or a
+    call with arguments (a name, an attribute, a shape or an empty call is a name, not a line)."""
+    working = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.BinOp, ast.Compare, ast.BoolOp, ast.Lambda,
+               ast.comprehension, ast.NamedExpr)
+    found = []
+    for span in re.findall(r"`([^`]+)`", text):
+        try:
+            tree = ast.parse(span)
+        except SyntaxError:
+            continue
+        if any(isinstance(node, working) or isinstance(node, ast.Call) and (node.args or node.keywords)
+               for node in ast.walk(tree)):
+            found.append(span)
+    return found
+
+
+def _call_share(cell, text: str) -> float:
+    """The share of the reference answer's calls, in order, that ``text`` names (as `recall` measures a lesson)."""
+    wanted = recall.calls(nbtools.strip_solution_markers(cell.source))
+    return recall.common_in_order(wanted, _named_calls(text)) / len(wanted) if wanted else 0.0
+
+
 # --------------------------------------------------------------------------
 # The registry
 
@@ -96,6 +174,57 @@ def test_no_hint_contains_the_answer(solutions):
                 for candidate in {line.strip(), line.split("#", 1)[0].strip()}:
                     if len(candidate) >= 20 and any(candidate in t for t in texts):
                         problems.append(f"{m.id} {function}: {candidate!r}")
+    assert not problems, problems
+
+
+# --------------------------------------------------------------------------
+# The last hint: the decisive idea, the trap or the result to aim for, never a recipe
+
+
+def test_the_recipe_rules_measure_what_they_say(solutions):
+    assert _named_calls("`torch.nn.functional.softplus(x)`, `Tensor.max(dim=..., keepdim=True)`, `[n, 1]`, `-=`, "
+                        "`x.to(device=torch.device(\"cpu\"))`") == ["softplus", "max", "to"]
+    assert _steps("Clear the gradients, compute the loss and then step. Compare `.grad` with yours.") == [
+        "Clear the gradients", "compute the loss", "step"]
+    assert _code_lines("`x.shape`, `[N, 1]`, `model.eval()`, `-=`, `y.reshape(logits.shape)`, `a = b`, "
+                       "`grad is None`") == ["y.reshape(logits.shape)", "a = b", "grad is None"]
+    # The old pairwise hint names no call of the answer: a call share alone lets it through ...
+    cell = nbtools.answer_cells(solutions["01-tensors"])["pairwise_sq_dists"]
+    assert _call_share(cell, OLD_PAIRWISE_3) == 0.0
+    # ... the steps do not: four of them in one sentence, in the answer's order.
+    assert _steps(OLD_PAIRWISE_3) == ["Give CODE the shape CODE", "take the difference", "square it",
+                                      "reduce over the feature axis"]
+    assert len(_steps(OLD_PAIRWISE_3)) > MAX_STEPS
+    # A recipe of nouns has few verbs to count; its "then"s give it away.
+    assert len(_steps(OLD_DIGITCNN_3)) <= MAX_STEPS and _thens(OLD_DIGITCNN_3) > MAX_THEN
+
+
+def test_last_hints_name_less_than_half_of_the_answers_calls(solutions):
+    """The calls a last hint names (in backticks) cover less than half of the reference answer's calls in order;
+    repair tasks are left out, as in `recall`: their answer is the released code with its bugs removed."""
+    problems = []
+    for m in MODULES:
+        for function, cell in nbtools.answer_cells(solutions[m.id]).items():
+            if function.startswith("repair_"):
+                continue
+            share = _call_share(cell, hints.hints_of(m.id, function)[-1])
+            if share >= 0.5:
+                problems.append(f"{m.id} {function}: {share:.0%} of the answer's calls")
+    assert not problems, problems
+
+
+def test_last_hints_are_not_recipes():
+    """No last hint walks through its answer: at most two steps, one "then", and no line of code."""
+    problems = []
+    for module_id, functions in hints.HINTS.items():
+        for function, texts in functions.items():
+            text = texts[-1]
+            if len(_steps(text)) > MAX_STEPS:
+                problems.append(f"{module_id} {function}: steps {_steps(text)}")
+            if _thens(text) > MAX_THEN:
+                problems.append(f"{module_id} {function}: 'then' {_thens(text)} times")
+            if _code_lines(text):
+                problems.append(f"{module_id} {function}: code {_code_lines(text)}")
     assert not problems, problems
 
 

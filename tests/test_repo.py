@@ -501,3 +501,10 @@ def test_glossary_linker_links_first_uses_outside_code_links_and_headings():
     assert nb.cells[1].source == ("Read [`grad_fn`](glossary.md#grad-fn) and the [graph break](glossary.md#graph-break), "
                                   "not the [graph](glossary.md#graph); a graph again.")
     assert set(added) == {"logit", "grad-fn", "graph-break", "graph"} and not glossary.link_first_uses(nb)
+
+
+def test_nbgrader_metadata_is_read_in_one_place():
+    """Every module reads a cell's nbgrader metadata through autograder.cells (one helper, not a chain of gets)."""
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "autograder").rglob("*.py")
+                 if '.get("nbgrader", {})' in p.read_text() and p.name != "cells.py"]
+    assert not offenders, offenders
