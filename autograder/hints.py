@@ -593,8 +593,6 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
-#: Graded functions that have hints before they exist in ``course.MODULES`` (the repair tasks).
-PENDING = {"repair_train_epoch", "repair_evaluate", "repair_make_loaders", "repair_load_checkpoint"}
 
 _COLOUR = "#0969da"
 _GREY = "#57606a"
