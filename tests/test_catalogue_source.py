@@ -6,6 +6,7 @@ import importlib
 
 import pytest
 
+from autograder.cohort.similarity import strip_docstrings
 from autograder.dev.catalogue import MODULES, patched, solution_of
 
 CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}  # applies every edit
@@ -14,12 +15,7 @@ CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") 
 def _normalised(source: str) -> str:
     """The source's syntax tree without docstrings: comments, layout and docstrings do not make a mutant."""
     tree = ast.parse(source)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
+    strip_docstrings(tree)
     return ast.dump(tree)
 
 

@@ -142,7 +142,8 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-def _strip_docstrings(tree: ast.AST) -> None:
+def strip_docstrings(tree: ast.AST) -> None:
+    """Drop every module's, class's and function's docstring from ``tree`` (in place)."""
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and body
@@ -177,7 +178,7 @@ def normalise(source: str) -> str:
         tree = ast.parse("\n".join(lines))
     except SyntaxError:
         return source
-    _strip_docstrings(tree)
+    strip_docstrings(tree)
     _rename_locals(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
