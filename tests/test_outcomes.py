@@ -181,3 +181,11 @@ def test_every_outcome_has_one_colour_wherever_it_is_drawn():
     assert core.COLOURS is COLOURS and report.COLOURS is COLOURS
     for module in (core, feedback, report):
         assert not hasattr(module, "_COLOURS"), module.__name__
+
+
+def test_a_note_of_several_lines_is_shown_to_the_instructor_in_one_line_and_never_to_the_student():
+    from autograder.cohort import report
+
+    assert report._first_line("kernel died\nTraceback (most recent call last):\n  boom") == (
+        "kernel died (and 2 more lines in grading.json)")
+    assert report._first_line("one line only\n") == "one line only"

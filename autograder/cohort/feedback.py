@@ -106,7 +106,8 @@ def render(student: str, assignment: str, entry: dict, answers: dict[str, str], 
     elif entry.get("compromised"):
         out.append("<p class='notice'>Your notebook has been set aside for review by your instructor: while it "
                    "was graded, its code changed how the checks ran. It scores 0 until the review.</p>")
-    notes = [n for n in entry.get("notes") or [] if "\n" not in n]
+    # A note of several lines is a log excerpt for the instructor (the report shows it), never the student's page.
+    notes = [n for n in entry.get("notes") or [] if "\n" not in n.strip()]
     if notes:
         out.append("<h2>Grading notes</h2><ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
     by_function: dict[str, list[dict]] = {}

@@ -144,6 +144,12 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _first_line(note: str) -> str:
+    """A note as one line: a note of several lines (a log excerpt) shows its first, and says where the rest is."""
+    lines = note.strip().splitlines() or [""]
+    return lines[0] if len(lines) == 1 else f"{lines[0]} (and {len(lines) - 1} more lines in grading.json)"
+
+
 def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
     e = html.escape
     students = record["students"]
@@ -214,10 +220,10 @@ def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
         out.append("</table>")
     else:
         out.append("<p>None.</p>")
-    notes = [(s, n) for s, v in students.items() for n in v.get("notes") or [] if "\n" not in n]
+    notes = [(s, n) for s, v in students.items() for n in v.get("notes") or []]
     if notes:
         out.append("<h2>Grading notes</h2><table><tr><th>student</th><th>note</th></tr>")
-        out += [f"<tr><td>{e(s)}</td><td>{e(n)}</td></tr>" for s, n in notes]
+        out += [f"<tr><td>{e(s)}</td><td>{e(_first_line(n))}</td></tr>" for s, n in notes]
         out.append("</table>")
     out.append("</body></html>")
     return "\n".join(out)
