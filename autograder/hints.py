@@ -403,7 +403,7 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "the model, so that the caller's parameters and `.grad` stay as they were.",
             "Two traps: touching what you inspect (the caller's model, its `.grad` and the optimizer must look the "
             "same afterwards, so a probe that runs the model runs on a copy), and probing past a finding that makes "
-            "the next probe meaningless (a device or a shape mismatch). The table of section 12 of the lesson gives "
+            "the next probe meaningless (a device or a shape mismatch). The table of section 12 (lesson 06, part 2) gives "
             "each code's evidence: one broken setup per row makes your test.",
         ),
         "repair_make_loaders": (
@@ -503,7 +503,7 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "`Generator.set_state`.",
             "Three traps: restoring into objects of your own instead of the caller's, NumPy refusing its state until "
             "the stored list is an array again, and an off-by-one in the epoch. Test the round trip as section 7 of "
-            "the lesson does: an epoch run after loading must repeat, loss for loss, the epoch that ran after saving.",
+            "the lesson (part 2) does: an epoch run after loading must repeat, loss for loss, the epoch that ran after saving.",
         ),
         "repair_load_checkpoint": (
             _REPAIR_1,
