@@ -10,7 +10,7 @@ import stat
 import nbformat
 import pytest
 
-from autograder.cohort import privacy
+from autograder.cohort import privacy, sandbox
 from autograder.cohort.coordinator import Coordinator
 from autograder.cohort.grade import _quota_v1, _quota_v2, cgroup_cpu_quota
 from autograder.cohort.record import GRADER, REFERENCE, STUDENT, Failure, KernelOutcome
@@ -161,25 +161,29 @@ def test_the_canary_verdict_learnt_from_calibration_zeroes_a_tampered_notebook()
     assert eve["compromised"] and eve["flags"][0]["kind"] == "compromised" and "test_a passed" in eve["flags"][0]["detail"]
 
 
-def test_the_journal_resumes_the_same_selection_and_ignores_a_torn_line(tmp_path):
-    """A run's journal: the students it finished, one line each; a run of the same students resumes it (a torn last
-    line, a crash mid-write, is ignored), a run of others carries the journal's other students."""
-    from autograder.cohort.record import Journal, StudentEntry
+def test_taking_the_socket_directory_back_never_shuts_the_kernel_out(tmp_path, monkeypatch):
+    """lock_ipc gives the kernel's socket directory to root: at no step may the kernel's uid lose the right to
+    look inside it (a kernel that stats its connection file then would fail to start, a grader's fault)."""
+    box, uid = tmp_path, 61000
+    (box / "ipc").mkdir()
+    (box / "ipc" / "kernel.json").write_text("{}")
+    state = {str(box / "ipc"): [uid, 0o700], str(box / "ipc" / "kernel.json"): [uid, 0o600]}
+    shut_out = []
 
-    path = tmp_path / "grading.journal.jsonl"
+    def searchable() -> bool:
+        owner, mode = state[str(box / "ipc")]
+        return bool(mode & 0o100) if owner == uid else bool(mode & 0o001)
 
-    def entry(score):
-        return StudentEntry(status="graded", reason="", score=score, max_score=2.0)
+    def chown(path, user, group):
+        state[str(path)][0] = user
+        shut_out.append(not searchable())
 
-    first = Journal(path, "01-tensors", ["ada", "bob", "cy"])
-    first.add("ada", entry(2.0))
-    first.add("bob", entry(1.0))
-    first.close()
-    with open(path, "a") as fh:
-        fh.write('{"student": "cy", "entry": {"sta')  # killed mid-line
-    again = Journal(path, "01-tensors", ["cy", "bob", "ada"])
-    assert again.resumes and set(again.carried()) == {"ada", "bob"} and again.carried()["bob"].score == 1.0
-    other = Journal(path, "01-tensors", ["bob"])
-    assert not other.resumes and set(other.carried()) == {"ada"}  # bob is graded again; ada's entry is kept
-    elsewhere = Journal(path, "02-autograd-ledger", ["ada", "bob", "cy"])
-    assert not elsewhere.resumes
+    def chmod(path, mode):
+        state[str(path)][1] = mode
+        shut_out.append(not searchable())
+
+    monkeypatch.setattr(sandbox, "_is_root", lambda: True)
+    monkeypatch.setattr(sandbox.os, "chown", chown)
+    monkeypatch.setattr(sandbox.os, "chmod", chmod)
+    sandbox.lock_ipc(box)
+    assert state[str(box / "ipc")] == [0, 0o755] and shut_out and not any(shut_out), shut_out

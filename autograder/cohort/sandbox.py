@@ -323,8 +323,10 @@ def lock_ipc(box: Path) -> None:
             if not path.is_socket():  # the connection file: the kernel may still be reading it
                 os.chmod(path, 0o444)
                 os.chown(path, 0, 0)
-        os.chown(ipc, 0, 0)
+        # Open the directory to everyone before taking it: owned by root while still 0700, it would refuse the
+        # kernel's uid for an instant, and a kernel that had not yet looked at its connection file fails to start.
         os.chmod(ipc, 0o755)
+        os.chown(ipc, 0, 0)
 
 
 def kernel_interpreter(kernel_name: str = "python3") -> list[str]:
