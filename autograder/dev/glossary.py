@@ -80,7 +80,8 @@ TERMS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
 LINK = "glossary.md#{anchor}"
 
 # What is never linked inside: a code span, a link or an image (its text and its target), inline HTML, maths.
-_PROTECTED = re.compile(r"`[^`\n]+`|!?\[[^\]\n]*\]\([^)\n]*\)|<[^>\n]+>|\$[^$\n]+\$")
+_LINK = r"!?\[[^\]\n]*\]\([^)\n]*\)"
+_PROTECTED = re.compile(r"`[^`\n]+`|" + _LINK + r"|<[^>\n]+>|\$[^$\n]+\$")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
@@ -102,7 +103,6 @@ def _free_spans(line: str) -> list[tuple[int, int]]:
 
 def _first_use(source: str, words: str | None, code: tuple[str, ...]) -> tuple[int, int, str] | None:
     """Where the term is first used in a markdown cell's ``source``: ``(start, end, replacement)``."""
-    best = None
     offset, fenced = 0, False
     for line in source.splitlines(keepends=True):
         stripped = line.lstrip()
@@ -123,14 +123,13 @@ def _first_use(source: str, words: str | None, code: tuple[str, ...]) -> tuple[i
                     break
             if found:
                 start, end, text = min(found)
-                best = (offset + start, offset + end, text)
-                return best
+                return offset + start, offset + end, text
         offset += len(line)
-    return best
+    return None
 
 
 def _inside_link(line: str, at: int) -> bool:
-    return any(m.start() <= at < m.end() for m in re.finditer(r"!?\[[^\]\n]*\]\([^)\n]*\)", line))
+    return any(m.start() <= at < m.end() for m in re.finditer(_LINK, line))
 
 
 def link_first_uses(nb) -> list[str]:
