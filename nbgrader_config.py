@@ -6,7 +6,7 @@ import sys
 from nbgrader.converters import GenerateAssignment
 
 try:
-    from autograder.cohort.starter import with_starter_code
+    from autograder.cohort.preprocessors.insert_starters import with_starter_code
 except ImportError as error:  # nbgrader would print a traceback and go on with its defaults (and another gradebook)
     sys.stderr.write(
         f"nbgrader_config.py: this course needs its package, and {sys.executable} cannot import it ({error}). "
@@ -57,18 +57,18 @@ def _is_autograde(argv) -> bool:
 
 
 # The kernels of a graded run inherit this: hints show nothing and progress records nothing
-# (autograder.progress.is_grading; the cohort's sandboxed kernels get it from autograder.cohort.sandbox).
+# (autograder.progress.is_grading; the cohort's sandboxed kernels get it from autograder.cohort.kernels.confinement).
 if _is_autograde(sys.argv):
     os.environ["TORCH_LEDGER_GRADING"] = "1"
     # Each student's kernel is forked from a template that has imported torch and the checks: a new
-    # process per notebook, seconds sooner (autograder/cohort/warm.py).  TORCH_LEDGER_KERNELS=cold
+    # process per notebook, seconds sooner (autograder/cohort/kernels/template.py).  TORCH_LEDGER_KERNELS=cold
     # starts a new interpreter per notebook instead, as nbgrader does by default.
     # Either way its client re-polls every 0.2 s, so no cell waits out its timeout on a reply that has
-    # already arrived (autograder/cohort/client.py).
+    # already arrived (autograder/cohort/kernels/client.py).
     if os.environ.get("TORCH_LEDGER_KERNELS", "warm") != "cold":
-        c.Execute.kernel_manager_class = "autograder.cohort.warm.WarmKernelManager"
+        c.Execute.kernel_manager_class = "autograder.cohort.kernels.managers.WarmKernelManager"
     else:
-        c.Execute.kernel_manager_class = "autograder.cohort.client.PromptKernelManager"
+        c.Execute.kernel_manager_class = "autograder.cohort.kernels.client.PromptKernelManager"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

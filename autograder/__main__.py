@@ -29,7 +29,7 @@ def _course(args):
 
 
 def _limits(args):
-    from .cohort.sandbox import Limits
+    from .cohort.kernels.confinement import Limits
 
     return Limits(memory_mb=args.memory_mb, processes=args.processes, cpu_seconds=args.cpu_seconds,
                   file_mb=args.file_mb, disk_mb=args.disk_mb, notebook_seconds=args.notebook_timeout)
@@ -48,7 +48,7 @@ def cmd_collect(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .cohort.grade import GradeOptions, grade
+    from .cohort.run.grade import GradeOptions, grade
 
     options = GradeOptions(workers=args.workers, students=args.student or None, scheduler=args.scheduler,
                            sandbox=args.sandbox, kernels=args.kernels,
@@ -63,7 +63,7 @@ def cmd_grade(args) -> int:
 
 
 def cmd_feedback(args) -> int:
-    from .cohort import feedback
+    from .cohort.views import feedback
 
     pages = feedback.generate(_course(args), args.assignment, args.student or None)
     print(f"wrote {len(pages)} feedback pages under {_course(args).folder('feedback')}/STUDENT/{args.assignment}/")
@@ -72,11 +72,11 @@ def cmd_feedback(args) -> int:
 
 def cmd_export(args) -> int:
     if args.format == "csv" and not args.roster:
-        from .cohort.export import export
+        from .cohort.views.export import export
 
         print(f"wrote {export(_course(args), Path(args.to) if args.to else None)}")
         return 0
-    from .cohort import lms
+    from .cohort.views import lms
 
     if not args.roster:
         print(f"export --format {args.format} needs --roster: the roster exported from the LMS", file=sys.stderr)
@@ -94,7 +94,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_similarity(args) -> int:
-    from .cohort import similarity
+    from .cohort.views import similarity
 
     course = _course(args)
     report, page = similarity.run(course, args.assignment, threshold=args.threshold)
@@ -108,7 +108,7 @@ def cmd_similarity(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .cohort import report
+    from .cohort.views import report
 
     course = _course(args)
     page = report.write(course, args.assignment)
@@ -172,7 +172,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_collect)
 
     p = sub.add_parser("grade", parents=[common], help="autograde every submission (parallel, sandboxed)",
-                       description=_doc("grade"), formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=_doc("run.grade"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("assignment")
     p.add_argument("--workers", type=int, help="worker processes of the local cluster (default: every core; at most one per submission)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
@@ -204,7 +204,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_feedback)
 
     p = sub.add_parser("export", parents=[common], help="grades for the LMS: Canvas, Moodle or nbgrader's CSV",
-                       description=_doc("lms"), formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=_doc("views.lms"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--format", choices=["csv", "canvas", "moodle"], default="csv",
                    help="csv without --roster: nbgrader's grades.csv; canvas/moodle: the LMS's grade import file")
     p.add_argument("--roster", help="the roster as the LMS exported it (Canvas: its gradebook export CSV)")
@@ -217,7 +217,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_export)
 
     p = sub.add_parser("similarity", parents=[common], help="answers that look copied: an HTML page of alike pairs",
-                       description=_doc("similarity"), formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=_doc("views.similarity"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("assignment")
     p.add_argument("--threshold", type=float, default=0.5,
                    help="the score from which a pair is reported (0-1, default 0.5): the share of the shorter "
@@ -262,7 +262,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _limit_options(p: argparse.ArgumentParser) -> None:
-    from .cohort.sandbox import Limits
+    from .cohort.kernels.confinement import Limits
 
     d = Limits()
     p.add_argument("--cell-timeout", type=int, help="seconds per cell (default: the course's c.Execute.timeout)")
@@ -293,8 +293,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     from .cohort.course import CourseError
-    from .cohort.grade import GradingError
-    from .cohort.record import RecordError
+    from .cohort.run.grade import GradingError
+    from .cohort.run.records import RecordError
 
     try:
         return args.run(args)

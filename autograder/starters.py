@@ -1,7 +1,7 @@
 """Starter code of the repair tasks: plausible functions "from a colleague's notebook", each with silent bugs.
 
 A repair task's answer cell is released holding this code instead of nbgrader's stub (see
-:class:`autograder.cohort.starter.InsertStarterCode`), and its checks report an answer that is still
+:class:`autograder.cohort.preprocessors.insert_starters.InsertStarterCode`), and its checks report an answer that is still
 this code as *not attempted* (:func:`autograder.core.same_code`).  The code runs, raises nothing and
 trains or measures to a plausible number; what is wrong with it is for the learner to find.
 

@@ -15,8 +15,8 @@ import zmq.asyncio
 from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.session import Session
 
-from autograder.cohort import client
-from autograder.cohort.client import PromptChannel, PromptKernelClient, PromptKernelManager
+from autograder.cohort.kernels import client
+from autograder.cohort.kernels.client import PromptChannel, PromptKernelClient, PromptKernelManager
 
 
 class _EdgeBlindSocket(zmq.asyncio.Socket):
@@ -82,8 +82,7 @@ def test_an_absent_reply_still_times_out_at_the_deadline():
 
 
 def test_every_course_kernel_manager_hands_out_the_prompt_client():
-    from autograder.cohort.sandbox import SandboxedKernelManager
-    from autograder.cohort.warm import WarmKernelManager
+    from autograder.cohort.kernels.managers import SandboxedKernelManager, WarmKernelManager
 
     for manager in (PromptKernelManager(kernel_name="python3"), WarmKernelManager(kernel_name="python3")):
         kc = manager.client()

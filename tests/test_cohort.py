@@ -19,12 +19,18 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.cohort import canary, collect, feedback, outcomes, report, scan
+from autograder.cohort import collect
 from autograder.cohort.course import Course
-from autograder.cohort.grade import GradeOptions, GradingError, grade, resolve_sandbox
-from autograder.cohort.sandbox import BWRAP_ENV, Limits, bwrap_argv, prepare_box, probe
-from autograder.cohort.worker import OUTPUT_LIMITS
-from autograder.dev import courses, hostile, nbtools
+from autograder.cohort.kernels.box import prepare_box
+from autograder.cohort.kernels.bwrap import BWRAP_ENV, bwrap_argv, probe
+from autograder.cohort.kernels.confinement import Limits
+from autograder.cohort.run import canary, scan
+from autograder.cohort.run import check_results as outcomes
+from autograder.cohort.run.grade import GradeOptions, GradingError, grade
+from autograder.cohort.run.machine import resolve_sandbox
+from autograder.cohort.run.submission import OUTPUT_LIMITS
+from autograder.cohort.views import feedback, report
+from autograder.dev import fixture_courses, hostile, nbtools
 from autograder.dev.synthetic import load_catalogue, pick_mutant
 
 MODULE = "01-tensors"
@@ -45,7 +51,7 @@ def release(root):
 
 
 def _empty_course(path: Path, root: Path) -> Course:
-    courses.make_course(path, [MODULE], root)
+    fixture_courses.make_course(path, [MODULE], root)
     return Course.open(path)
 
 
@@ -299,17 +305,17 @@ def cohort(tmp_path_factory, root, solution, release):
     honest.update({f"variant-{n}": nbtools.substitute(solution, catalogue.VARIANTS[n]) for n in HONEST_VARIANTS})
 
     base = tmp_path_factory.mktemp("cohort")
-    alone = courses.make_course(base / "alone", [MODULE], root)  # baseline: plain nbgrader, honest students only
-    courses.release(alone, MODULE)
+    alone = fixture_courses.make_course(base / "alone", [MODULE], root)  # baseline: plain nbgrader, honest students only
+    fixture_courses.release(alone, MODULE)
     for student, nb in honest.items():
-        courses.submit(alone, MODULE, student, nb)
-    courses.autograde(alone, MODULE, kernels="cold")  # a new interpreter per notebook: independent of warm kernels
-    baseline = courses.scores(alone, MODULE)
+        fixture_courses.submit(alone, MODULE, student, nb)
+    fixture_courses.autograde(alone, MODULE, kernels="cold")  # a new interpreter per notebook: independent of warm kernels
+    baseline = fixture_courses.scores(alone, MODULE)
 
-    course_dir = courses.make_course(base / "course", [MODULE], root)
-    courses.release(course_dir, MODULE)
+    course_dir = fixture_courses.make_course(base / "course", [MODULE], root)
+    fixture_courses.release(course_dir, MODULE)
     for student, nb in honest.items():
-        courses.submit(course_dir, MODULE, student, nb)
+        fixture_courses.submit(course_dir, MODULE, student, nb)
     answers, breaks = pick_mutant(catalogue)
     ctx = hostile.Context(solution, release, course_dir.resolve(), MODULE, answers, breaks, cell_timeout=CELL_TIMEOUT)
     mutant_student = f"mutant-{next(n for n in HONEST_MUTANTS if catalogue.MUTANTS[n].answers == answers)}"
@@ -324,7 +330,7 @@ def cohort(tmp_path_factory, root, solution, release):
 
 
 def _scores(course: Course) -> dict:
-    return courses.scores(course.root, MODULE)
+    return fixture_courses.scores(course.root, MODULE)
 
 
 @pytest.mark.slow
@@ -433,7 +439,7 @@ def test_feedback_shows_diagnoses_never_test_code(cohort, solution):
 
 @pytest.mark.slow
 def test_export_writes_every_student(cohort):
-    from autograder.cohort.export import export
+    from autograder.cohort.views.export import export
 
     path = export(cohort["course"])
     rows = list(csv.DictReader(path.open()))
@@ -458,9 +464,9 @@ def test_report_names_the_cohort_misconceptions_and_flags(cohort):
 
 @pytest.mark.slow
 def test_grading_without_a_sandbox_warns_in_output_and_report(tmp_path, root, solution, monkeypatch, capsys):
-    course_dir = courses.make_course(tmp_path / "course", [MODULE], root)
-    courses.release(course_dir, MODULE)
-    courses.submit(course_dir, MODULE, "solution", solution)
+    course_dir = fixture_courses.make_course(tmp_path / "course", [MODULE], root)
+    fixture_courses.release(course_dir, MODULE)
+    fixture_courses.submit(course_dir, MODULE, "solution", solution)
     monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
     course = Course.open(course_dir)
     record = grade(course, MODULE, GradeOptions(workers=1, sandbox="auto", limits=LIMITS, progress=False))

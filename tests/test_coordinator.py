@@ -10,11 +10,12 @@ import stat
 import nbformat
 import pytest
 
-from autograder.cohort import privacy, sandbox
-from autograder.cohort.coordinator import Coordinator
-from autograder.cohort.grade import _quota_v1, _quota_v2, cgroup_cpu_quota
-from autograder.cohort.record import GRADER, REFERENCE, STUDENT, Failure, KernelOutcome
-from autograder.cohort.worker import grader_error, trim_outputs
+from autograder.cohort import privacy
+from autograder.cohort.kernels import box as boxes
+from autograder.cohort.run.coordinator import Coordinator
+from autograder.cohort.run.machine import _quota_v1, _quota_v2, cgroup_cpu_quota
+from autograder.cohort.run.records import GRADER, REFERENCE, STUDENT, Failure, SubmissionResult
+from autograder.cohort.run.submission import grader_error, trim_outputs
 
 
 class FakeWriter:
@@ -28,7 +29,7 @@ class FakeWriter:
 
 
 def _result(student, score=2.0, status="graded", failure=None):
-    outcome = KernelOutcome(student, reference=student == REFERENCE)
+    outcome = SubmissionResult(student, reference=student == REFERENCE)
     outcome.grades = {"test_a": {"auto_score": score, "max_score": 2.0, "needs_manual_grade": False}}
     if failure is not None:
         outcome.fail(failure)
@@ -132,7 +133,7 @@ def test_outputs_are_cut_to_their_head_and_results_kept():
 
 
 def test_a_late_submissions_page_shows_the_penalty_and_the_final_score():
-    from autograder.cohort.feedback import render
+    from autograder.cohort.views.feedback import render
 
     entry = {"status": "graded", "score": 0.0, "raw_score": 9.0, "max_score": 12.0, "tests": [],
              "late": {"seconds_late": 7300, "penalty": 9.0, "due": "2026-12-01T17:00:00+00:00", "submitted": ""}}
@@ -182,8 +183,8 @@ def test_taking_the_socket_directory_back_never_shuts_the_kernel_out(tmp_path, m
         state[str(path)][1] = mode
         shut_out.append(not searchable())
 
-    monkeypatch.setattr(sandbox, "_is_root", lambda: True)
-    monkeypatch.setattr(sandbox.os, "chown", chown)
-    monkeypatch.setattr(sandbox.os, "chmod", chmod)
-    sandbox.lock_ipc(box)
+    monkeypatch.setattr(boxes, "is_root", lambda: True)
+    monkeypatch.setattr(boxes.os, "chown", chown)
+    monkeypatch.setattr(boxes.os, "chmod", chmod)
+    boxes.lock_ipc(box)
     assert state[str(box / "ipc")] == [0, 0o755] and shut_out and not any(shut_out), shut_out

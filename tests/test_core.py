@@ -128,7 +128,7 @@ def test_release_step_puts_starter_code_where_the_stub_was():
     from nbgrader.preprocessors import ClearSolutions
     from traitlets.config import Config
 
-    from autograder.cohort.starter import InsertStarterCode, with_starter_code
+    from autograder.cohort.preprocessors.insert_starters import InsertStarterCode, with_starter_code
     from autograder.dev import nbtools
     from autograder.starters import STARTERS
 

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from autograder.cohort import record
-from autograder.cohort.engine import ALLOWED_FAILURES, Engine, wait_any
+from autograder.cohort.run import records as record
+from autograder.cohort.run.engine import ALLOWED_FAILURES, Engine, wait_any
 
 
 def test_a_folder_travels_as_data_without_following_links(tmp_path):
@@ -128,7 +128,7 @@ def _where(engine, key: str) -> str:
 
 
 def _worker_view(names=("TORCH_LEDGER_PROGRESS", "TORCH_LEDGER_ENGINE_PROBE")):
-    return os.getppid(), {n: os.environ.get(n) for n in names}, "autograder.cohort.worker" in sys.modules
+    return os.getppid(), {n: os.environ.get(n) for n in names}, "autograder.cohort.run.grader" in sys.modules
 
 
 def test_a_later_clusters_workers_are_forked_with_the_environment_as_it_is_now(engine, monkeypatch):

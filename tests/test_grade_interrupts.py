@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.cohort.record import JOURNAL, RECORD
-from autograder.cohort.sandbox import probe
-from autograder.dev import courses, nbtools
+from autograder.cohort.kernels.bwrap import probe
+from autograder.cohort.run.records import JOURNAL, RECORD
+from autograder.dev import fixture_courses, nbtools
 from autograder.dev.synthetic import honest_cohort, load_catalogue
 from conftest import ARTIFACTS
 
@@ -95,17 +95,17 @@ def _stable(record: dict) -> dict:
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory, root):
     base = tmp_path_factory.mktemp("interrupts")
-    course = courses.make_course(base / "prepared", [MODULE], root)
-    release = courses.release(course, MODULE)
+    course = fixture_courses.make_course(base / "prepared", [MODULE], root)
+    release = fixture_courses.release(course, MODULE)
     solution = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
     cohort = honest_cohort(solution, nbtools.read(release), load_catalogue(MODULE), size=STUDENTS)
     for student, nb in cohort.notebooks.items():
-        courses.submit(course, MODULE, student, nb)
+        fixture_courses.submit(course, MODULE, student, nb)
     whole = base / "whole"
     shutil.copytree(course, whole)
     code, output = _run(whole)
     assert code == 0, output[-3000:]
-    baseline = {"scores": courses.scores(whole, MODULE),
+    baseline = {"scores": fixture_courses.scores(whole, MODULE),
                 "record": json.loads((whole / "reports" / MODULE / RECORD).read_text())}
     return base, course, baseline
 
@@ -141,7 +141,7 @@ def _stopped_then_resumed(prepared, name: str, sig: int) -> dict:
     return {"work": work, "code": proc.returncode, "output": out + err, "stop_seconds": stop_seconds,
             "running": running, "left": left, "kept": kept, "autograded": autograded, "resume_code": code,
             "resumed": resumed, "baseline": baseline,
-            "scores": courses.scores(work, MODULE),
+            "scores": fixture_courses.scores(work, MODULE),
             "record": json.loads((work / "reports" / MODULE / RECORD).read_text())}
 
 
@@ -187,7 +187,7 @@ def test_sigkill_takes_the_workers_and_sandboxes_with_it(killed):
 
 
 def test_journal_resumes_only_the_same_selection_and_ignores_a_torn_line(tmp_path):
-    from autograder.cohort.record import Journal, StudentEntry
+    from autograder.cohort.run.records import Journal, StudentEntry
 
     def entry(score):
         return StudentEntry(status="graded", reason="", score=score, max_score=3.0)
@@ -276,7 +276,7 @@ def _on_cluster(prepared, name: str, address: str, kill_a_worker: bool) -> dict:
             client.wait_for_workers(2, timeout=120)  # the nanny starts a fresh worker
     out, err = proc.communicate(timeout=600)
     return {"work": work, "code": proc.returncode, "output": out + err, "killed": killed, "baseline": baseline,
-            "scores": courses.scores(work, MODULE),
+            "scores": fixture_courses.scores(work, MODULE),
             "record": json.loads((work / "reports" / MODULE / RECORD).read_text())}
 
 

@@ -25,8 +25,10 @@ import nbformat
 import pytest
 
 from autograder.cohort.course import Course
-from autograder.cohort.sandbox import PACKAGE_ROOT, Limits, kernel_package, probe
-from autograder.dev import courses, nbtools
+from autograder.cohort.kernels.bwrap import probe
+from autograder.cohort.kernels.confinement import PACKAGE_ROOT, Limits
+from autograder.cohort.kernels.preflight import kernel_package
+from autograder.dev import fixture_courses, nbtools
 
 MODULE = "01-tensors"
 LIMITS = ["--notebook-timeout", "120", "--memory-mb", "3072", "--cell-timeout", "30"]
@@ -57,11 +59,11 @@ def _cli(python: str, course: Path, *args: str) -> subprocess.CompletedProcess:
 def prepared(tmp_path_factory, root):
     """A released course directory (a full copy, package and project files included) with two students."""
     base = tmp_path_factory.mktemp("environment")
-    course = courses.make_course(base / "prepared", [MODULE], root)
-    courses.release(course, MODULE)
+    course = fixture_courses.make_course(base / "prepared", [MODULE], root)
+    fixture_courses.release(course, MODULE)
     solution = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
-    courses.submit(course, MODULE, "alice", solution)
-    courses.submit(course, MODULE, "blank", course / "exercises" / MODULE / f"{MODULE}.ipynb")
+    fixture_courses.submit(course, MODULE, "alice", solution)
+    fixture_courses.submit(course, MODULE, "blank", course / "exercises" / MODULE / f"{MODULE}.ipynb")
     _copy_project(root, course)
     return base, course
 
@@ -113,7 +115,7 @@ def test_kernel_imports_the_coordinators_package(prepared, mode):
     assert record["package"] == {"coordinator": str((course / "autograder").resolve()),
                                  "kernel": f"{PACKAGE_ROOT}/autograder/__init__.py"}
     assert record["calibration"]["full_marks"] and not record["forced"]["forced"]
-    scores = courses.scores(course, MODULE)
+    scores = fixture_courses.scores(course, MODULE)
     assert all(s == m for s, m in scores["alice"].values()) and scores["alice"]
     assert all(s == 0 for s, _ in scores["blank"].values())
 
@@ -199,7 +201,7 @@ def test_failed_calibration_says_why_in_one_paragraph(broken):
 
 @pytest.mark.slow
 def test_forced_run_grades_and_is_marked(broken):
-    from autograder.cohort import report
+    from autograder.cohort.views import report
 
     proc = broken["forced"]
     assert proc.returncode == 0, proc.stderr[-2000:]

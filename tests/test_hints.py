@@ -14,7 +14,7 @@ from traitlets.config import Config
 
 from autograder import core, hints, progress
 from autograder.cohort import commands
-from autograder.dev import courses, nbtools, recall
+from autograder.dev import fixture_courses, nbtools, recall
 from autograder.syllabus import MODULES
 from conftest import ROOT
 
@@ -363,7 +363,7 @@ def test_grading_flag_off_is_not_grading(learner, monkeypatch):
 
 
 def test_the_sandboxed_kernel_is_marked_as_grading():
-    from autograder.cohort.sandbox import kernel_env
+    from autograder.cohort.kernels.confinement import kernel_env
 
     assert kernel_env()[progress.GRADING_ENV] == "1"
 
@@ -428,8 +428,8 @@ def test_hint_lines_refuse_a_function_without_hints():
 @pytest.mark.slow
 def test_a_hint_cell_changes_nothing_under_real_nbgrader(tmp_path, monkeypatch, solutions):
     module_id = "01-tensors"
-    course = courses.make_course(tmp_path / "course", [module_id], ROOT)
-    released = nbtools.read(courses.release(course, module_id))
+    course = fixture_courses.make_course(tmp_path / "course", [module_id], ROOT)
+    released = nbtools.read(fixture_courses.release(course, module_id))
     answers = {f: "\n".join(line for line in cell.source.splitlines() if "### " not in line)
                for f, cell in nbtools.answer_cells(solutions[module_id]).items()}
     plain = nbtools.substitute(released, answers)
@@ -438,19 +438,19 @@ def test_a_hint_cell_changes_nothing_under_real_nbgrader(tmp_path, monkeypatch, 
     hinted.cells[at + 1:at + 1] = [nbformat.v4.new_code_cell('check.hint("make_blobs")'),
                                    nbformat.v4.new_code_cell('import os\nprint("grading:", os.environ.get('
                                                              '"TORCH_LEDGER_GRADING"))')]
-    courses.submit(course, module_id, "plain", plain)
-    courses.submit(course, module_id, "hinted", hinted)
+    fixture_courses.submit(course, module_id, "plain", plain)
+    fixture_courses.submit(course, module_id, "hinted", hinted)
     # The kernels get a real progress file: a graded run must leave it unwritten.
     learner_file = tmp_path / "home" / "progress.json"
     env = commands.environment
     monkeypatch.setattr(commands, "environment",
                         lambda db=None, kernels=None: {**env(db, kernels), "TORCH_LEDGER_PROGRESS": str(learner_file)})
     monkeypatch.delenv(progress.GRADING_ENV, raising=False)
-    courses.autograde(course, module_id)
+    fixture_courses.autograde(course, module_id)
 
-    scores = courses.scores(course, module_id)
+    scores = fixture_courses.scores(course, module_id)
     assert scores["hinted"] == scores["plain"] and all(s == m for s, m in scores["plain"].values()), scores
-    graded = nbtools.read(courses.autograded_notebook(course, module_id, "hinted"))
+    graded = nbtools.read(fixture_courses.autograded_notebook(course, module_id, "hinted"))
     cells = {c.source: c for c in graded.cells if c.cell_type == "code"}
     assert cells['check.hint("make_blobs")'].outputs == []
     probe = "".join(o.get("text", "") for o in cells[hinted.cells[at + 2].source].outputs)

@@ -13,8 +13,8 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.cohort import lms
 from autograder.cohort.course import ensure_tools_on_path
+from autograder.cohort.views import lms
 
 ASSIGNMENTS = {"01-tensors": {"alice": 9.0, "bob": 6.5, "carol": 8.0, "eve": 7.0},
                "02-autograd-ledger": {"alice": 4.0, "carol": 1.0}}

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.dev import courses, nbtools
+from autograder.dev import fixture_courses, nbtools
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "01-tensors"
@@ -238,7 +238,7 @@ def hub():
 
 
 def _scores(hub: Hub) -> dict:
-    return courses.scores(hub.course, MODULE)
+    return fixture_courses.scores(hub.course, MODULE)
 
 
 def _record(hub: Hub) -> dict:
@@ -321,7 +321,7 @@ def test_scores_equal_a_root_run_of_the_same_submissions(hub, tmp_path):
                            "--no-progress"], cwd=course, env=env, capture_output=True, text=True, timeout=600)
     hub.timings["grade as root"] = time.monotonic() - start
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert courses.scores(course, MODULE) == _scores(hub)
+    assert fixture_courses.scores(course, MODULE) == _scores(hub)
     print("grading seconds:", {k: round(v, 1) for k, v in hub.timings.items()})
 
 
@@ -373,7 +373,7 @@ def _templates():
     for pid in os.listdir("/proc"):
         try:
             if pid.isdigit() and int(pid) not in (me, parent) and \
-                    b"autograder.cohort.warm" in open(f"/proc/{pid}/cmdline", "rb").read():
+                    b"autograder.cohort.kernels.forkserver" in open(f"/proc/{pid}/cmdline", "rb").read():
                 found[pid] = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19]  # its start time
         except OSError:
             pass
@@ -388,7 +388,7 @@ import os, signal
 me, tried = int(os.readlink("/proc/self")), []
 for pid in os.listdir("/proc"):  # every process of the template's sandbox but this one, by its /proc entry
     try:
-        if not pid.isdigit() or int(pid) == me or b"autograder.cohort.warm" not in open(f"/proc/{pid}/cmdline", "rb").read():
+        if not pid.isdigit() or int(pid) == me or b"autograder.cohort.kernels.forkserver" not in open(f"/proc/{pid}/cmdline", "rb").read():
             continue
         fd = os.open(f"/proc/{pid}", os.O_RDONLY)
     except OSError:
@@ -440,8 +440,8 @@ def test_warm_kernels_without_root_are_each_in_their_own_namespace(hub):
     # d-kill sent SIGKILL, through its /proc entry, to every process of the sandbox it could see (the template,
     # the sandbox's init, its own stand-in): none is in its pid namespace, so none could be signalled, and
     # e-probe was forked from the same template (above).
-    tried = courses.autograded_notebook(course, MODULE, "d-kill").read_text().split('"TEMPLATE ', 1)[1].split("\\n")[0]
+    tried = fixture_courses.autograded_notebook(course, MODULE, "d-kill").read_text().split('"TEMPLATE ', 1)[1].split("\\n")[0]
     assert tried and "killed" not in tried, tried
-    scores = courses.scores(course, MODULE)
+    scores = fixture_courses.scores(course, MODULE)
     assert scores["a-probe"] == scores["c-probe"] == scores["e-probe"]
     assert all(score == maximum for score, maximum in scores["e-probe"].values())

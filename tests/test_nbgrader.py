@@ -6,7 +6,7 @@ import pytest
 import torch
 from test_catalogue import FINDINGS, planted_bug_costs_its_own_cells
 
-from autograder.dev import courses, nbtools
+from autograder.dev import fixture_courses, nbtools
 from autograder.dev.catalogue import MODULES, mutant_problems, variant_problems
 from autograder.outcome import RESULT_MIME
 from conftest import MODULE_IDS
@@ -35,7 +35,7 @@ def through_nbgrader(cat) -> list[str]:
 def _judged(graded_course, mutant: str):
     """One catalogue mutant's scores as real nbgrader graded it (the shape the in-process run gives)."""
     module_id, course, _, scores, _ = graded_course
-    nb = nbtools.read(courses.autograded_notebook(course, module_id, f"mutant-{mutant}"))
+    nb = nbtools.read(fixture_courses.autograded_notebook(course, module_id, f"mutant-{mutant}"))
     return nbtools.scores_from_autograded(nb, scores[f"mutant-{mutant}"])
 
 
@@ -44,25 +44,25 @@ def graded_course(request, tmp_path_factory, root):
     """One course per module: solution, blank release, every variant and the sample of mutants
     (:func:`through_nbgrader`), autograded once."""
     module_id = request.cls.MODULE_ID
-    course = courses.make_course(tmp_path_factory.mktemp(module_id), [module_id], root)
-    released = courses.release(course, module_id)
+    course = fixture_courses.make_course(tmp_path_factory.mktemp(module_id), [module_id], root)
+    released = fixture_courses.release(course, module_id)
     solution = nbtools.read(root / "solutions" / module_id / f"{module_id}.ipynb")
-    courses.submit(course, module_id, "solution", solution)
-    courses.submit(course, module_id, "blank", released)
+    fixture_courses.submit(course, module_id, "solution", solution)
+    fixture_courses.submit(course, module_id, "blank", released)
     cat = CATALOGUES.get(module_id)
     students = {}
     if cat is not None:
         for name in through_nbgrader(cat):
             mutant = cat.MUTANTS[name]
             student = f"mutant-{name}"
-            courses.submit(course, module_id, student, nbtools.substitute(solution, mutant.answers))
+            fixture_courses.submit(course, module_id, student, nbtools.substitute(solution, mutant.answers))
             students[student] = ("mutant", mutant)
         for name, answers in cat.VARIANTS.items():
             student = f"variant-{name}"
-            courses.submit(course, module_id, student, nbtools.substitute(solution, answers))
+            fixture_courses.submit(course, module_id, student, nbtools.substitute(solution, answers))
             students[student] = ("variant", answers)
-    courses.autograde(course, module_id)
-    return module_id, course, released, courses.scores(course, module_id), students
+    fixture_courses.autograde(course, module_id)
+    return module_id, course, released, fixture_courses.scores(course, module_id), students
 
 
 class _NbgraderModule:
@@ -87,7 +87,7 @@ class _NbgraderModule:
         module_id, course, _, scores, _ = graded_course
         grades = scores["blank"]
         assert grades and all(s == 0 for s, _ in grades.values()), grades
-        nb = nbtools.read(courses.autograded_notebook(course, module_id, "blank"))
+        nb = nbtools.read(fixture_courses.autograded_notebook(course, module_id, "blank"))
         for test_id, cell in nbtools.test_cells(nb).items():
             text = " ".join(str(o.get("evalue", "")) + " ".join(o.get("traceback", [])) for o in cell.outputs)
             assert "[not attempted]" in text, f"{test_id}: {text[:300]}"
@@ -95,7 +95,7 @@ class _NbgraderModule:
     def test_one_result_per_check_call(self, graded_course):
         """What the catalogue test reads rests on this: every call in a test cell shows one result."""
         module_id, course, _, _, _ = graded_course
-        nb = nbtools.read(courses.autograded_notebook(course, module_id, "solution"))
+        nb = nbtools.read(fixture_courses.autograded_notebook(course, module_id, "solution"))
         shown = {t: sum(RESULT_MIME in o.get("data", {}) for o in c.outputs) for t, c in nbtools.test_cells(nb).items()}
         calls = {t: nbtools.check_calls(c.source) for t, c in nbtools.test_cells(nb).items()}
         assert shown == calls
@@ -108,7 +108,7 @@ class _NbgraderModule:
         for student, (kind, entry) in students.items():
             if kind == "mutant" and entry.needs_cuda and not torch.cuda.is_available():
                 continue
-            nb = nbtools.read(courses.autograded_notebook(course, module_id, student))
+            nb = nbtools.read(fixture_courses.autograded_notebook(course, module_id, student))
             judged = nbtools.scores_from_autograded(nb, scores[student])
             name = student.split("-", 1)[1]
             problems += mutant_problems(name, entry, judged) if kind == "mutant" else variant_problems(name, judged)
@@ -133,7 +133,7 @@ class _NbgraderModule:
         mutant = next((s for s in graded_course[4] if s.startswith("mutant-")), None)
         if mutant is None:
             pytest.skip("this module has no catalogue yet")
-        nb = nbtools.read(courses.autograded_notebook(course, module_id, mutant))
+        nb = nbtools.read(fixture_courses.autograded_notebook(course, module_id, mutant))
         text = "".join(str(o) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
         assert "Seen:" in text and "Owner:" in text
         assert "File " not in text or "site-packages/autograder" not in text, "grader traceback leaked"

@@ -8,8 +8,9 @@ from nbformat.v4 import new_output
 
 from autograder import core
 from autograder.checks import m01_tensors as check
-from autograder.cohort import feedback, outcomes, report
-from autograder.cohort.client import PromptKernelManager
+from autograder.cohort.kernels.client import PromptKernelManager
+from autograder.cohort.run import check_results as outcomes
+from autograder.cohort.views import feedback, report
 from autograder.dev import nbtools
 from autograder.diagnoses import DIAGNOSES
 from autograder.outcome import RESULT_MIME, Outcome
@@ -171,7 +172,7 @@ def test_a_kernel_keeps_the_result_data_in_the_notebook(tmp_path):
 def test_every_outcome_has_one_colour_wherever_it_is_drawn():
     """A check's line, the feedback pages and the cohort report draw an outcome in the same colour."""
     from autograder import core
-    from autograder.cohort import feedback, report
+    from autograder.cohort.views import feedback, report
     from autograder.outcome import COLOURS, Outcome, css_rules
 
     assert set(COLOURS) == set(Outcome)
@@ -184,7 +185,7 @@ def test_every_outcome_has_one_colour_wherever_it_is_drawn():
 
 
 def test_a_note_of_several_lines_is_shown_to_the_instructor_in_one_line_and_never_to_the_student():
-    from autograder.cohort import report
+    from autograder.cohort.views import report
 
     assert report._first_line("kernel died\nTraceback (most recent call last):\n  boom") == (
         "kernel died (and 2 more lines in grading.json)")

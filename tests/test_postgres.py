@@ -20,12 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.cohort import feedback, report
 from autograder.cohort.course import Course
-from autograder.cohort.export import export
-from autograder.cohort.grade import GradeOptions, grade
-from autograder.cohort.sandbox import Limits, probe
-from autograder.dev import courses, nbtools
+from autograder.cohort.kernels.bwrap import probe
+from autograder.cohort.kernels.confinement import Limits
+from autograder.cohort.run.grade import GradeOptions, grade
+from autograder.cohort.views import feedback, report
+from autograder.cohort.views.export import export
+from autograder.dev import fixture_courses, nbtools
 from autograder.dev.synthetic import load_catalogue
 
 MODULE = "01-tensors"
@@ -86,11 +87,11 @@ def _cohort(root: Path) -> dict:
 
 
 def _course(path: Path, root: Path, cohort: dict, db: str | None) -> Course:
-    course = courses.make_course(path, [MODULE], root)
-    courses.nbgrader(course, "generate_assignment", MODULE, "--force", db=db)
+    course = fixture_courses.make_course(path, [MODULE], root)
+    fixture_courses.nbgrader(course, "generate_assignment", MODULE, "--force", db=db)
     for student, nb in cohort.items():
-        courses.submit(course, MODULE, student, nb)
-    courses.submit(course, MODULE, "blank", course / "exercises" / MODULE / f"{MODULE}.ipynb")
+        fixture_courses.submit(course, MODULE, student, nb)
+    fixture_courses.submit(course, MODULE, "blank", course / "exercises" / MODULE / f"{MODULE}.ipynb")
     return Course.open(course)
 
 
@@ -115,11 +116,11 @@ def runs(tmp_path_factory, root, postgres):
             os.environ.pop("COURSE_DB_URL", None)
         try:
             course = _course(base / kind, root, cohort, url)
-            assert course.db_url == (url or courses.db_url(course.root)), course.db_url
+            assert course.db_url == (url or fixture_courses.db_url(course.root)), course.db_url
             record = _grade(course)
-            scores = courses.scores(course.root, MODULE, url=course.db_url)
+            scores = fixture_courses.scores(course.root, MODULE, url=course.db_url)
             regraded = _grade(course, students=[f"mutant-{MUTANTS[0]}"])
-            after = courses.scores(course.root, MODULE, url=course.db_url)
+            after = fixture_courses.scores(course.root, MODULE, url=course.db_url)
             pages = feedback.generate(course, MODULE)
             csv_path = export(course)
             page = report.write(course, MODULE)

@@ -328,6 +328,60 @@ def test_the_learner_runtime_has_no_import_circle():
         visit(module)
 
 
+def _circle(graph: dict[str, set[str]]) -> list[str]:
+    """The first import circle of ``graph`` (module -> modules it imports), or []."""
+    done, path = set(), []
+
+    def visit(module):
+        if module in path:
+            return path[path.index(module):] + [module]
+        if module in done:
+            return []
+        path.append(module)
+        for other in sorted(graph.get(module, ())):
+            found = visit(other)
+            if found:
+                return found
+        path.pop()
+        done.add(module)
+        return []
+
+    for module in sorted(graph):
+        found = visit(module)
+        if found:
+            return found
+    return []
+
+
+def test_no_import_circle_anywhere_in_the_package():
+    """Every layer, imports inside functions included: a circle hidden in a function is still a circle."""
+    modules = _package_modules()
+    graph = {m: {o for o in imports if o in modules and o != m and not m.startswith(o + ".")}
+             for m, imports in modules.items()}
+    found = _circle(graph)
+    assert not found, "import circle: " + " -> ".join(found)
+
+
+# The instructor tools' parts, from the bottom: the course directory and the kernels know nothing of a run;
+# a run knows nothing of the views that read its records.
+COHORT_PARTS = {"commands": 0, "course": 0, "privacy": 0, "kernels": 0, "preprocessors": 0,
+                "collect": 1, "execute": 1, "run": 1, "views": 2}
+
+
+def test_the_instructor_tools_parts_import_downward():
+    def part(module):
+        return COHORT_PARTS.get(module.split(".")[2]) if module.count(".") >= 2 else None
+
+    wrong = []
+    for module, imports in _package_modules().items():
+        if not module.startswith("autograder.cohort."):
+            continue
+        assert part(module) is not None, f"{module} belongs to no part of cohort/ (COHORT_PARTS)"
+        wrong += [f"{module} imports {other}" for other in imports if other.startswith("autograder.cohort.")
+                  and part(other) is not None and part(other) > part(module)]
+    assert not wrong, "\n".join(sorted(wrong))
+
+
 def test_nbformat_imports_without_building_iri_parsers():
     """`make venv` leaves out jsonschema's optional IRI checker, which builds ~35 Earley parsers at import:
     2 s in every process that imports nbformat (nbgrader, each grading worker, JupyterLab)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.cohort import similarity as sim
+from autograder.cohort.views import similarity as sim
 from autograder.dev import nbtools
 from autograder.dev.catalogue import m04_five_line_step as cat
 from conftest import ROOT

@@ -11,13 +11,16 @@ import json
 
 import pytest
 
-from autograder.cohort import sandbox, warm
 from autograder.cohort.course import Course
-from autograder.cohort.grade import GradeOptions, grade
-from autograder.dev import courses, nbtools
+from autograder.cohort.kernels import bwrap
+from autograder.cohort.kernels import template as warm
+from autograder.cohort.kernels.confinement import Limits
+from autograder.cohort.kernels.managers import WarmKernelManager
+from autograder.cohort.run.grade import GradeOptions, grade
+from autograder.dev import fixture_courses, nbtools
 
 MODULE = "01-tensors"
-LIMITS = sandbox.Limits(notebook_seconds=120)
+LIMITS = Limits(notebook_seconds=120)
 
 PROBE = r'''
 import builtins, json, os, random, sys, threading
@@ -95,7 +98,7 @@ def _with_cell(nb, source: str, at: int | None = None):
 
 
 def _probe_of(course: Course, student: str) -> dict:
-    nb = nbtools.read(courses.autograded_notebook(course.root, MODULE, student))
+    nb = nbtools.read(fixture_courses.autograded_notebook(course.root, MODULE, student))
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             text = out.get("text", "")
@@ -110,7 +113,7 @@ def _first_code_index(nb) -> int:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, root):
-    if sandbox.probe() is not None or not warm.Template.supported(True):
+    if bwrap.probe() is not None or not warm.Template.supported(True):
         pytest.skip("warm sandboxed kernels need bubblewrap")
     solution = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
     probe = _with_cell(solution, PROBE)
@@ -120,10 +123,10 @@ def runs(tmp_path_factory, root):
     base = tmp_path_factory.mktemp("warm")
     built = {}
     for name, who in (("shared", students), ("alone", {"a-probe": probe})):
-        course = courses.make_course(base / name, [MODULE], root)
-        courses.release(course, MODULE)
+        course = fixture_courses.make_course(base / name, [MODULE], root)
+        fixture_courses.release(course, MODULE)
         for student, nb in who.items():
-            folder = courses.submit(course, MODULE, student, nb).parent
+            folder = fixture_courses.submit(course, MODULE, student, nb).parent
             (folder / "notes.txt").write_text("my notes")  # a student's other file: read-only in the kernel's home
         built[name] = Course.open(course)
     records = {
@@ -149,8 +152,8 @@ def test_every_kernel_was_forked_from_the_template(runs):
 @pytest.mark.slow
 def test_a_probe_after_any_student_is_graded_as_alone(runs):
     built, records = runs
-    alone = courses.scores(built["alone"].root, MODULE)["a-probe"]
-    shared = courses.scores(built["shared"].root, MODULE)
+    alone = fixture_courses.scores(built["alone"].root, MODULE)["a-probe"]
+    shared = fixture_courses.scores(built["shared"].root, MODULE)
     lone = records["alone"]["students"]["a-probe"]
     for student in PROBES:
         assert shared[student] == alone, student
@@ -251,12 +254,12 @@ def test_a_kernel_with_a_reload_helper_ends_when_asked_not_when_killed(kind, tmp
     07 kernel until the manager gave up and terminated it."""
     import asyncio
 
-    from autograder.cohort.client import PromptKernelManager
+    from autograder.cohort.kernels.client import PromptKernelManager
 
     if kind == "warm":  # a template of this process's own that preloads the helper's module, as module 07's does
         monkeypatch.setattr(warm, "_SHARED", {})
         (tmp_path / "07.ipynb").write_text("import autograder.checks._reload")
-    manager = (warm.WarmKernelManager if kind == "warm" else PromptKernelManager)(kernel_name="python3")
+    manager = (WarmKernelManager if kind == "warm" else PromptKernelManager)(kernel_name="python3")
     # A kernel that imported torch and torch.export spends ~1.3 s tearing its interpreter down after it replied,
     # more on a loaded machine than the default 2.5 s before SIGTERM.  A helper in the kernel's process group
     # kept ipykernel waiting ~29 s (its progressive waits for children), past this 10 s too.

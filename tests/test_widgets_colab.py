@@ -20,7 +20,7 @@ import nbclient
 import nbformat
 import pytest
 
-from autograder.cohort.client import PromptKernelManager
+from autograder.cohort.kernels.client import PromptKernelManager
 from autograder.dev import nbtools
 from conftest import ARTIFACTS, ROOT
 

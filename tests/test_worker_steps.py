@@ -13,10 +13,11 @@ import pytest
 from traitlets.config import Config
 
 from autograder import core
-from autograder.cohort import canary
-from autograder.cohort.record import Job, KernelOutcome, pack_folder
-from autograder.cohort.sandbox import BASE_UID
-from autograder.cohort.worker import Grading, Worker, WorkerSpec, _Capture, _CellTracker, _explain_failure
+from autograder.cohort.kernels.confinement import BASE_UID
+from autograder.cohort.run import canary
+from autograder.cohort.run.grader import Grader, Grading, _CellTracker
+from autograder.cohort.run.records import Job, RunSpec, SubmissionResult, pack_folder
+from autograder.cohort.run.submission import LogCapture, explain_failure
 from autograder.dev import nbtools
 
 NB = "demo"
@@ -31,14 +32,10 @@ def _notebook(answer="def standardize(x):\n    return (x - x.mean(0)) / x.std(0)
 
 @pytest.fixture
 def worker(tmp_path):
-    (tmp_path / "template.db").write_bytes(b"")
-    data = tmp_path / "data.csv"
-    data.write_text("1,2\n")
-    spec = WorkerSpec(index=0, uid=BASE_UID + 16 * 4095, scratch=str(tmp_path / "scratch"), config=Config(),
-                      template_db=str(tmp_path / "template.db"), assignment=NB, notebook=NB, sandboxed=False,
-                      limits={"notebook_seconds": 60}, cell_timeout=10, tests=[("test_standardize_values", TEST)],
-                      functions=["standardize"], locked={"setup": LOCKED}, data_files=[str(data)])
-    return Worker(spec)
+    spec = RunSpec(config=Config(), template_db=b"", assignment=NB, notebook=NB, sandboxed=False,
+                   limits={"notebook_seconds": 60}, cell_timeout=10, tests=[("test_standardize_values", TEST)],
+                   functions=["standardize"], locked={"setup": LOCKED}, data_files={"data.csv": b"1,2\n"})
+    return Grader(spec, BASE_UID + 16 * 4095, tmp_path / "scratch")
 
 
 def _grading(tmp_path, files: dict, reference=False) -> Grading:
@@ -47,13 +44,13 @@ def _grading(tmp_path, files: dict, reference=False) -> Grading:
     for name, content in files.items():
         (folder / name).write_text(content) if isinstance(content, str) else nbformat.write(content, str(folder / name))
     student = "__reference__" if reference else "ada"
-    return Grading(Job(1, student, pack_folder(folder), reference=reference), folder, KernelOutcome(student))
+    return Grading(Job(1, student, pack_folder(folder), reference=reference), folder, SubmissionResult(student))
 
 
 def test_the_steps_are_declared_in_order(worker):
-    assert Worker.STEPS == ("read", "scan", "stage", "add_canary", "autograde", "observe_canary", "read_scores",
+    assert Grader.STEPS == ("read", "scan", "stage", "add_canary", "autograde", "observe_canary", "read_scores",
                             "read_outcomes", "trim_outputs", "collect_notes")
-    assert all(callable(getattr(worker, f"step_{name}")) for name in Worker.STEPS)
+    assert all(callable(getattr(worker, f"step_{name}")) for name in Grader.STEPS)
 
 
 def test_read_stops_the_run_on_a_notebook_that_is_not_json(worker, tmp_path):
@@ -131,10 +128,10 @@ def test_collect_notes_and_pack_the_autograded_notebook(worker, tmp_path):
 
 
 def test_a_failure_is_explained_by_this_notebooks_kernel_and_cell():
-    log = _Capture()
-    assert _explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [{"wall_killed": True}]).reason == \
+    log = LogCapture()
+    assert explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [{"wall_killed": True}]).reason == \
         "the notebook ran past its wall-clock limit (30 s) while running cell 'test_f'; its kernel was stopped"
-    assert "wall-clock" not in _explain_failure(log, {"notebook_seconds": 30}, "", []).reason
+    assert "wall-clock" not in explain_failure(log, {"notebook_seconds": 30}, "", []).reason
 
 
 def test_the_cell_tracker_survives_the_configurations_copy():

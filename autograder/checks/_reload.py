@@ -11,7 +11,7 @@ each reload.  It is started in one of two ways:
   the processes in its process group and waits until none is left, and a helper the kernel never
   reaps would stay listed (as a zombie) until the kernel manager gave up and killed the kernel,
   seconds later.
-* :meth:`Reloader.fork`: a kernel forked from a grading template (``autograder/cohort/warm.py``)
+* :meth:`Reloader.fork`: a kernel forked from a grading template (``autograder/cohort/kernels/template.py``)
   forks the helper before ipykernel starts, while it is still single-threaded and holds only what
   the template imported (:func:`warm_up` ran there).  It is inside the kernel's sandbox, with
   its limits, like a helper the kernel starts itself, without a new interpreter's imports.

@@ -401,7 +401,7 @@ def _prepare() -> None:
     """Pay this process's one-time costs of compiling and exporting now, at import, rather than in the
     first check cell that compiles: dynamo's set-up (with dynamic shapes) and the ONNX exporter's imports.
 
-    In a warm grading template (``TORCH_LEDGER_TEMPLATE``, see ``autograder/cohort/warm.py``) these
+    In a warm grading template (``TORCH_LEDGER_TEMPLATE``, see ``autograder/cohort/kernels/template.py``) these
     costs are paid once for every kernel forked from it, and nothing may be left running there: the
     progress-bar monitor thread the first compile or export starts is stopped, onnxruntime (which
     starts a thread pool on import) is left to each kernel, and the reload helper is forked by each

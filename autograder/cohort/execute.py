@@ -2,9 +2,9 @@
 
 ``jupyter nbconvert --execute`` and papermill drive a kernel through nbclient with jupyter_client's own
 client, which can sit out a cell's whole timeout on a reply that has already arrived (the missed wake-up
-described in :mod:`autograder.cohort.client`): on this course's lessons, one lesson in a full run took
+described in :mod:`autograder.cohort.kernels.client`): on this course's lessons, one lesson in a full run took
 about 300 s instead of 30, a different one each time.  :func:`run_notebook` is nbclient with the course's
-:class:`~autograder.cohort.client.PromptKernelManager`; :func:`execute_lessons` is what
+:class:`~autograder.cohort.kernels.client.PromptKernelManager`; :func:`execute_lessons` is what
 ``python -m autograder execute-lessons`` (``make lessons``) runs for an instructor who builds a static site
 from the lessons or checks them in a CI.  The test suite runs every lesson and solution through
 :func:`run_notebook` too.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: nbconvert's option that gives it the same client (README, "Running the lessons outside JupyterLab").
-NBCONVERT_OPTION = "--ExecutePreprocessor.kernel_manager_class=autograder.cohort.client.PromptKernelManager"
+NBCONVERT_OPTION = "--ExecutePreprocessor.kernel_manager_class=autograder.cohort.kernels.client.PromptKernelManager"
 
 
 def run_notebook(nb, cwd: Path, timeout: float = 300, allow_errors: bool = False) -> float:
@@ -27,7 +27,7 @@ def run_notebook(nb, cwd: Path, timeout: float = 300, allow_errors: bool = False
     fails, unless ``allow_errors``."""
     import nbclient
 
-    from .client import PromptKernelManager
+    from .kernels.client import PromptKernelManager
 
     client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                      kernel_manager_class=PromptKernelManager, allow_errors=allow_errors,

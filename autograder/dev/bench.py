@@ -37,8 +37,8 @@ import nbformat
 
 from ..cells import nbgrader_meta
 from ..cohort.course import Course
-from ..cohort.grade import GradeOptions, grade
-from . import courses, nbtools
+from ..cohort.run.grade import GradeOptions, grade
+from . import fixture_courses, nbtools
 from .synthetic import REPO, honest_cohort, load_catalogue
 
 
@@ -61,7 +61,7 @@ def _cpu() -> float:
 
 def _fork_servers_cpu() -> float:
     """CPU seconds of this process's fork servers and of the processes they reaped: a local cluster's workers
-    are forked from one (see ``autograder.cohort.engine``), so they are not this process's children, and the
+    are forked from one (see ``autograder.cohort.run.engine``), so they are not this process's children, and the
     server lives as long as this process does."""
     total, tick = 0.0, os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
@@ -109,10 +109,10 @@ def _courses(root: Path, module: str, students: int) -> tuple[dict[str, Path], l
         course = root / kind
         if course.exists():
             shutil.rmtree(course)
-        courses.make_course(course, [module])
-        courses.release(course, module)
+        fixture_courses.make_course(course, [module])
+        fixture_courses.release(course, module)
         for student, nb in cohort.notebooks.items():
-            courses.submit(course, module, student, nb)
+            fixture_courses.submit(course, module, student, nb)
         built[kind] = course
     return built, list(cohort.notebooks)
 
@@ -146,7 +146,7 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
         print(f"[bench] step {step + 1}/{len(schedule)}: {kind} ...", flush=True)
         started, cpu = time.monotonic(), _cpu()
         if kind == "plain":
-            courses.autograde(built["plain"], module, kernels="cold")
+            fixture_courses.autograde(built["plain"], module, kernels="cold")
         elif kind in ("cold", "warm"):
             record = grade(Course.open(built[kind]), module,
                            GradeOptions(workers=workers, sandbox=sandbox, kernels=kind, progress=False))
@@ -165,7 +165,7 @@ def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbo
         wall[kind] /= 2
         cpu_used[kind] /= 2
 
-    scores = {kind: courses.scores(built[kind], module) for kind in ("plain", "cold", "warm")}
+    scores = {kind: fixture_courses.scores(built[kind], module) for kind in ("plain", "cold", "warm")}
     disagree = sorted(s for s in names if not scores["plain"].get(s) == scores["cold"].get(s) == scores["warm"].get(s))
     floor = statistics.mean(floors)
     result = {

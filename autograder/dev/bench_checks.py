@@ -55,7 +55,7 @@ def time_cells(module_id: str, repeat: int = 1, timeout: int = 600) -> dict[str,
     """``{test cell id: seconds}`` for one module (the fastest of ``repeat`` runs)."""
     from nbclient import NotebookClient
 
-    from ..cohort.client import PromptKernelManager
+    from ..cohort.kernels.client import PromptKernelManager
 
     best: dict[str, float] = {}
     for _ in range(repeat):

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import nbformat
 
-from ..cohort import export as export_mod
-from ..cohort import feedback, report
 from ..cohort.collect import collect
 from ..cohort.course import Course
-from ..cohort.grade import GradeOptions, grade
-from ..cohort.sandbox import Limits
-from . import courses, hostile, nbtools
+from ..cohort.kernels.confinement import Limits
+from ..cohort.run.grade import GradeOptions, grade
+from ..cohort.views import export as export_mod
+from ..cohort.views import feedback, report
+from . import fixture_courses, hostile, nbtools
 from .synthetic import REPO, honest_cohort, load_catalogue, pick_mutant
 
 MARKER = ".demo-cohort"
@@ -79,9 +79,9 @@ def run(dest: Path, module: str = "01-tensors", workers: int | None = None, sand
     """Build the demo course in ``dest`` and take it through collect, grade, feedback, export and report."""
     dest = Path(dest).resolve()
     _fresh(dest)
-    courses.make_course(dest, [module])
+    fixture_courses.make_course(dest, [module])
     print(f"[demo] course directory: {dest}")
-    courses.release(dest, module)
+    fixture_courses.release(dest, module)
     zip_path = dest / "downloads" / f"{module}.zip"
     kinds = build_download(dest, module, zip_path)
     print(f"[demo] LMS download with {len(kinds)} submissions: {zip_path}")

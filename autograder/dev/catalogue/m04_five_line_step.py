@@ -1,7 +1,6 @@
 """Module 04-five-line-step: mutants and correct variants."""
 
-from autograder.starters import REPAIR_TRAIN_EPOCH
-
+from ...starters import REPAIR_TRAIN_EPOCH
 from . import Mutant, do_nothing, edited, patched, repair_catalogue
 
 MODULE = "04-five-line-step"

@@ -1,7 +1,6 @@
 """Module 05-train-vs-eval: mutants and correct variants."""
 
-from autograder.starters import REPAIR_EVALUATE
-
+from ...starters import REPAIR_EVALUATE
 from . import Mutant, do_nothing, edited, patched, repair_catalogue
 
 MODULE = "05-train-vs-eval"

@@ -1,7 +1,6 @@
 """Module 06-failure-modes: mutants and correct variants."""
 
-from autograder.starters import REPAIR_MAKE_LOADERS
-
+from ...starters import REPAIR_MAKE_LOADERS
 from . import Mutant, do_nothing, patched, repair_catalogue
 
 MODULE = "06-failure-modes"

@@ -1,7 +1,6 @@
 """Module 08-reproducible-training: mutants and correct variants."""
 
-from autograder.starters import REPAIR_LOAD_CHECKPOINT
-
+from ...starters import REPAIR_LOAD_CHECKPOINT
 from . import Mutant, do_nothing, patched, repair_catalogue
 
 MODULE = "08-reproducible-training"

@@ -4,8 +4,7 @@ Mutants are small edits of the solution's answers (or of the repair task's start
 one shows exactly the mistake it stands for.
 """
 
-from autograder.starters import REPAIR_RUN
-
+from ...starters import REPAIR_RUN
 from . import Mutant, do_nothing, edited, patched, repair_catalogue
 
 MODULE = "09-debug-a-real-run"

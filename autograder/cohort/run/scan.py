@@ -13,7 +13,7 @@ import ast
 import re
 from dataclasses import asdict, dataclass
 
-from ..cells import nbgrader_meta
+from ...cells import nbgrader_meta
 
 #: rule id -> what it means, as shown in the report
 RULES: dict[str, str] = {

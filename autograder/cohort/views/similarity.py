@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from ..cells import answer_cells
+from ...cells import answer_cells
 
 #: Characters of normalised code per fingerprint, and the winnowing window.
 K, WINDOW = 24, 6

@@ -15,12 +15,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..diagnoses import meaning
-from ..outcome import COLOURS, Outcome
-from . import record as records
-from .course import Course
-from .outcomes import OUTCOMES, TestOutcome
-from .record import RECORD
+from ...diagnoses import meaning
+from ...outcome import COLOURS, Outcome
+from ..course import Course
+from ..run import records
+from ..run.check_results import OUTCOMES, TestOutcome
+from ..run.records import RECORD
 
 
 @dataclass

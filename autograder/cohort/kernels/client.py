@@ -44,7 +44,7 @@ EXIT_POLL = 0.01
 #: too; nbclient does not run the restarter).  No notebook code has run in a kernel that has not replied.
 START_RETRIES = 2
 
-CLIENT_CLASS = "autograder.cohort.client.PromptKernelClient"
+CLIENT_CLASS = "autograder.cohort.kernels.client.PromptKernelClient"
 
 
 class PromptChannel(AsyncZMQSocketChannel):

@@ -1,7 +1,7 @@
 """The grading engine: a Dask cluster whose workers each keep one long-lived grader.
 
 ``grade`` hands the engine :class:`~.record.Job` records and gets
-:class:`~.record.KernelOutcome` records back; the coordinator stays the only writer of the
+:class:`~.record.SubmissionResult` records back; the coordinator stays the only writer of the
 gradebook and of ``autograded/``.
 
 * The default is a ``distributed.LocalCluster`` of N worker processes on this machine,
@@ -30,12 +30,12 @@ import tempfile
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from .record import GRADER, STUDENT, Failure, Job, KernelOutcome, unpack_folder
+from .records import GRADER, STUDENT, Failure, Job, RunSpec, SubmissionResult
 
 PLUGIN = "torch-ledger-grader"
 #: How many times a submission may take its worker down before it is recorded as failed
@@ -43,7 +43,7 @@ PLUGIN = "torch-ledger-grader"
 ALLOWED_FAILURES = 1
 #: What a local cluster's workers import as they start (nbgrader and the grader), while the
 #: coordinator checks the kernel, rather than when the run's plugin arrives.
-PRELOAD = ["autograder.cohort.engine", "autograder.cohort.worker", "nbgrader.api", "nbgrader.converters",
+PRELOAD = ["autograder.cohort.run.engine", "autograder.cohort.run.grader", "nbgrader.api", "nbgrader.converters",
            "nbgrader.preprocessors"]
 #: Dask settings for a local cluster: no statistical profiler sampling the grading thread every
 #: 10 ms, and the event loop's housekeeping at a pace a grader that takes seconds a task needs.
@@ -88,28 +88,9 @@ def _local_cluster_failure(error: BaseException) -> str:
     return f"the local grading cluster could not start: {error}. Nothing was graded"
 
 
-@dataclass
-class Assignment:
-    """What every grader needs for one run, sent once to each Dask worker."""
-
-    assignment: str
-    notebook: str
-    sandboxed: bool
-    limits: dict
-    cell_timeout: int
-    tests: list
-    functions: list
-    locked: dict
-    config: object  # the course's traitlets Config
-    template_db: bytes
-    data_files: dict = field(default_factory=dict)  # pack_folder of the data files
-    warm: bool = True  # kernels forked from a warm template (autograder.cohort.warm)
-    output_limits: dict = field(default_factory=dict)  # bytes a graded notebook keeps (worker.OUTPUT_LIMITS)
-
-
 def grader_uid(pid: int, slot: int = 0) -> int:
     """The sandbox uid of the grader in process ``pid`` (unique on its machine while ``pid`` lives)."""
-    from .sandbox import BASE_UID
+    from ..kernels.confinement import BASE_UID
 
     return BASE_UID + 16 * pid + slot
 
@@ -117,18 +98,18 @@ def grader_uid(pid: int, slot: int = 0) -> int:
 class GraderPlugin(WorkerPlugin):
     """A Dask worker plugin: one grader per worker, set up when the worker joins the run."""
 
-    def __init__(self, assignment: Assignment, run: str) -> None:
-        self.assignment, self.run = assignment, run
+    def __init__(self, spec: RunSpec, run: str) -> None:
+        self.spec, self.run = spec, run
         self.name = f"{PLUGIN}-{run}"
         self.grader = None
         self.scratch: Path | None = None
         self.lock = threading.Lock()
 
     def __getstate__(self):
-        return {"assignment": self.assignment, "run": self.run, "name": self.name}
+        return {"spec": self.spec, "run": self.run, "name": self.name}
 
     def __setstate__(self, state):
-        self.__init__(state["assignment"], state["run"])
+        self.__init__(state["spec"], state["run"])
 
     async def setup(self, worker=None) -> None:
         import asyncio
@@ -138,7 +119,7 @@ class GraderPlugin(WorkerPlugin):
     def _setup(self, worker) -> None:
         import warnings
 
-        from .worker import Worker, WorkerSpec
+        from .grader import Grader
 
         os.environ.pop("JPY_PARENT_PID", None)
         # The coordinator writes owner-only (umask 077); a worker's scratch is private already (mkdtemp, 0700),
@@ -146,27 +127,17 @@ class GraderPlugin(WorkerPlugin):
         os.umask(0o022)
         warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy notes from nbgrader's API
         warnings.filterwarnings("ignore", message=".*missing an id field.*")  # cells nbgrader puts back
-        a = self.assignment
         base = getattr(worker, "local_directory", None) or tempfile.gettempdir()
         self.scratch = Path(tempfile.mkdtemp(prefix=f"grader-{self.run}-", dir=base))
-        template = self.scratch / "template.db"
-        template.write_bytes(a.template_db)
-        data = unpack_folder(a.data_files, self.scratch / "data")
-        spec = WorkerSpec(index=0, uid=grader_uid(os.getpid()), scratch=str(self.scratch / "work"), config=a.config,
-                          template_db=str(template), assignment=a.assignment, notebook=a.notebook,
-                          sandboxed=a.sandboxed, limits=a.limits, cell_timeout=a.cell_timeout, tests=a.tests,
-                          functions=a.functions, locked=a.locked,
-                          data_files=[str(p) for p in sorted(data.iterdir())], warm=a.warm,
-                          output_limits=dict(a.output_limits))
-        self.grader = Worker(spec)
+        self.grader = Grader(self.spec, grader_uid(os.getpid()), self.scratch)
         self.grader.warm_up()
 
     def teardown(self, worker=None) -> None:
-        from .sandbox import drain
+        from ..kernels.box import drain
 
         if self.grader is not None:
             self.grader.close()
-            drain(self.grader.spec.uid, patience=5.0)
+            drain(self.grader.uid, patience=5.0)
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
@@ -193,7 +164,7 @@ def _wanted(key: str, dask_scheduler=None) -> bool:
 
 
 def _uid_of_worker(plugin_name: str, dask_worker=None) -> int:
-    return dask_worker.plugins[plugin_name].grader.spec.uid
+    return dask_worker.plugins[plugin_name].grader.uid
 
 
 class Engine:
@@ -258,13 +229,13 @@ class Engine:
                 raise EngineError(_local_cluster_failure(self._error)) from self._error
             raise self._error
 
-    def start(self, assignment: Assignment) -> None:
-        """Wait for the cluster, then give every worker (present and future) a grader for ``assignment``."""
+    def start(self, spec: RunSpec) -> None:
+        """Wait for the cluster, then give every worker (present and future) a grader for ``spec``."""
         self.connect()
-        if not self.workers:
+        if not self.count_workers():
             raise EngineError(f"the Dask scheduler at {self.scheduler} has no worker: start some with "
                               f"`dask worker {self.scheduler} --nthreads 1`")
-        plugin = GraderPlugin(assignment, uuid.uuid4().hex[:8])
+        plugin = GraderPlugin(spec, uuid.uuid4().hex[:8])
         self.plugin_name = plugin.name
         self.client.register_plugin(plugin, name=plugin.name)
         self._learn_uids()
@@ -275,9 +246,8 @@ class Engine:
         except Exception:  # noqa: BLE001 - a worker that left meanwhile has nothing to drain
             pass
 
-    @property
-    def workers(self) -> int:
-        """How many workers the cluster has now."""
+    def count_workers(self) -> int:
+        """How many workers the cluster has now (asks the scheduler; keeps the most it has seen)."""
         count = len(self.client.scheduler_info(n_workers=-1).get("workers", {})) if self.client else 0
         self.seen_workers = max(self.seen_workers, count)
         return count
@@ -286,17 +256,17 @@ class Engine:
         return self.client.submit(grade_on_worker, self.plugin_name, asdict(job),
                                   key=f"grade-{job.seq}-{uuid.uuid4().hex[:6]}", pure=False)
 
-    def outcome(self, future, student: str) -> KernelOutcome:
+    def outcome(self, future, student: str) -> SubmissionResult:
         """The future's outcome; a failed one (with the reason) when its workers died with it."""
         try:
-            return KernelOutcome.from_dict(future.result())
+            return SubmissionResult.from_dict(future.result())
         except Exception as error:  # noqa: BLE001 - KilledWorker, a lost scheduler: one student's problem
             name = type(error).__name__
             if name == "KilledWorker":
-                return KernelOutcome.failed(student, Failure(
+                return SubmissionResult.failed(student, Failure(
                     STUDENT, "worker-died", f"the grading process died while grading this notebook, "
                                             f"{ALLOWED_FAILURES + 1} times on different workers"))
-            return KernelOutcome.failed(student, Failure(
+            return SubmissionResult.failed(student, Failure(
                 GRADER, "engine", f"the grading engine lost this notebook ({name}: {error})",
                 "check the Dask cluster (its scheduler and workers), then grade this student again"))
         finally:
@@ -332,7 +302,7 @@ class Engine:
         """Close the client and the local cluster, whose workers take their sandboxes with them; on an
         existing cluster, take the run's plugin off every worker first (its teardown stops the sandbox of
         a notebook still running there, so a stopped run leaves no student code behind)."""
-        from .sandbox import drain
+        from ..kernels.box import drain
 
         if self._launched is not None:
             self._launched.join()

@@ -1,7 +1,8 @@
-"""The records a cohort run passes around: a job, a kernel outcome, a student's entry and the run record.
+"""The records a cohort run passes around: the run's spec, a job, a submission's result, a student's entry,
+the run record and the journal.
 
 ``grade`` sends a :class:`Job` (the submission's files travel with it, so a grader on
-another machine needs no shared folder) and gets back a :class:`KernelOutcome` (the
+another machine needs no shared folder) and gets back a :class:`SubmissionResult` (the
 autograded notebook's files travel back the same way).  Each student's
 :class:`StudentEntry` goes to the :class:`Journal` as soon as their grades are in the
 gradebook, and into the :class:`RunRecord`, ``reports/ASSIGNMENT/grading.json``, that
@@ -29,6 +30,18 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 class RecordError(RuntimeError):
     """A run record that cannot be read."""
+
+
+class GradingError(RuntimeError):
+    """The run cannot start (no such assignment, no sandbox when one was required, ...)."""
+
+    exit_code = 2
+
+
+class CalibrationFailed(GradingError):
+    """The assignment's own solution did not score full marks under the run's set-up: nothing was written."""
+
+    exit_code = 3
 
 
 # --------------------------------------------------------------------------------------------
@@ -87,6 +100,25 @@ def unpack_folder(files: dict[str, bytes | int | None], dest: Path) -> Path:
 
 # --------------------------------------------------------------------------------------------
 # What travels between the coordinator and a grader
+
+
+@dataclass
+class RunSpec:
+    """One grading run as every grader needs it: built once by ``grade``, sent once to each Dask worker."""
+
+    assignment: str
+    notebook: str
+    sandboxed: bool
+    limits: dict  # Limits.as_dict() of every kernel
+    cell_timeout: int
+    tests: list  # (test grade id, source with hidden tests), in notebook order
+    functions: list  # graded functions: the answer cells' grade ids
+    locked: dict  # locked cells' grade id -> source (for the static scan)
+    config: object  # the course's traitlets Config
+    template_db: bytes  # a gradebook holding only this assignment: each notebook is scored in a copy
+    data_files: dict = field(default_factory=dict)  # pack_folder of the assignment's data files
+    warm: bool = True  # kernels forked from a warm template (autograder.cohort.kernels.template)
+    output_limits: dict = field(default_factory=dict)  # bytes a graded notebook keeps (submission.OUTPUT_LIMITS)
 
 
 @dataclass
@@ -161,7 +193,7 @@ CAUSES = {
 
 
 @dataclass
-class KernelOutcome:
+class SubmissionResult:
     """What grading one submission produced."""
 
     student: str
@@ -185,7 +217,7 @@ class KernelOutcome:
     trimmed: str = ""  # what was cut from the notebook's outputs, when they were over the byte limits
 
     @classmethod
-    def failed(cls, student: str, failure: Failure) -> KernelOutcome:
+    def failed(cls, student: str, failure: Failure) -> SubmissionResult:
         outcome = cls(student, reference=student == REFERENCE)
         outcome.fail(failure)
         return outcome
@@ -199,7 +231,7 @@ class KernelOutcome:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> KernelOutcome:
+    def from_dict(cls, data: dict) -> SubmissionResult:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 

@@ -71,7 +71,7 @@ def final_scores(db_url: str, assignments=None) -> Scores:
     """Every assignment's (or those named) final score per student, read from the gradebook at ``db_url``."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from .course import ensure_tools_on_path
+    from ..course import ensure_tools_on_path
 
     ensure_tools_on_path()  # nbgrader runs alembic on a gradebook it opens
     points: dict[str, float] = {}

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import nbformat
 
-from ..cells import nbgrader_meta
-from ..outcome import css_class, css_rules
-from . import record as records
-from .course import Course
-from .record import RECORD
+from ...cells import nbgrader_meta
+from ...outcome import css_class, css_rules
+from ..course import Course
+from ..run import records
+from ..run.records import RECORD
 
 #: A feedback page's mode: the student reads the copy that ``nbgrader release_feedback`` puts in the exchange.
 PAGE_MODE = 0o644
@@ -94,7 +94,7 @@ def render(student: str, assignment: str, entry: dict, answers: dict[str, str], 
            f"<h1>Feedback: {html.escape(assignment)}</h1>",
            f"<p class='score'>Student <b>{html.escape(student)}</b> — score <b>{total:g} / {maximum:g}</b></p>"]
     if late:
-        from .grade import late_duration
+        from ..run.summary import late_duration
 
         out.append(f"<p class='notice'>Submitted late: {late_duration(late['seconds_late'])} after the due date"
                    f"{' (' + html.escape(late['due']) + ')' if late.get('due') else ''}. The checks gave "

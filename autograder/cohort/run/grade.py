@@ -5,9 +5,9 @@ The coordinator
 1. records the assignment in the course's gradebook if needed and copies its cells into
    a template gradebook (SQLite, private to this run) that every worker copies per notebook;
 2. starts the grading engine (``engine.py``): a Dask cluster, local (N worker processes) or an
-   existing one (``--scheduler``), whose workers each keep a long-lived grader (``worker.py``)
+   existing one (``--scheduler``), whose workers each keep a long-lived grader (``grader.py``)
    with its own scratch course and its own unprivileged uid for the sandbox, and hands it
-   the submissions as records (``record.py``): their files travel with them;
+   the submissions as records (``records.py``): their files travel with them;
 3. checks that a kernel started in the sandbox imports exactly the ``autograder`` package
    this coordinator runs (and stops when it would import another one, or none);
 4. first grades the assignment's own solution as a calibration run, a gate: it must score
@@ -33,139 +33,33 @@ import sys
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
-from ..cells import nbgrader_meta
-from . import privacy
-from .coordinator import Coordinator, Writer, explain_calibration, full_marks, warn
-from .course import Course, copy_assignment
-from .engine import Assignment, Engine, EngineError, grader_uid, wait_any
-from .record import (
+from ...cells import nbgrader_meta
+from .. import privacy
+from ..course import Course, copy_assignment
+from ..kernels.preflight import kernel_package
+from .coordinator import Coordinator, Writer, explain_calibration, warn
+from .engine import Engine, EngineError, grader_uid, wait_any
+from .machine import available_cpus, resolve_sandbox
+from .options import GradeOptions, RunSetup
+from .records import (
     JOURNAL,
-    RECORD,
     REFERENCE,
     STUDENT,
+    CalibrationFailed,
     Failure,
+    GradingError,
     Job,
     Journal,
-    KernelOutcome,
-    RunRecord,
-    StudentEntry,
-    load_students,
+    RunSpec,
+    SubmissionResult,
     pack_folder,
-    safe_url,
 )
-from .sandbox import Limits, kernel_package, probe
-from .worker import OUTPUT_LIMITS
+from .summary import build_record, summarise
 
 #: Seconds a worker may take beyond the notebook's wall-clock limit before it is replaced.
 GRACE_SECONDS = 120
-
-
-class GradingError(RuntimeError):
-    """The run cannot start (no such assignment, no sandbox when one was required, ...)."""
-
-    exit_code = 2
-
-
-class CalibrationFailed(GradingError):
-    """The assignment's own solution did not score full marks under the run's set-up: nothing was written."""
-
-    exit_code = 3
-
-
-@dataclass
-class GradeOptions:
-    workers: int | None = None  # default: every core this process may use
-    students: list[str] | None = None  # default: every submission
-    scheduler: str | None = None  # a Dask scheduler's address (tcp://HOST:8786); default: a local cluster
-    sandbox: str = "auto"  # auto | bwrap | off
-    kernels: str = "warm"  # warm: forked from a template per worker (autograder.cohort.warm) | cold: a new interpreter each
-    limits: Limits = field(default_factory=Limits)
-    cell_timeout: int | None = None  # default: the course's c.Execute.timeout
-    progress: bool = True
-    scratch: Path | None = None  # default: a fresh temporary directory
-    force: bool = False  # grade even when calibration fails (the run is marked as forced)
-    allow_shared_course: bool = False  # grade although other users can read or write the course (privacy.py)
-    output_limits: dict = field(default_factory=lambda: dict(OUTPUT_LIMITS))  # bytes kept of a graded notebook
-
-
-def available_cpus() -> tuple[int, str]:
-    """``(cpus, why)``: the CPUs this process may use, the smaller of its CPU affinity and its cgroup's CPU
-    quota (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``; a container's limit), and which one decided."""
-    try:
-        affinity = max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        affinity = max(1, os.cpu_count() or 1)
-    quota = cgroup_cpu_quota()
-    if quota is not None and quota < affinity:
-        return max(1, int(quota)), f"the cgroup's CPU quota of {quota:g} CPUs"
-    return affinity, f"{affinity} CPUs this process may use"
-
-
-def cgroup_cpu_quota(root: Path = Path("/sys/fs/cgroup"), proc_self: Path = Path("/proc/self/cgroup")) -> float | None:
-    """The CPU quota of this process's cgroup in CPUs (``None`` when it has none), v2 or v1."""
-    try:
-        lines = proc_self.read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        _, controllers, path = parts
-        path = path.lstrip("/")
-        if controllers == "":  # cgroup v2: the unified hierarchy
-            quota = _quota_v2([root / path / "cpu.max", root / "cpu.max"])
-        elif "cpu" in controllers.split(","):
-            base = next((root / name for name in ("cpu,cpuacct", "cpu", "cpuacct,cpu") if (root / name).is_dir()),
-                        root / "cpu")
-            quota = _quota_v1([base / path, base])
-        else:
-            continue
-        if quota is not None:
-            return quota
-    return None
-
-
-def _quota_v2(candidates: list[Path]) -> float | None:
-    for path in candidates:
-        try:
-            limit, period = path.read_text().split()[:2]
-        except (OSError, ValueError):
-            continue
-        return None if limit == "max" else int(limit) / int(period)
-    return None
-
-
-def _quota_v1(candidates: list[Path]) -> float | None:
-    for folder in candidates:
-        try:
-            quota = int((folder / "cpu.cfs_quota_us").read_text())
-            period = int((folder / "cpu.cfs_period_us").read_text())
-        except (OSError, ValueError):
-            continue
-        return None if quota <= 0 or period <= 0 else quota / period
-    return None
-
-
-def resolve_sandbox(mode: str) -> tuple[bool, str]:
-    """``(sandboxed, warning)`` for ``auto``/``bwrap``/``off``; raises when ``bwrap`` cannot run."""
-    if mode not in ("auto", "bwrap", "off"):
-        raise GradingError(f"--sandbox must be auto, bwrap or off, not {mode!r}")
-    if mode == "off":
-        return False, ("SANDBOX OFF (--sandbox off): student code runs unconfined, with this user's rights; "
-                       "it can read the course, the solutions and the gradebook. Use only for trusted notebooks.")
-    problem = probe()
-    if problem is None:
-        return True, ""
-    if mode == "bwrap":
-        raise GradingError(f"--sandbox bwrap: cannot start the sandbox: {problem}")
-    return False, (f"SANDBOX UNAVAILABLE, GRADING WITHOUT IT: {problem}. Student code runs unconfined and can "
-                   "read the course, the solutions and the gradebook. Install bubblewrap (or allow user "
-                   "namespaces) and grade again, or pass --sandbox bwrap to refuse to grade without it.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -268,14 +162,14 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         facts = _assignment_facts("sqlite:///" + str(template), assignment, reference_nb)
         if options.kernels not in ("warm", "cold"):
             raise GradingError(f"--kernels must be warm or cold, not {options.kernels!r}")
-        task = Assignment(assignment=assignment, notebook=notebook, sandboxed=sandboxed, warm=options.kernels == "warm",
+        spec = RunSpec(assignment=assignment, notebook=notebook, sandboxed=sandboxed, warm=options.kernels == "warm",
                           limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
                           functions=facts["functions"], locked=facts["locked"], config=course.config,
                           template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)),
                           output_limits=options.output_limits)
-        setup = _Setup(course, assignment, notebook, students, options, sandboxed, sandbox_warning, package, facts,
+        setup = RunSetup(course, assignment, notebook, students, options, sandboxed, sandbox_warning, package, facts,
                        cell_timeout, reference_dir, {"workers": workers, "reason": why})
-        return _run(setup, task, engine, forced)
+        return _run(setup, spec, engine, forced)
     finally:
         engine.close()  # a no-op when the run closed it
         if options.scratch is None:
@@ -302,25 +196,7 @@ def _pack_data(paths: list[Path]) -> dict:
     return files
 
 
-@dataclass
-class _Setup:
-    """What a run was set up with, for the loop and the record."""
-
-    course: Course
-    assignment: str
-    notebook: str
-    students: list[str]
-    options: GradeOptions
-    sandboxed: bool
-    sandbox_warning: str
-    package: object
-    facts: dict
-    cell_timeout: int
-    reference_dir: Path
-    workers: dict  # {"workers": n, "reason": why}
-
-
-def _run(setup: _Setup, task: Assignment, engine: Engine, forced: str) -> dict:
+def _run(setup: RunSetup, spec: RunSpec, engine: Engine, forced: str) -> dict:
     course, assignment, students, options = setup.course, setup.assignment, setup.students, setup.options
     journal = Journal(course.reports(assignment) / JOURNAL, assignment, students)
     carried = journal.carried()
@@ -344,7 +220,7 @@ def _run(setup: _Setup, task: Assignment, engine: Engine, forced: str) -> dict:
     restore = _stop_on_signals()
     try:
         try:
-            engine.start(task)
+            engine.start(spec)
         except EngineError as error:
             raise GradingError(str(error)) from None
         bar = _progress_bar(options, assignment, len(students), len(carried) if journal.resumes else 0)
@@ -370,10 +246,10 @@ def _run(setup: _Setup, task: Assignment, engine: Engine, forced: str) -> dict:
 
     written = {s: r["entry"] for s, r in coordinator.results.items()}
     everyone = {**carried, **written}
-    record = _record(setup, everyone, coordinator, engine, time.monotonic() - started)
+    record = build_record(setup, everyone, coordinator, engine, time.monotonic() - started)
     if not coordinator.not_graded:
         journal.remove()  # otherwise kept: the next run of the same students resumes and grades only them
-    _summarise(record, [s for s in students if s in everyone or s in coordinator.not_graded], course)
+    summarise(record, [s for s in students if s in everyone or s in coordinator.not_graded], course)
     return record.as_dict()
 
 
@@ -395,10 +271,10 @@ def _loop(todo: list, engine: Engine, coordinator: Coordinator, hard_limit: floa
     """Hand out submissions (at most one in flight per worker, so that a task's age is its grading time) and
     give each result to the coordinator as it comes back; stop a task that runs past ``hard_limit``."""
     running: dict = {}  # future -> (student, handed out at)
-    capacity, counted = engine.workers, time.monotonic()
+    capacity, counted = engine.count_workers(), time.monotonic()
     while (todo or running) and not coordinator.refused:
         if engine.kind == "scheduler" and time.monotonic() - counted > 5:
-            capacity, counted = engine.workers, time.monotonic()
+            capacity, counted = engine.count_workers(), time.monotonic()
         while todo and len(running) < max(1, capacity):
             seq, student, folder = todo.pop(0)
             job = Job(seq, student, pack_folder(folder), reference=student == REFERENCE)
@@ -418,7 +294,7 @@ def _loop(todo: list, engine: Engine, coordinator: Coordinator, hard_limit: floa
                                                          "grading process was stopped",
                                   "raise --notebook-timeout if the solution needs that long")
                 with _deferred_stop:
-                    coordinator.accept(KernelOutcome.failed(student, failure).as_dict())
+                    coordinator.accept(SubmissionResult.failed(student, failure).as_dict())
 
 
 def _stop_on_signals():
@@ -470,113 +346,3 @@ _deferred_stop = _DeferredStop()
 
 
 
-def _record(setup: _Setup, students: dict[str, StudentEntry], coordinator: Coordinator, engine: Engine,
-            seconds: float) -> RunRecord:
-    """The run record, with the previous record's entries for every student this run did not write: the
-    students it was not asked to grade, and those the grader failed on (their gradebook rows are the
-    previous run's too)."""
-    course, options, calibration = setup.course, setup.options, coordinator.calibration
-    path = course.reports(setup.assignment) / RECORD
-    previous = load_students(path)
-    kept = {s: e for s, e in previous.items() if s in coordinator.not_graded or
-            (options.students and s not in setup.students)}
-    reference = None
-    if calibration is not None:
-        reference = {"status": calibration["status"], "reason": calibration["reason"],
-                     "full_marks": full_marks(calibration), "first_error": calibration.get("first_error") or {},
-                     "failure": calibration.get("failure") or {}, "canary": calibration.get("canary", {})}
-    graded = [*coordinator.results.values(), *([calibration] if calibration else [])]
-    record = RunRecord(
-        assignment=setup.assignment,
-        notebook=setup.notebook,
-        graded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        seconds=round(seconds, 1),
-        workers=engine.seen_workers,
-        sandbox={"mode": "bwrap" if setup.sandboxed else "off", "warning": setup.sandbox_warning,
-                 **_kernels(options.kernels, graded)},
-        limits={**options.limits.as_dict(), "cell_seconds": setup.cell_timeout},
-        gradebook=safe_url(course.db_url),
-        functions=setup.facts["functions"],
-        tests=[{"test": t, "max_score": setup.facts["max_scores"][t]} for t, _ in setup.facts["tests"]],
-        calibration=reference,
-        forced={"forced": bool(coordinator.forced), "reason": coordinator.forced,
-                "written": coordinator.written, "not_graded": len(coordinator.not_graded)},
-        package={"coordinator": setup.package.coordinator, "kernel": setup.package.kernel} if setup.package else {},
-        kernel_cpu_seconds=round(sum((e.timings or {}).get("kernel_cpu", 0.0) for e in students.values())
-                                 + ((calibration or {}).get("timings") or {}).get("kernel_cpu", 0.0), 2),
-        students={**kept, **students},
-        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "retried": dict(sorted(engine.retried.items()))},
-        worker_count=dict(setup.workers),
-        not_graded=dict(sorted(coordinator.not_graded.items())),
-        output_limits=dict(options.output_limits),
-    )
-    record.save(path)
-    return record
-
-
-def _kernels(asked: str, results: list[dict]) -> dict:
-    """How the run's kernels really started: ``kernels`` is warm, cold or mixed, with the reason when
-    they started cold although warm ones were asked for."""
-    seen = {r.get("kernel") for r in results if r.get("kernel")}
-    kind = "mixed" if len(seen) > 1 else (seen.pop() if seen else asked)
-    notes = sorted({r.get("kernel_note") for r in results if r.get("kernel_note")})
-    return {"kernels": kind, "kernels_asked": asked, "kernels_note": "; ".join(notes)}
-
-
-def _summarise(record: RunRecord, graded: list[str], course: Course) -> None:
-    students = {s: record.students[s] for s in graded if s in record.students and s not in record.not_graded}
-    failed = {s: r for s, r in students.items() if r.status != "graded"}
-    flagged = {s: r for s, r in students.items() if r.flags and r.status == "graded"}
-    late = {s: r for s, r in students.items() if r.late}
-    where = f"Dask scheduler {record.engine['scheduler']}" if record.engine.get("scheduler") else "local cluster"
-    total = len(students) + len(record.not_graded)
-    lines = [f"graded {len(students) - len(failed)} of {total} submissions of {record.assignment} "
-             f"in {record.seconds} s ({record.workers} worker{'s' if record.workers != 1 else ''}, {where}, "
-             f"sandbox: {record.sandbox['mode']}, kernels: {record.sandbox['kernels']})"]
-    if record.sandbox.get("kernels_note"):
-        lines.append(f"kernels: {record.sandbox['kernels_note']}")
-    if failed:
-        lines.append("not graded (scored 0):")
-        lines += [f"  {s}: {r.reason}" for s, r in failed.items()]
-    if record.not_graded:
-        lines.append(f"NOT GRADED: INTERNAL ERROR: {len(record.not_graded)} submission(s); nothing was written for "
-                     "them and their previous grades stand:")
-        for s, f in record.not_graded.items():
-            lines.append(f"  {s}: not graded: internal error ({f['reason']}). What to do: {f['advice']}")
-        lines.append("  then grade them again: " + " ".join(f"--student {s}" for s in record.not_graded))
-    if late:
-        lines.append(f"late: {len(late)} submission(s)")
-        lines += [f"  {s}: {_late_words(r.late)}" for s, r in late.items()]
-    if flagged:
-        lines.append("flagged for review:")
-        for s, r in flagged.items():
-            lines += [f"  {s}: {f['kind']}: {f['detail']}" for f in r.flags]
-    lines.append(f"gradebook: {record.gradebook}")
-    lines.append(f"autograded notebooks: {course.folder('autograded')}/STUDENT/{record.assignment}/")
-    lines.append(f"run record: {course.reports(record.assignment) / RECORD}")
-    if record.sandbox["warning"]:
-        lines.append("WARNING: " + record.sandbox["warning"])
-    if record.forced["forced"]:
-        lines.append(f"WARNING: FORCED RUN (--force): {record.forced['reason']} Written: the grades of "
-                     f"{record.forced['written']} student(s); not written: {record.forced['not_graded']} (internal "
-                     "errors, their previous grades stand).")
-    print("\n".join(lines), flush=True)
-
-
-def _late_words(late: dict) -> str:
-    return f"{late_duration(late['seconds_late'])} late, penalty {late['penalty']:g}"
-
-
-def late_duration(seconds: float) -> str:
-    """``2 h 5 min``, ``3 d 4 h``, ``40 s``: how late, in words an instructor reads at a glance."""
-    seconds = int(round(seconds))
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h"
-    if hours:
-        return f"{hours} h {minutes} min"
-    if minutes:
-        return f"{minutes} min"
-    return f"{secs} s"

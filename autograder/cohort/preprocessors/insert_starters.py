@@ -13,7 +13,7 @@ from __future__ import annotations
 from nbgrader import utils
 from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 
-from ..starters import STARTERS
+from ...starters import STARTERS
 
 
 class InsertStarterCode(NbGraderPreprocessor):

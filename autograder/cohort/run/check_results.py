@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
-from ..cells import nbgrader_meta
-from ..outcome import RESULT_MIME, RESULT_VERSION, Outcome
+from ...cells import nbgrader_meta
+from ...outcome import RESULT_MIME, RESULT_VERSION, Outcome
 
 #: A graded test cell's outcomes, in the order reports show them.
 OUTCOMES = (Outcome.CORRECT, Outcome.INCORRECT, Outcome.NOT_ATTEMPTED, Outcome.ERRORED)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .course import Course
+from ..course import Course
 
 
 def export(course: Course, dest: Path | None = None) -> Path:

@@ -1,6 +1,6 @@
 """The coordinator's judgement of each result: the calibration gate, the canary verdict, the journal.
 
-:class:`Coordinator` is what ``grade`` hands every :class:`~.record.KernelOutcome` (as a dict)
+:class:`Coordinator` is what ``grade`` hands every :class:`~.record.SubmissionResult` (as a dict)
 that comes back from a worker, in the order they come back.  :meth:`Coordinator.accept`
 
 1. holds the students back until the calibration run (the assignment's own solution) is in, and
@@ -25,9 +25,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..course import Course
 from . import canary
-from .course import Course
-from .record import GRADER, Failure, Journal, StudentEntry, unpack_folder
+from .records import GRADER, Failure, Journal, StudentEntry, unpack_folder
 
 LATE_NOTE = "submitted late"
 

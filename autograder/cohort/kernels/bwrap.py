@@ -1,0 +1,219 @@
+"""The confinement rendered as bubblewrap's command line: a cold kernel's, and the warm template's own sandbox.
+
+:func:`kernel_argv` runs one notebook's kernel: no network (a fresh network namespace; the kernel talks
+to its client over IPC sockets in a directory bound into the sandbox); a read-only system (only
+``/usr``, ``/lib*``, ``/bin``, ``/etc``, the Python installation, the virtual environment and the
+site-packages folders its ``.pth`` files add, plus the coordinator's own ``autograder`` package, bound
+at :data:`~autograder.cohort.kernels.confinement.PACKAGE_ROOT` and first on the kernel's
+``PYTHONPATH``); a private, writable home holding nothing but the staged files; a dropped uid and the
+rlimits of its :class:`~autograder.cohort.kernels.confinement.Confinement`.  :func:`template_argv` is
+the same sandbox for a warm template, whose children then confine themselves.  :func:`probe` tells
+whether bubblewrap can run here, so that ``--sandbox auto`` can fall back loudly where it cannot.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from .confinement import BASE_UID, HOME, NOBODY, PACKAGE_ROOT, Confinement, Limits, is_root, kernel_env, package_dir
+
+#: Environment variable naming the bubblewrap binary (tests point it elsewhere).
+BWRAP_ENV = "AUTOGRADER_BWRAP"
+#: How each rlimit is spelt on prlimit's command line.
+PRLIMIT = {"AS": "as", "NPROC": "nproc", "CPU": "cpu", "FSIZE": "fsize", "NOFILE": "nofile", "CORE": "core"}
+
+
+class SandboxUnavailable(RuntimeError):
+    """Bubblewrap cannot run here (not installed, or user namespaces are refused)."""
+
+
+def bwrap_path() -> str | None:
+    """The bubblewrap binary to use, or ``None`` when there is none."""
+    configured = os.environ.get(BWRAP_ENV)
+    if configured:
+        return configured if os.access(configured, os.X_OK) else None
+    return shutil.which("bwrap")
+
+
+def probe(timeout: float = 20.0) -> str | None:
+    """``None`` when a sandbox like the grading one starts here; otherwise why it cannot."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed; on Debian/Ubuntu: apt-get install bubblewrap"
+    argv = [bwrap, *namespace_args(), *system_binds(), "--proc", "/proc", "--dev", "/dev",
+            "--", *drop_privileges(BASE_UID), sys.executable, "-c", "import os; print(os.getuid())"]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap did not start: {error}"
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        hint = detail[-1] if detail else f"exit status {proc.returncode}"
+        return (f"bubblewrap cannot create its namespaces here ({hint}); on Ubuntu 23.10+ AppArmor "
+                "restricts unprivileged user namespaces (see `sysctl kernel.apparmor_restrict_unprivileged_userns`)")
+    return None
+
+
+def namespace_args() -> list[str]:
+    args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--hostname", "grader"]
+    if not is_root():
+        # Without root there is no uid to drop to: a user namespace maps us to "nobody".
+        args[:0] = ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    return args
+
+
+def system_binds() -> list[str]:
+    """Read-only binds of the system, of this Python and its environment, and of the course package."""
+    args: list[str] = []
+    made: set[str] = set()
+    for path in ("/usr", "/etc", "/opt/conda"):
+        if os.path.isdir(path):
+            args += [*parents(path, made), "--ro-bind", path, path]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = "/" + name
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    seen = {"/usr", "/etc"}
+    for path in python_dirs():
+        if path in seen or any(path.startswith(s + "/") for s in seen):
+            continue
+        seen.add(path)
+        args += [*parents(path, made), "--ro-bind", path, path]
+    inside = f"{PACKAGE_ROOT}/autograder"
+    return [*args, *parents(inside, made), "--ro-bind", package_dir(), inside]
+
+
+def parents(path: str, made: set[str] | None = None) -> list[str]:
+    """``--dir`` arguments creating ``path``'s missing ancestors as 0755 (bwrap's default is 0700).
+
+    ``made`` holds the directories earlier arguments already created or mounted; it is updated.
+    """
+    made = set() if made is None else made
+    args: list[str] = []
+    parts = Path(path).parts[1:-1]
+    for i in range(1, len(parts) + 1):
+        ancestor = "/" + "/".join(parts[:i])
+        if ancestor not in made:
+            args += ["--perms", "0755", "--dir", ancestor]
+            made.add(ancestor)
+    made.add(path)
+    return args
+
+
+def python_dirs() -> list[str]:
+    """Directories this interpreter and its virtual environment live in, with the site-packages
+    folders its ``.pth`` files add (never the course package's checkout: that is bound on its own)."""
+    dirs = {
+        os.path.realpath(sys.base_prefix),
+        os.path.realpath(sys.prefix),
+        os.path.realpath(sysconfig.get_paths()["purelib"]),
+        os.path.dirname(os.path.realpath(sys.executable)),
+        *site_dirs(sys.executable),
+    }
+    # A system Python under /usr is covered by the /usr bind; keep the outermost of nested paths.
+    ordered = sorted(d for d in dirs if os.path.isdir(d))
+    kept: list[str] = []
+    for d in ordered:
+        if not any(d == k or d.startswith(k + "/") for k in kept):
+            kept.append(d)
+    return kept
+
+
+@functools.cache
+def site_dirs(executable: str) -> tuple[str, ...]:
+    """The site-packages folders on ``executable``'s ``sys.path`` as a kernel would start it.
+
+    Only folders named ``site-packages`` or ``dist-packages``: a ``.pth`` line that puts a
+    checkout on the path (an editable install in compat mode) is not bound, since a checkout
+    holds the course's solutions; the course package itself is bound at :data:`PACKAGE_ROOT`.
+    """
+    code = "import json, sys; print(json.dumps(sys.path))"
+    try:
+        proc = subprocess.run([executable, "-c", code], env={**kernel_env(), "PYTHONPATH": ""}, cwd="/",
+                              capture_output=True, text=True, timeout=60)
+        paths = json.loads(proc.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(sorted({os.path.realpath(p) for p in paths
+                         if isinstance(p, str) and os.path.basename(p) in ("site-packages", "dist-packages")
+                         and os.path.isdir(p)}))
+
+
+def drop_privileges(uid: int) -> list[str]:
+    """Inside the sandbox, become an unprivileged uid so that RLIMIT_NPROC binds."""
+    if not is_root():
+        return []
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
+def limit_args(rlimits: dict[str, int]) -> list[str]:
+    """prlimit's command line setting ``rlimits`` (:meth:`Confinement.rlimits`) for what it runs."""
+    prlimit = shutil.which("prlimit") or "/usr/bin/prlimit"
+    return [prlimit, *(f"--{PRLIMIT[name]}={value}" for name, value in rlimits.items())]
+
+
+def kernel_argv(confinement: Confinement) -> list[str]:
+    """The command prefix that runs a kernel under ``confinement``.
+
+    The kernel's writable places (its home, its cwd, and ``/tmp``) are size-limited tmpfs mounts, so
+    nothing it writes reaches the host's disk; the staged files are bound into the home read-only; the
+    shared socket directory is the one host path it can write.
+    """
+    bwrap = bwrap_path()
+    if bwrap is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+    tmp, home = confinement.writable().items()
+    # /tmp first: the system binds that follow may live under /tmp (a checkout or a venv there)
+    # and must be mounted on top of the private tmpfs, not hidden by it.
+    argv = [bwrap, *namespace_args(), "--proc", "/proc", "--dev", "/dev",
+            "--perms", "1777", "--size", str(tmp[1]), "--tmpfs", tmp[0], *system_binds(),
+            *parents(home[0]), "--perms", "1777", "--size", str(home[1]), "--tmpfs", home[0]]
+    for source, inside in confinement.staged():
+        argv += ["--ro-bind", source, inside]
+    shared = confinement.shared
+    argv += [*parents(shared, {"/tmp"}), "--bind", shared, shared, "--chdir", HOME, "--clearenv"]
+    for key, value in confinement.env().items():
+        argv += ["--setenv", key, value]
+    return [*argv, "--", *drop_privileges(confinement.uid), *limit_args(confinement.rlimits())]
+
+
+def bwrap_argv(box: Path, uid: int, limits: Limits) -> list[str]:
+    """:func:`kernel_argv` for the kernel of ``box``, running as ``uid``, under ``limits``."""
+    return kernel_argv(Confinement(Path(box), uid, limits))
+
+
+def template_argv(root: Path, command: list[str], unprivileged: bool) -> list[str]:
+    """The sandbox of a warm template running ``command``: the kernels' namespaces and system, the boxes'
+    folder ``root`` bound in, and (``unprivileged``) root in a user namespace of its own, to mount each
+    child's home and /tmp.
+
+    Not --die-with-parent: that signal follows the thread that started bwrap, and a template outlives
+    it.  The template exits when its stdin closes instead, which happens however its owner ends, and
+    its pid namespace (every kernel in it) ends with it.
+    """
+    bwrap = bwrap_path()
+    if bwrap is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+    namespaces = [a for a in namespace_args() if a != "--die-with-parent"]
+    if unprivileged:
+        at = namespaces.index("--unshare-user")
+        namespaces[at:at + 5] = ["--unshare-user", "--uid", "0", "--gid", "0", "--cap-add", "ALL"]
+    root = str(root)
+    argv = [bwrap, *namespaces, "--proc", "/proc", "--dev", "/dev",
+            "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/tmp",
+            *system_binds(), *parents(HOME), "--perms", "0755", "--dir", HOME,
+            *parents(root, {"/tmp"}), "--bind", root, root, "--chdir", "/", "--clearenv"]
+    for key, value in kernel_env().items():
+        argv += ["--setenv", key, value]
+    return [*argv, "--", *command]

@@ -1,0 +1,374 @@
+"""The warm template's own process: it imports torch and the checks once, then forks one kernel per request.
+
+Run as ``python -m autograder.cohort.kernels.forkserver`` by :class:`autograder.cohort.kernels.template.Template`,
+it talks to its owner over its stdin and stdout, one JSON object per line.  Each child becomes one
+notebook's kernel (:func:`child`): a new session, and, sandboxed, the confinement its request carries
+(:meth:`autograder.cohort.kernels.confinement.Confinement.request`) applied to itself by :func:`isolate`
+before any student code runs:
+
+* a mount namespace of its own with a fresh, size-limited tmpfs for each writable place (its home and
+  ``/tmp``), the staged files bound read-only into the home, the rest of the box hidden;
+* without root (the template is then root only in bubblewrap's user namespace, the grading user mapped
+  to 0, which is what lets a child mount), the kernel is also the first process of a pid namespace of
+  its own, with a stand-in outside it (:func:`_own_pid_namespace`), and uid 65534 in a user namespace
+  of its own (:func:`_enter_own_user_namespace`): its uid is the grading user's there, as the
+  template's is, so only namespaces keep it from signalling or tracing the template;
+* the rlimits and the uid of the confinement; then Python's and NumPy's global RNGs reseeded from the
+  OS, as a new interpreter seeds them (torch's default generator is untouched by the template, so it
+  starts from torch's default seed, as in a new interpreter).
+
+This module imports nothing of the package but the confinement's names, so that the template's own
+imports are the ones it is asked to preload.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+
+from .confinement import RLIMITS
+
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+
+
+def _preload(names) -> list[str]:
+    """Import ``names``; the ones that failed (a kernel that imports one sees the error itself)."""
+    import importlib
+
+    failed = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - an optional library that is not installed
+            failed.append(name)
+    return failed
+
+
+class _Lines:
+    """JSON lines from a file descriptor."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer, self.closed = fd, b"", False
+
+    def read(self) -> list[dict]:
+        chunk = os.read(self.fd, 65536)
+        if not chunk:
+            self.closed = True
+            return []
+        self.buffer += chunk
+        *lines, self.buffer = self.buffer.split(b"\n")
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def _send(fd: int, message: dict) -> None:
+    os.write(fd, (json.dumps(message) + "\n").encode())
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _mount(libc, source, target, fstype, flags: int, data: str | None = None) -> None:
+    import ctypes
+
+    def encode(value):
+        return value.encode() if isinstance(value, str) else value
+
+    if libc.mount(encode(source), encode(str(target)), encode(fstype), ctypes.c_ulong(flags), encode(data)) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"mount {source} on {target}: {os.strerror(errno)}")
+
+
+def _mounts_under(top: str) -> list[tuple[str, bool]]:
+    """Mount points strictly below ``top`` in this mount namespace (outermost first), and whether each is read-only."""
+    found = []
+    with open("/proc/self/mountinfo") as info:
+        for line in info:
+            fields = line.split()
+            point = fields[4].replace("\\040", " ")
+            if point.startswith(top.rstrip("/") + "/"):
+                found.append((point, "ro" in fields[5].split(",")))
+    found.sort(key=lambda item: item[0].count("/"))
+    return [(p, ro) for p, ro in found if not any(p != q and p.startswith(q + "/") for q, _ in found)]
+
+
+def isolate(request: dict) -> None:
+    """In a sandboxed child: apply the confinement of ``request`` (:meth:`Confinement.request`) to this
+    process.  Its own mounts (a fresh tmpfs for each writable place, the staged files read-only, the
+    shared socket directory, the rest of the box hidden), then the rlimits and the uid."""
+    import resource
+
+    libc = _libc()
+    root = request["root"]
+    if libc.unshare(_CLONE_NEWNS) != 0:
+        raise OSError("unshare(CLONE_NEWNS) failed")
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+    shared = os.open(request["shared"], os.O_PATH | os.O_DIRECTORY)
+    staged = [(inside, os.open(source, os.O_PATH)) for source, inside in request["staged"]]
+    # What the sandbox binds under /tmp (a checkout or a virtual environment there) must stay visible on
+    # top of the fresh /tmp, as in a cold sandbox, where /tmp is mounted first.
+    under_tmp = [(point, read_only, os.open(point, os.O_PATH)) for point, read_only in _mounts_under("/tmp")
+                 if not (point == root or point.startswith(root.rstrip("/") + "/"))]
+    for place, size in request["writable"].items():
+        _mount(libc, "tmpfs", place, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={size},mode=1777")
+    for point, read_only, fd in under_tmp:
+        _bind_fd(libc, fd, point, read_only)
+    if os.path.isdir(root):  # hide the rest of the box (when the root is not under the fresh /tmp already)
+        _mount(libc, "tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
+    os.makedirs(request["shared"], mode=0o755)
+    _mount(libc, f"/proc/self/fd/{shared}", request["shared"], None, _MS_BIND)
+    os.close(shared)
+    for inside, fd in staged:
+        _bind_fd(libc, fd, inside, True)
+    if request.get("userns"):
+        _own_pid_namespace(libc)  # returns in the kernel only
+    # RLIMIT_NPROC counts every process of the kernel's uid on the machine; without root that uid is the grading
+    # user's, whose processes only the owner (outside this pid namespace) can count: the request holds the limit.
+    for name in RLIMITS:
+        value = int(request["rlimits"][name])
+        resource.setrlimit(getattr(resource, f"RLIMIT_{name}"), (value, value))
+    uid = int(request["uid"])
+    if request.get("userns"):
+        _enter_own_user_namespace(libc, uid)
+    else:
+        os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)  # every capability is gone from here on
+    libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after exec, so the kernel can read its own /proc entries
+
+
+def _bind_fd(libc, fd: int, target: str, read_only: bool) -> None:
+    """Bind what ``fd`` (an ``O_PATH`` descriptor) names onto ``target``, made first; closes ``fd``."""
+    path = Path(target)
+    if os.path.isdir(f"/proc/self/fd/{fd}"):
+        path.mkdir(parents=True, exist_ok=True)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    _mount(libc, f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
+    if read_only:
+        _mount(libc, None, path, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+    os.close(fd)
+
+
+def _own_pid_namespace(libc) -> None:
+    """Without root, a kernel and its uid are the grading user's, as its template's are: it could signal the
+    template by pid.  So the kernel runs as the first process of a pid namespace of its own, where no process
+    outside it has a pid to be named by (nor can a pidfd reach one); what it leaves running ends with it.  The
+    child the template forked stays outside as its stand-in (:func:`_stand_in`); this returns in the kernel."""
+    import ctypes
+
+    if libc.unshare(_CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWPID) failed")
+    kernel = os.fork()
+    if kernel:
+        _stand_in(kernel)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the stand-in killed: the kernel goes too
+
+
+def _stand_in(kernel: int) -> None:
+    """The template's child, for a kernel in its own pid namespace: passes signals on and ends as the kernel
+    ends (by the same signal, or with the same status), so that its owner sees the kernel's own fate."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, 65536)  # the template's pipes, the kernel's log and its ready pipe are the kernel's alone
+
+    def forward(sig, _frame):
+        try:  # a kernel is its namespace's init, which ignores a signal it has no handler for: end it instead
+            os.kill(kernel, signal.SIGKILL if sig in (signal.SIGTERM, signal.SIGHUP) else sig)
+        except OSError:
+            pass
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(sig, forward)
+    try:
+        _, status = os.waitpid(kernel, 0)
+    except ChildProcessError:
+        os._exit(1)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def _enter_own_user_namespace(libc, uid: int) -> None:
+    """Without root the template is "root" only in the user namespace bubblewrap made for it (the grading
+    user's uid mapped to 0); a child enters a user namespace of its own in which ``uid`` stands for that
+    same 0, as a cold sandbox maps the grading user to ``uid``.  Its mounts were made before, in a mount
+    namespace this new user namespace does not own, so it cannot undo them."""
+    if libc.unshare(_CLONE_NEWUSER) != 0:
+        import ctypes
+
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER) failed")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} 0 1"), ("gid_map", f"{uid} 0 1")):
+        try:
+            with open(f"/proc/self/{name}", "w") as file:
+                file.write(text)
+        except PermissionError:
+            if name != "setgroups":  # already denied by the parent namespace: nothing to write
+                raise
+
+
+def child(request: dict, control: list[int], ready: int) -> None:
+    """Become the kernel described by ``request``; never returns."""
+    code = 1
+    try:
+        os.setsid()
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a new interpreter
+        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        if request.get("box"):
+            isolate(request)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        if "JPY_PARENT_PID" in os.environ:
+            os.environ["JPY_PARENT_PID"] = str(os.getppid())
+        os.chdir(request["cwd"])
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        for fd in (null, log, *control):
+            os.close(fd)
+        os.write(ready, b"1")
+        os.close(ready)
+        import random
+
+        random.seed()
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()
+        sys.argv = [request["launcher"], *request["arguments"]]
+        if "JPY_PARENT_PID" in request["env"]:  # as a kernel jupyter_client starts: it exits when its parent goes
+            sys.argv.append(f"--IPKernelApp.parent_handle={os.getppid()}")
+        reloader = sys.modules.get("autograder.checks._reload")  # module 07's checks: see its docstring
+        if reloader is not None:
+            reloader.RELOADER.fork()
+        from ipykernel import kernelapp
+
+        kernelapp.launch_new_instance()
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:  # noqa: BLE001 - the reason goes to the kernel log; the kernel did not start
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve() -> None:
+    """The template's main loop: read the configuration, import, then fork a kernel per request."""
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]  # as ipykernel_launcher does; IPython puts '' back in each kernel
+    out, lines = 1, _Lines(0)
+    config: list[dict] = []
+    while not config and not lines.closed:
+        config = lines.read()
+    if not config:
+        return
+    started = time.monotonic()
+    os.environ["TORCH_LEDGER_TEMPLATE"] = "1"  # modules that start helpers on import leave them to each kernel
+    failed = _preload(config[0].get("preload", ()))
+    import gc
+
+    # Everything imported so far is left out of the cyclic collector's walks: a kernel's first full
+    # collection would otherwise visit (and so copy, page by page) the whole preloaded heap.
+    gc.collect()
+    gc.freeze()
+    threads = len(os.listdir("/proc/self/task"))
+    with open("/proc/self/maps") as maps:  # a CUDA driver initialised here would not survive a fork
+        cuda_loaded = any("libcuda.so" in line for line in maps)
+    import ipykernel_launcher  # noqa: F401 - only its path: what sys.argv[0] is in a kernel
+
+    launcher = ipykernel_launcher.__file__
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_w)
+    autograder = sys.modules.get("autograder")
+    _send(out, {"op": "ready", "seconds": round(time.monotonic() - started, 3), "failed": failed,
+                "threads": threads, "pid": os.getpid(), "autograder": getattr(autograder, "__file__", ""),
+                "cuda_loaded": cuda_loaded})
+    children: dict[int, int] = {}  # pid -> request id
+    # Only a template alone in a pid namespace of its own (in its sandbox, under that namespace's init) sweeps.
+    sweep = bool(config[0].get("sweep")) and os.getppid() == 1
+    if config[0].get("undumpable"):  # no kernel of the grading user's may trace it or read its memory
+        _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    pending = list(config[1:])
+    while True:
+        for request in pending:
+            if request.get("op") == "spawn":
+                if threads != 1 or cuda_loaded:
+                    _send(out, {"op": "refused", "id": request["id"], "why": "the template cannot fork safely"})
+                    continue
+                ready_r, ready_w = os.pipe()
+                pid = os.fork()
+                if pid == 0:
+                    os.close(ready_r)
+                    child({**request, "launcher": launcher}, [wake_r, wake_w], ready_w)
+                os.close(ready_w)
+                children[pid] = request["id"]
+                ok = bool(select.select([ready_r], [], [], 30)[0]) and os.read(ready_r, 1) == b"1"
+                os.close(ready_r)
+                _send(out, {"op": "spawned", "id": request["id"], "pid": pid, "ok": ok})
+            elif request.get("op") == "sweep" and sweep:  # what the last kernel left running (Template.sweep)
+                try:
+                    os.kill(-1, signal.SIGKILL)  # every process of this pid namespace but its init and this one
+                except OSError:
+                    pass
+            elif request.get("op") == "signal":
+                pid = next((p for p, i in children.items() if i == request["id"]), None)
+                if pid is not None:
+                    try:
+                        os.killpg(pid, request["signal"])
+                    except OSError:
+                        try:
+                            os.kill(pid, request["signal"])
+                        except OSError:
+                            pass
+        pending = []
+        readable = select.select([0, wake_r], [], [])[0]
+        if wake_r in readable:
+            os.read(wake_r, 4096)
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            ident = children.pop(pid, None)
+            if ident is not None:
+                code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+                _send(out, {"op": "exited", "id": ident, "status": code})
+        if 0 in readable:
+            pending = lines.read()
+            if lines.closed:
+                for pid in children:
+                    try:
+                        os.killpg(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                return
+
+
+if __name__ == "__main__":
+    serve()

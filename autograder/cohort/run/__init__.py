@@ -1,0 +1,11 @@
+"""A grading run: from the submissions in ``submitted/`` to the gradebook and ``grading.json``.
+
+``grade`` (the run: calibration first, then every student), ``engine`` (the Dask cluster and its
+worker plugin), ``grader`` (one worker's grader: a notebook's declared steps through nbgrader's
+``Autograde``), ``submission`` (reading a submission and what its graded notebook shows),
+``check_results`` (each test cell's result, read from the outputs the checks displayed), ``canary``
+(tamper detection), ``scan`` (the static scan), ``coordinator`` (the calibration gate, the canary
+verdict and each student's writes: where a result becomes a gradebook row), ``records`` (the spec,
+jobs, results, entries, the run record and the journal), ``machine`` (the CPUs and the sandbox this
+machine offers) and ``summary`` (the run record written and printed).
+"""

@@ -1,0 +1,45 @@
+"""What a run is asked for (:class:`GradeOptions`, the command line's options) and what it was set up with
+(:class:`RunSetup`, for the run loop and the record)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..course import Course
+from ..kernels.confinement import Limits
+from .submission import OUTPUT_LIMITS
+
+
+@dataclass
+class GradeOptions:
+    workers: int | None = None  # default: every core this process may use
+    students: list[str] | None = None  # default: every submission
+    scheduler: str | None = None  # a Dask scheduler's address (tcp://HOST:8786); default: a local cluster
+    sandbox: str = "auto"  # auto | bwrap | off
+    kernels: str = "warm"  # warm: forked from a template per worker (autograder.cohort.kernels.template) | cold: a new interpreter each
+    limits: Limits = field(default_factory=Limits)
+    cell_timeout: int | None = None  # default: the course's c.Execute.timeout
+    progress: bool = True
+    scratch: Path | None = None  # default: a fresh temporary directory
+    force: bool = False  # grade even when calibration fails (the run is marked as forced)
+    allow_shared_course: bool = False  # grade although other users can read or write the course (privacy.py)
+    output_limits: dict = field(default_factory=lambda: dict(OUTPUT_LIMITS))  # bytes kept of a graded notebook
+
+
+@dataclass
+class RunSetup:
+    """What a run was set up with, for the loop and the record."""
+
+    course: Course
+    assignment: str
+    notebook: str
+    students: list[str]
+    options: GradeOptions
+    sandboxed: bool
+    sandbox_warning: str
+    package: object
+    facts: dict
+    cell_timeout: int
+    reference_dir: Path
+    workers: dict  # {"workers": n, "reason": why}

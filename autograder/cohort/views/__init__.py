@@ -1,0 +1,3 @@
+"""What a run's record becomes for people: ``feedback`` (per-student pages), ``report`` (cohort
+analytics), ``export`` (nbgrader's CSV), ``lms`` (Canvas's and Moodle's import files) and
+``similarity`` (answers that look copied)."""
