@@ -397,34 +397,7 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
     except Incorrect as bad:
         return Result(function, part, INCORRECT, bad.seen, bad.owner, bad.todo, bad.code)
     except LearnerRaised as raised:
-        err = raised.error
-        if _cuda_only(err):
-            return Result(
-                function, part, INCORRECT,
-                seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}: a CUDA-only API "
-                "(torch.cuda events, synchronize, .cuda()) ran on a machine with no CUDA device.",
-                owner=f"your `{raised.name or function}`: it reached for CUDA whatever device its inputs were on.",
-                todo="use CUDA calls only when the tensors are on a CUDA device (x.is_cuda), and a plain Python "
-                "clock or the inputs' own device otherwise.",
-                code="cuda_only_api",
-            )
-        if _lazy(err):
-            return Result(
-                function, part, INCORRECT,
-                seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
-                owner=_LAZY_OWNER.format(function=raised.name or function),
-                todo=_LAZY_TODO,
-                code="lazy_parameters",
-            )
-        return Result(
-            function,
-            part,
-            INCORRECT,
-            seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
-            owner=f"your `{raised.name or function}` raised it, not the grader.",
-            todo="call it yourself with the same kind of arguments, read the error, and fix the line it points to.",
-            code="raised",
-        )
+        return _learner_raised(raised, function, part)
     except UnknownDiagnosis:
         raise
     except RecursionError:
@@ -436,26 +409,63 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
             code="recursion",
         )
     except Exception as error:  # noqa: BLE001 - a return value the check could not read
-        if _lazy(error):
-            return Result(
-                function, part, INCORRECT,
-                seen=f"the check met a parameter that has no shape yet in what `{function}` gave back "
-                f"({type(error).__name__}: {_first_line(error)}).",
-                owner=_LAZY_OWNER.format(function=function),
-                todo=_LAZY_TODO,
-                code="lazy_parameters",
-            )
-        return Result(
-            function, part, INCORRECT,
-            seen=f"the check could not read what `{function}` gave back "
-            f"({type(error).__name__}: {_first_line(error)}).",
-            owner=f"the value returned by your `{function}`.",
-            todo="compare what you return with the contract in the exercise text (types, shapes, dtypes).",
-            code="unreadable_result",
-        )
+        return _unreadable(error, function, part)
     if isinstance(skipped, str):
         return Result(function, part, SKIPPED, seen=skipped)
     return Result(function, part, CORRECT, notes=notes)
+
+
+def _learner_raised(raised: LearnerRaised, function: str, part: str) -> Result:
+    """The learner's code raised: a CUDA-only call without CUDA, a lazy module used too early, or any error."""
+    err = raised.error
+    if _cuda_only(err):
+        return Result(
+            function, part, INCORRECT,
+            seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}: a CUDA-only API "
+            "(torch.cuda events, synchronize, .cuda()) ran on a machine with no CUDA device.",
+            owner=f"your `{raised.name or function}`: it reached for CUDA whatever device its inputs were on.",
+            todo="use CUDA calls only when the tensors are on a CUDA device (x.is_cuda), and a plain Python "
+            "clock or the inputs' own device otherwise.",
+            code="cuda_only_api",
+        )
+    if _lazy(err):
+        return Result(
+            function, part, INCORRECT,
+            seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
+            owner=_LAZY_OWNER.format(function=raised.name or function),
+            todo=_LAZY_TODO,
+            code="lazy_parameters",
+        )
+    return Result(
+        function,
+        part,
+        INCORRECT,
+        seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
+        owner=f"your `{raised.name or function}` raised it, not the grader.",
+        todo="call it yourself with the same kind of arguments, read the error, and fix the line it points to.",
+        code="raised",
+    )
+
+
+def _unreadable(error: Exception, function: str, part: str) -> Result:
+    """The check could not read what the learner's function gave back (a parameter without a shape yet, or any)."""
+    if _lazy(error):
+        return Result(
+            function, part, INCORRECT,
+            seen=f"the check met a parameter that has no shape yet in what `{function}` gave back "
+            f"({type(error).__name__}: {_first_line(error)}).",
+            owner=_LAZY_OWNER.format(function=function),
+            todo=_LAZY_TODO,
+            code="lazy_parameters",
+        )
+    return Result(
+        function, part, INCORRECT,
+        seen=f"the check could not read what `{function}` gave back "
+        f"({type(error).__name__}: {_first_line(error)}).",
+        owner=f"the value returned by your `{function}`.",
+        todo="compare what you return with the contract in the exercise text (types, shapes, dtypes).",
+        code="unreadable_result",
+    )
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")

@@ -382,7 +382,7 @@ def test_hostile_case(cohort, case):
             honest = {"solution": "solution", "blank": "blank", "mutant": cohort["mutant"]}[case.same_as]
             assert scores == cohort["baseline"][honest], (scores, cohort["baseline"][honest])
         if case.reason:
-            assert case.reason in _autograded_text(course, student) + " ".join(entry["notes"]), entry["notes"]
+            assert case.reason in _autograded_text(course, student) + " ".join(n["text"] for n in entry["notes"]), entry["notes"]
         graded = course.autograded(student, MODULE) / f"{MODULE}.ipynb"
         assert graded.stat().st_size < OUTPUT_LIMITS["notebook_bytes"] + 2**20, graded.stat().st_size
         if case.name == "output-flood":  # the head of the output kept, the submission flagged

@@ -185,8 +185,15 @@ def test_every_outcome_has_one_colour_wherever_it_is_drawn():
 
 
 def test_a_note_of_several_lines_is_shown_to_the_instructor_in_one_line_and_never_to_the_student():
+    from autograder.cohort.run.records import Note, notes_of
     from autograder.cohort.views import report
 
-    assert report._first_line("kernel died\nTraceback (most recent call last):\n  boom") == (
-        "kernel died (and 2 more lines in grading.json)")
-    assert report._first_line("one line only\n") == "one line only"
+    old = Note.read("kernel died\nTraceback (most recent call last):\n  boom")  # a record written before kinds
+    assert report._note_line(old) == "kernel died (and 2 more lines in grading.json)"
+    assert report._note_line(Note.read("one line only\n")) == "one line only"
+    typed = Note("cell-error", "f raised ValueError: x", "Traceback ...\n  boom")
+    assert notes_of({"notes": [typed.as_dict()]}) == [typed] and report._note_line(typed).startswith(typed.text)
+    with pytest.raises(ValueError, match="one line"):
+        Note("cell-error", "two\nlines")
+    with pytest.raises(ValueError, match="unknown note kind"):
+        Note("kernel log", "x")

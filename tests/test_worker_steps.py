@@ -30,6 +30,10 @@ def _notebook(answer="def standardize(x):\n    return (x - x.mean(0)) / x.std(0)
                                  nbtools.test("test_standardize_values", TEST, 2)])
 
 
+def _texts(notes: list[dict]) -> list[str]:
+    return [n["text"] for n in notes]
+
+
 @pytest.fixture
 def worker(tmp_path):
     spec = RunSpec(config=Config(), template_db=b"", assignment=NB, notebook=NB, sandboxed=False,
@@ -64,7 +68,7 @@ def test_scan_reports_reaches_into_the_grader_and_edited_locked_cells(worker, tm
                    locked=LOCKED + "\ncheck.standardize_values = print")
     g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": nb}), steps=["read", "scan"])
     assert {f["rule"] for f in g.result.findings} >= {"sys-modules"}
-    assert "edited locked cell setup — nbgrader restored it" in g.result.notes
+    assert "edited locked cell setup — nbgrader restored it" in _texts(g.result.notes)
     honest = worker.run(_grading(tmp_path / "honest", {f"{NB}.ipynb": _notebook()}), steps=["read", "scan"])
     assert honest.result.findings == [] and honest.result.notes == []
 
@@ -121,8 +125,8 @@ def test_collect_notes_and_pack_the_autograded_notebook(worker, tmp_path):
     g.kernel_events.append({"wall_killed": True})
     (g.course / "autograded" / "ada" / NB).mkdir(parents=True)
     worker.run(g, steps=["collect_notes"])
-    assert "standardize raised ZeroDivisionError: division by zero" in g.result.notes
-    assert "the notebook's wall-clock limit stopped its kernel" in g.result.notes
+    assert "standardize raised ZeroDivisionError: division by zero" in _texts(g.result.notes)
+    assert "the notebook's wall-clock limit stopped its kernel" in _texts(g.result.notes)
     packed = nbformat.reads(g.result.autograded[f"{NB}.ipynb"].decode(), as_version=4)
     assert packed.cells[1].outputs[0]["ename"] == "ZeroDivisionError"
 

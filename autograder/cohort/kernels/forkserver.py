@@ -278,97 +278,120 @@ def serve() -> None:
     """The template's main loop: read the configuration, import, then fork a kernel per request."""
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]  # as ipykernel_launcher does; IPython puts '' back in each kernel
-    out, lines = 1, _Lines(0)
+    lines = _Lines(0)
     config: list[dict] = []
     while not config and not lines.closed:
         config = lines.read()
     if not config:
         return
-    started = time.monotonic()
-    os.environ["TORCH_LEDGER_TEMPLATE"] = "1"  # modules that start helpers on import leave them to each kernel
-    failed = _preload(config[0].get("preload", ()))
-    import gc
-
-    # Everything imported so far is left out of the cyclic collector's walks: a kernel's first full
-    # collection would otherwise visit (and so copy, page by page) the whole preloaded heap.
-    gc.collect()
-    gc.freeze()
-    threads = len(os.listdir("/proc/self/task"))
-    with open("/proc/self/maps") as maps:  # a CUDA driver initialised here would not survive a fork
-        cuda_loaded = any("libcuda.so" in line for line in maps)
-    import ipykernel_launcher  # noqa: F401 - only its path: what sys.argv[0] is in a kernel
-
-    launcher = ipykernel_launcher.__file__
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    signal.set_wakeup_fd(wake_w)
-    autograder = sys.modules.get("autograder")
-    _send(out, {"op": "ready", "seconds": round(time.monotonic() - started, 3), "failed": failed,
-                "threads": threads, "pid": os.getpid(), "autograder": getattr(autograder, "__file__", ""),
-                "cuda_loaded": cuda_loaded})
-    children: dict[int, int] = {}  # pid -> request id
-    # Only a template alone in a pid namespace of its own (in its sandbox, under that namespace's init) sweeps.
-    sweep = bool(config[0].get("sweep")) and os.getppid() == 1
-    if config[0].get("undumpable"):  # no kernel of the grading user's may trace it or read its memory
-        _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    server = _Server(config[0])
     pending = list(config[1:])
     while True:
         for request in pending:
-            if request.get("op") == "spawn":
-                if threads != 1 or cuda_loaded:
-                    _send(out, {"op": "refused", "id": request["id"], "why": "the template cannot fork safely"})
-                    continue
-                ready_r, ready_w = os.pipe()
-                pid = os.fork()
-                if pid == 0:
-                    os.close(ready_r)
-                    child({**request, "launcher": launcher}, [wake_r, wake_w], ready_w)
-                os.close(ready_w)
-                children[pid] = request["id"]
-                ok = bool(select.select([ready_r], [], [], 30)[0]) and os.read(ready_r, 1) == b"1"
-                os.close(ready_r)
-                _send(out, {"op": "spawned", "id": request["id"], "pid": pid, "ok": ok})
-            elif request.get("op") == "sweep" and sweep:  # what the last kernel left running (Template.sweep)
-                try:
-                    os.kill(-1, signal.SIGKILL)  # every process of this pid namespace but its init and this one
-                except OSError:
-                    pass
-            elif request.get("op") == "signal":
-                pid = next((p for p, i in children.items() if i == request["id"]), None)
-                if pid is not None:
-                    try:
-                        os.killpg(pid, request["signal"])
-                    except OSError:
-                        try:
-                            os.kill(pid, request["signal"])
-                        except OSError:
-                            pass
-        pending = []
-        readable = select.select([0, wake_r], [], [])[0]
-        if wake_r in readable:
-            os.read(wake_r, 4096)
-        while children:
+            server.handle(request)
+        readable = select.select([0, server.wake_r], [], [])[0]
+        if server.wake_r in readable:
+            os.read(server.wake_r, 4096)
+        server.reap()
+        pending = lines.read() if 0 in readable else []
+        if lines.closed:
+            server.kill_all()
+            return
+
+
+class _Server:
+    """The template's state once it has imported what it was asked to: its children and how to reach them."""
+
+    def __init__(self, config: dict, out: int = 1) -> None:
+        started = time.monotonic()
+        self.out = out
+        os.environ["TORCH_LEDGER_TEMPLATE"] = "1"  # modules that start helpers on import leave them to each kernel
+        failed = _preload(config.get("preload", ()))
+        import gc
+
+        # Everything imported so far is left out of the cyclic collector's walks: a kernel's first full
+        # collection would otherwise visit (and so copy, page by page) the whole preloaded heap.
+        gc.collect()
+        gc.freeze()
+        self.threads = len(os.listdir("/proc/self/task"))
+        with open("/proc/self/maps") as maps:  # a CUDA driver initialised here would not survive a fork
+            self.cuda_loaded = any("libcuda.so" in line for line in maps)
+        import ipykernel_launcher  # noqa: F401 - only its path: what sys.argv[0] is in a kernel
+
+        self.launcher = ipykernel_launcher.__file__
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_w, False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(self.wake_w)
+        autograder = sys.modules.get("autograder")
+        _send(out, {"op": "ready", "seconds": round(time.monotonic() - started, 3), "failed": failed,
+                    "threads": self.threads, "pid": os.getpid(), "autograder": getattr(autograder, "__file__", ""),
+                    "cuda_loaded": self.cuda_loaded})
+        self.children: dict[int, int] = {}  # pid -> request id
+        # Only a template alone in a pid namespace of its own (in its sandbox, under that namespace's init) sweeps.
+        self.sweeps = bool(config.get("sweep")) and os.getppid() == 1
+        if config.get("undumpable"):  # no kernel of the grading user's may trace it or read its memory
+            _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+    def handle(self, request: dict) -> None:
+        op = request.get("op")
+        if op == "spawn":
+            self.spawn(request)
+        elif op == "sweep" and self.sweeps:  # what the last kernel left running (Template.sweep)
+            try:
+                os.kill(-1, signal.SIGKILL)  # every process of this pid namespace but its init and this one
+            except OSError:
+                pass
+        elif op == "signal":
+            pid = next((p for p, i in self.children.items() if i == request["id"]), None)
+            if pid is not None:
+                _signal_group(pid, request["signal"])
+
+    def spawn(self, request: dict) -> None:
+        if self.threads != 1 or self.cuda_loaded:
+            _send(self.out, {"op": "refused", "id": request["id"], "why": "the template cannot fork safely"})
+            return
+        ready_r, ready_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(ready_r)
+            child({**request, "launcher": self.launcher}, [self.wake_r, self.wake_w], ready_w)
+        os.close(ready_w)
+        self.children[pid] = request["id"]
+        ok = bool(select.select([ready_r], [], [], 30)[0]) and os.read(ready_r, 1) == b"1"
+        os.close(ready_r)
+        _send(self.out, {"op": "spawned", "id": request["id"], "pid": pid, "ok": ok})
+
+    def reap(self) -> None:
+        """Tell the owner of every child that has ended, and how."""
+        while self.children:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                break
+                return
             if pid == 0:
-                break
-            ident = children.pop(pid, None)
+                return
+            ident = self.children.pop(pid, None)
             if ident is not None:
                 code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-                _send(out, {"op": "exited", "id": ident, "status": code})
-        if 0 in readable:
-            pending = lines.read()
-            if lines.closed:
-                for pid in children:
-                    try:
-                        os.killpg(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                return
+                _send(self.out, {"op": "exited", "id": ident, "status": code})
 
+    def kill_all(self) -> None:
+        for pid in self.children:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except OSError:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
 
 if __name__ == "__main__":
     serve()

@@ -109,43 +109,18 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     options = options or GradeOptions()
     warnings.filterwarnings("ignore", module="nbgrader")  # SQLAlchemy notes raised inside nbgrader
     warnings.filterwarnings("ignore", message=".*not in session.*")
-    if not options.allow_shared_course:
-        exposed = privacy.exposed(course.root, [course.folder("source"), course.folder("submitted"),
-                                                course.db_file()])
-        if exposed:
-            raise GradingError(privacy.refusal(course.root, exposed))
+    _refuse_a_shared_course(course, options)
     sandboxed, sandbox_warning = resolve_sandbox(options.sandbox)
     if sandbox_warning:
         warn(sandbox_warning)
     course.ensure_assignment(assignment)
     notebook = course.notebook_name(assignment)
-    every = course.students(assignment)
-    students = list(dict.fromkeys(options.students)) if options.students else every
-    missing = [s for s in students if s not in every]
-    if missing:
-        raise GradingError(f"no submission of {assignment} for {', '.join(missing)} "
-                           f"(expected {course.folder('submitted')}/STUDENT/{assignment}/)")
-    if not students:
-        raise GradingError(f"no submissions in {course.folder('submitted')}/*/{assignment}/: run `collect` first")
+    students = _students(course, assignment, options)
     reference_dir = course.source(assignment)
     reference_nb = reference_dir / f"{notebook}.ipynb"
-    forced = ""
-    if not reference_nb.is_file():
-        cause = (f"there is no solution notebook at {reference_nb} to calibrate the grading set-up with, "
-                 "so nothing proves that a correct submission scores full marks here")
-        if not options.force:
-            raise CalibrationFailed(f"Calibration impossible: {cause}. No grade was written. Put the assignment's "
-                                    "source notebook back, or pass --force to grade without calibration.")
-        forced = cause
-
+    forced = _without_calibration(reference_nb, options)
     cell_timeout = options.cell_timeout or course.cell_timeout
-    # At most one worker per submission: a regrade of one student starts one worker, which runs the
-    # calibration and then the student's notebook, forked from the same warm template.
-    cpus, why = (options.workers, "--workers") if options.workers else available_cpus()
-    workers = max(1, min(cpus, len(students)))
-    if workers < cpus:
-        why += f", at most one per submission ({len(students)})"
-    print(f"grading with {workers} worker{'s' if workers != 1 else ''} ({why})", file=sys.stderr, flush=True)
+    workers, why = _worker_count(options, len(students))
     scratch = Path(options.scratch or tempfile.mkdtemp(prefix="ag-"))
     scratch.mkdir(parents=True, exist_ok=True)
     engine = Engine(workers, options.scheduler)
@@ -163,17 +138,61 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         if options.kernels not in ("warm", "cold"):
             raise GradingError(f"--kernels must be warm or cold, not {options.kernels!r}")
         spec = RunSpec(assignment=assignment, notebook=notebook, sandboxed=sandboxed, warm=options.kernels == "warm",
-                          limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
-                          functions=facts["functions"], locked=facts["locked"], config=course.config,
-                          template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)),
-                          output_limits=options.output_limits)
+                       limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
+                       functions=facts["functions"], locked=facts["locked"], config=course.config,
+                       template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)),
+                       output_limits=options.output_limits)
         setup = RunSetup(course, assignment, notebook, students, options, sandboxed, sandbox_warning, package, facts,
-                       cell_timeout, reference_dir, {"workers": workers, "reason": why})
+                         cell_timeout, reference_dir, {"workers": workers, "reason": why})
         return _run(setup, spec, engine, forced)
     finally:
         engine.close()  # a no-op when the run closed it
         if options.scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _refuse_a_shared_course(course: Course, options: GradeOptions) -> None:
+    if options.allow_shared_course:
+        return
+    exposed = privacy.exposed(course.root, [course.folder("source"), course.folder("submitted"), course.db_file()])
+    if exposed:
+        raise GradingError(privacy.refusal(course.root, exposed))
+
+
+def _students(course: Course, assignment: str, options: GradeOptions) -> list[str]:
+    """The students to grade: the ones asked for (each must have a submission), or every submission."""
+    every = course.students(assignment)
+    students = list(dict.fromkeys(options.students)) if options.students else every
+    missing = [s for s in students if s not in every]
+    if missing:
+        raise GradingError(f"no submission of {assignment} for {', '.join(missing)} "
+                           f"(expected {course.folder('submitted')}/STUDENT/{assignment}/)")
+    if not students:
+        raise GradingError(f"no submissions in {course.folder('submitted')}/*/{assignment}/: run `collect` first")
+    return students
+
+
+def _without_calibration(reference_nb: Path, options: GradeOptions) -> str:
+    """Why the run goes without calibration ("" when it calibrates): there is no solution, and it is forced."""
+    if reference_nb.is_file():
+        return ""
+    cause = (f"there is no solution notebook at {reference_nb} to calibrate the grading set-up with, "
+             "so nothing proves that a correct submission scores full marks here")
+    if not options.force:
+        raise CalibrationFailed(f"Calibration impossible: {cause}. No grade was written. Put the assignment's "
+                                "source notebook back, or pass --force to grade without calibration.")
+    return cause
+
+
+def _worker_count(options: GradeOptions, submissions: int) -> tuple[int, str]:
+    """How many workers, and why.  At most one per submission: a regrade of one student starts one worker,
+    which runs the calibration and then the student's notebook, forked from the same warm template."""
+    cpus, why = (options.workers, "--workers") if options.workers else available_cpus()
+    workers = max(1, min(cpus, submissions))
+    if workers < cpus:
+        why += f", at most one per submission ({submissions})"
+    print(f"grading with {workers} worker{'s' if workers != 1 else ''} ({why})", file=sys.stderr, flush=True)
+    return workers, why
 
 
 def _kernel_name(notebook: Path) -> str:

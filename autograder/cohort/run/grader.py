@@ -39,7 +39,7 @@ from ..kernels.confinement import PACKAGE_ROOT, kernel_env, package_dir
 from ..kernels.managers import SandboxedKernelManager
 from ..kernels.template import Template, TemplateError, preload_for
 from . import canary, check_results, scan
-from .records import STUDENT, Failure, Job, RunSpec, SubmissionResult, pack_folder, unpack_folder
+from .records import STUDENT, Failure, Job, Note, RunSpec, SubmissionResult, pack_folder, unpack_folder
 from .submission import (
     LogCapture,
     explain_failure,
@@ -241,7 +241,7 @@ class Grader:
         """Lines that reach for the grader's internals, and locked cells the student edited."""
         if not g.job.reference:
             g.result.findings = [f.as_dict() for f in scan.scan_notebook(g.nb, self.spec.locked)]
-        g.result.notes += [f"edited locked cell {name} — nbgrader restored it"
+        g.result.notes += [Note("restored", f"edited locked cell {name} — nbgrader restored it").as_dict()
                            for name in scan.edited_locked(g.nb, self.spec.locked)]
 
     def step_stage(self, g: Grading) -> None:
@@ -337,7 +337,7 @@ class Grader:
         """Notes for the instructor, and the autograded notebook (canary-free) packed to travel back."""
         g.result.notes += notes_from_cells(g.graded)
         if any(event.get("wall_killed") for event in g.kernel_events):
-            g.result.notes.append("the notebook's wall-clock limit stopped its kernel")
+            g.result.notes.append(Note("wall-clock", "the notebook's wall-clock limit stopped its kernel").as_dict())
         autograded = self._autograded(g)
         nbformat.write(g.graded, str(autograded))
         g.result.autograded = pack_folder(autograded.parent)

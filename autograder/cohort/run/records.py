@@ -192,6 +192,50 @@ CAUSES = {
 }
 
 
+#: What a grading note is about: a view may group or leave out notes by kind, never by their words.
+NOTE_KINDS = {
+    "restored": "nbgrader put back what the student edited or deleted (metadata, a locked or a test cell)",
+    "duplicate-id": "a grade id appears more than once; the extra copies were ignored",
+    "cell-error": "a cell of the student's raised an error",
+    "cell-timeout": "a cell ran past the per-cell limit and was interrupted",
+    "wall-clock": "the notebook's wall-clock limit stopped its kernel",
+    "other": "a note kept from a record written before notes had kinds",
+}
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing the instructor should know about how a notebook was graded: its kind (a key of
+    :data:`NOTE_KINDS`), one line of text, and any detail (a log excerpt), which only the report shows."""
+
+    kind: str
+    text: str
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in NOTE_KINDS:
+            raise ValueError(f"unknown note kind {self.kind!r}")
+        if "\n" in self.text:
+            raise ValueError("a note's text is one line; what follows belongs in its detail")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def read(cls, value) -> Note:
+        """A note from a record: a dict, or the plain text older records hold (its first line, the rest as detail)."""
+        if isinstance(value, dict):
+            return cls(value.get("kind", "other"), value.get("text", ""), value.get("detail", ""))
+        first, _, rest = str(value).strip().partition("\n")
+        return cls("other", first, rest)
+
+
+def notes_of(entry) -> list[Note]:
+    """The notes of a result or an entry (a dict or a :class:`StudentEntry`), as :class:`Note`."""
+    values = entry.get("notes") if isinstance(entry, dict) else entry.notes
+    return [Note.read(v) for v in values or []]
+
+
 @dataclass
 class SubmissionResult:
     """What grading one submission produced."""
@@ -206,7 +250,7 @@ class SubmissionResult:
     tests: list = field(default_factory=list)  # TestOutcome dicts
     canary: dict = field(default_factory=dict)  # canary cell -> observation
     findings: list = field(default_factory=list)  # static scan Finding dicts
-    notes: list = field(default_factory=list)  # what nbgrader restored, cells that errored, timeouts
+    notes: list = field(default_factory=list)  # Note.as_dict(): what nbgrader restored, cells that errored, ...
     autograded: dict = field(default_factory=dict)  # pack_folder of the autograded notebook's folder
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, finish

@@ -13,7 +13,7 @@ import nbformat
 
 from ...cells import nbgrader_meta
 from ..kernels.managers import describe_exit
-from .records import GRADER, STUDENT, Failure
+from .records import GRADER, STUDENT, Failure, Note
 
 MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
 
@@ -74,26 +74,30 @@ def read_submission(folder: Path, notebook: str):
     return nb, None
 
 
-def notes_from_log(lines: list[str]) -> list[str]:
+def notes_from_log(lines: list[str]) -> list[dict]:
+    """Notes (:class:`Note` dicts) of what nbgrader's log says it restored or ignored in the notebook."""
     from ..preprocessors.restore_metadata import RESTORED
 
     notes = []
     for line in lines:
         if line.startswith(RESTORED):
-            notes.append("edited nbgrader metadata: " + line[len(RESTORED):].strip() + " — restored from the gradebook")
+            notes.append(Note("restored", "edited nbgrader metadata: " + line[len(RESTORED):].strip()
+                              + " — restored from the gradebook"))
         elif "Attribute '" in line and "has changed" in line and "Attribute 'checksum'" not in line:
             attr = line.split("Attribute '")[1].split("'")[0]
             cell = line.split("for cell ")[1].split(" ")[0] if "for cell " in line else "?"
-            notes.append(f"edited {attr} of cell {cell} — nbgrader restored it")
+            notes.append(Note("restored", f"edited {attr} of cell {cell} — nbgrader restored it"))
         elif line.startswith("Missing grade cell"):
             cell = line.split("Missing grade cell ")[1].split(" ")[0]
-            notes.append(f"deleted test cell {cell} — nbgrader put it back")
+            notes.append(Note("restored", f"deleted test cell {cell} — nbgrader put it back"))
         elif "exists multiple times" in line:
-            notes.append(line.replace("Cell with id", "grade id").replace("!", "") + " — extra copies ignored")
-    return list(dict.fromkeys(notes))
+            text = line.replace("Cell with id", "grade id").replace("!", "").strip().splitlines()[0]
+            notes.append(Note("duplicate-id", text + " — extra copies ignored"))
+    return [n.as_dict() for n in dict.fromkeys(notes)]
 
 
-def notes_from_cells(nb) -> list[str]:
+def notes_from_cells(nb) -> list[dict]:
+    """Notes (:class:`Note` dicts) of the student's cells that raised an error or ran past the cell limit."""
     notes = []
     for index, cell in enumerate(nb.cells):
         if cell.get("cell_type") != "code" or nbgrader_meta(cell).get("grade"):
@@ -103,11 +107,11 @@ def notes_from_cells(nb) -> list[str]:
             continue
         name = nbgrader_meta(cell).get("grade_id") or f"cell {index + 1}"
         if any(out.get("ename") == "CellTimeoutError" for out in errors):
-            notes.append(f"{name} ran past the per-cell time limit and was interrupted")
+            notes.append(Note("cell-timeout", f"{name} ran past the per-cell time limit and was interrupted").as_dict())
             continue
         evalue = str(errors[0].get("evalue", "")).strip().splitlines()
         first = evalue[0][:200] if evalue else ""
-        notes.append(f"{name} raised {errors[0].get('ename')}: {first}".rstrip(": "))
+        notes.append(Note("cell-error", f"{name} raised {errors[0].get('ename')}: {first}".rstrip(": ")).as_dict())
     return notes
 
 

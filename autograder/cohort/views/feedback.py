@@ -26,7 +26,7 @@ from ...cells import nbgrader_meta
 from ...outcome import css_class, css_rules
 from ..course import Course
 from ..run import records
-from ..run.records import RECORD
+from ..run.records import RECORD, notes_of
 
 #: A feedback page's mode: the student reads the copy that ``nbgrader release_feedback`` puts in the exchange.
 PAGE_MODE = 0o644
@@ -106,10 +106,10 @@ def render(student: str, assignment: str, entry: dict, answers: dict[str, str], 
     elif entry.get("compromised"):
         out.append("<p class='notice'>Your notebook has been set aside for review by your instructor: while it "
                    "was graded, its code changed how the checks ran. It scores 0 until the review.</p>")
-    # A note of several lines is a log excerpt for the instructor (the report shows it), never the student's page.
-    notes = [n for n in entry.get("notes") or [] if "\n" not in n.strip()]
+    # A note's detail (a log excerpt) is for the instructor (the report), never the student's page.
+    notes = notes_of(entry)
     if notes:
-        out.append("<h2>Grading notes</h2><ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+        out.append("<h2>Grading notes</h2><ul>" + "".join(f"<li>{html.escape(n.text)}</li>" for n in notes) + "</ul>")
     by_function: dict[str, list[dict]] = {}
     for t in tests:
         by_function.setdefault(t["function"], []).append(t)

@@ -20,7 +20,7 @@ from ...outcome import COLOURS, Outcome
 from ..course import Course
 from ..run import records
 from ..run.check_results import OUTCOMES, TestOutcome
-from ..run.records import RECORD
+from ..run.records import RECORD, Note, notes_of
 
 
 @dataclass
@@ -144,26 +144,33 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _first_line(note: str) -> str:
-    """A note as one line: a note of several lines (a log excerpt) shows its first, and says where the rest is."""
-    lines = note.strip().splitlines() or [""]
-    return lines[0] if len(lines) == 1 else f"{lines[0]} (and {len(lines) - 1} more lines in grading.json)"
+def _note_line(note: Note) -> str:
+    """A note as one line: its text, and where its detail (a log excerpt) is when it has one."""
+    lines = len(note.detail.strip().splitlines())
+    return note.text if not lines else f"{note.text} (and {lines} more lines in grading.json)"
+
+
+_STYLE = ("body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
+          "table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{padding:.3rem .6rem;border-bottom:1px solid "
+          "#ddd;text-align:left;vertical-align:top}.warn{background:#ffebe9;border:2px solid #cf222e;padding:1rem;"
+          "font-weight:600}.num{text-align:right}img{max-width:100%}")
 
 
 def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
     e = html.escape
     students = record["students"]
-    graded = sum(1 for s in students.values() if s["status"] == "graded" and not s.get("compromised"))
-    failed = {k: v for k, v in students.items() if v["status"] != "graded"}
-    flagged = {k: v for k, v in students.items() if v.get("flags")}
     out = ["<!doctype html><html><head><meta charset='utf-8'>",
-           f"<title>Cohort report — {e(record['assignment'])}</title><style>",
-           "body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
-           "table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{padding:.3rem .6rem;border-bottom:1px solid "
-           "#ddd;text-align:left;vertical-align:top}.warn{background:#ffebe9;border:2px solid #cf222e;padding:1rem;"
-           "font-weight:600}.num{text-align:right}img{max-width:100%}",
-           "</style></head><body>",
-           f"<h1>Cohort report — {e(record['assignment'])}</h1>"]
+           f"<title>Cohort report — {e(record['assignment'])}</title><style>", _STYLE, "</style></head><body>",
+           f"<h1>Cohort report — {e(record['assignment'])}</h1>",
+           *_warnings(record), _overview(record),
+           *_outcomes(stats, plots), *_diagnoses(stats), *_flagged(students), *_notes(students),
+           "</body></html>"]
+    return "\n".join(out)
+
+
+def _warnings(record: dict) -> list[str]:
+    """What must be read before any grade: late work, internal errors, no sandbox, a forced run or calibration."""
+    e, students, out = html.escape, record["students"], []
     late = {k: v for k, v in students.items() if v.get("late")}
     if late:
         out.append(f"<p>Late submissions: <b>{len(late)}</b> (" + ", ".join(
@@ -186,19 +193,33 @@ def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
     if cal and not cal.get("full_marks") and not forced.get("forced"):
         out.append("<p class='warn'>The assignment's own solution did not score full marks under this grading "
                    f"set-up ({e(cal.get('reason') or 'see grading.json')}): check the limits before trusting grades.</p>")
-    out.append(f"<p>{len(students)} submissions, {graded} graded, {len(failed)} not gradable, {len(flagged)} flagged "
-               f"for review. Graded {e(record['graded_at'])} with {record['workers']} workers in {record['seconds']} s; "
-               f"sandbox: {e(record['sandbox']['mode'])}; limits: "
-               + ", ".join(f"{e(k)}={v}" for k, v in record["limits"].items()) + ".</p>")
-    out.append("<h2>Outcomes per graded function</h2><table><tr><th>function</th>"
-               + "".join(f"<th>{o}</th>" for o in OUTCOMES) + "</tr>")
+    return out
+
+
+def _overview(record: dict) -> str:
+    e, students = html.escape, record["students"]
+    graded = sum(1 for s in students.values() if s["status"] == "graded" and not s.get("compromised"))
+    failed = sum(1 for v in students.values() if v["status"] != "graded")
+    flagged = sum(1 for v in students.values() if v.get("flags"))
+    return (f"<p>{len(students)} submissions, {graded} graded, {failed} not gradable, {flagged} flagged "
+            f"for review. Graded {e(record['graded_at'])} with {record['workers']} workers in {record['seconds']} s; "
+            f"sandbox: {e(record['sandbox']['mode'])}; limits: "
+            + ", ".join(f"{e(k)}={v}" for k, v in record["limits"].items()) + ".</p>")
+
+
+def _outcomes(stats: list[FunctionStats], plots: list[str]) -> list[str]:
+    e = html.escape
+    out = ["<h2>Outcomes per graded function</h2><table><tr><th>function</th>"
+           + "".join(f"<th>{o}</th>" for o in OUTCOMES) + "</tr>"]
     for s in stats:
         out.append(f"<tr><td><code>{e(s.function)}</code></td>"
                    + "".join(f"<td class='num'>{s.share(o):.0%} ({s.counts[o]})</td>" for o in OUTCOMES) + "</tr>")
     out.append("</table>")
-    for name in plots:
-        out.append(f"<p><img src='{e(name)}' alt='{e(name)}'></p>")
-    out.append("<h2>Most frequent diagnoses</h2>")
+    return out + [f"<p><img src='{e(name)}' alt='{e(name)}'></p>" for name in plots]
+
+
+def _diagnoses(stats: list[FunctionStats]) -> list[str]:
+    e, out = html.escape, ["<h2>Most frequent diagnoses</h2>"]
     for s in stats:
         if not s.diagnoses:
             continue
@@ -208,25 +229,31 @@ def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
             out.append(f"<tr><td class='num'>{d.students}</td><td>{e(d.label)}<br><code>{e(_short(d.key, 90))}</code>"
                        f"</td><td>{e(', '.join(sorted(d.tests)))}</td><td>{e(d.example)}</td></tr>")
         out.append("</table>")
-    out.append("<h2>Flagged for review</h2>")
-    if flagged:
-        out.append("<table><tr><th>student</th><th>flag</th><th>detail</th></tr>")
-        for student, entry in flagged.items():
-            for f in entry["flags"]:
-                out.append(f"<tr><td>{e(student)}</td><td>{e(f['kind'])}</td><td>{e(f['detail'])}</td></tr>")
-            for finding in entry.get("findings", [])[:6]:
-                out.append(f"<tr><td></td><td>scan: {e(finding['rule'])}</td><td>{e(finding['cell'])}, line "
-                           f"{finding['line']}: <code>{e(finding['text'])}</code></td></tr>")
-        out.append("</table>")
-    else:
-        out.append("<p>None.</p>")
-    notes = [(s, n) for s, v in students.items() for n in v.get("notes") or []]
-    if notes:
-        out.append("<h2>Grading notes</h2><table><tr><th>student</th><th>note</th></tr>")
-        out += [f"<tr><td>{e(s)}</td><td>{e(_first_line(n))}</td></tr>" for s, n in notes]
-        out.append("</table>")
-    out.append("</body></html>")
-    return "\n".join(out)
+    return out
+
+
+def _flagged(students: dict) -> list[str]:
+    e = html.escape
+    flagged = {k: v for k, v in students.items() if v.get("flags")}
+    if not flagged:
+        return ["<h2>Flagged for review</h2>", "<p>None.</p>"]
+    out = ["<h2>Flagged for review</h2>", "<table><tr><th>student</th><th>flag</th><th>detail</th></tr>"]
+    for student, entry in flagged.items():
+        for f in entry["flags"]:
+            out.append(f"<tr><td>{e(student)}</td><td>{e(f['kind'])}</td><td>{e(f['detail'])}</td></tr>")
+        for finding in entry.get("findings", [])[:6]:
+            out.append(f"<tr><td></td><td>scan: {e(finding['rule'])}</td><td>{e(finding['cell'])}, line "
+                       f"{finding['line']}: <code>{e(finding['text'])}</code></td></tr>")
+    return out + ["</table>"]
+
+
+def _notes(students: dict) -> list[str]:
+    notes = [(s, n) for s, v in students.items() for n in notes_of(v)]
+    if not notes:
+        return []
+    return ["<h2>Grading notes</h2><table><tr><th>student</th><th>note</th></tr>",
+            *(f"<tr><td>{html.escape(s)}</td><td>{html.escape(_note_line(n))}</td></tr>" for s, n in notes),
+            "</table>"]
 
 
 def write(course: Course, assignment: str) -> Path:
