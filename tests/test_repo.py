@@ -549,3 +549,19 @@ def test_nbgrader_metadata_is_read_in_one_place():
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "autograder").rglob("*.py")
                  if '.get("nbgrader", {})' in p.read_text() and p.name != "cells.py"]
     assert not offenders, offenders
+
+
+def test_the_readme_names_every_module_of_the_instructor_tools_and_where_the_engine_decides():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### How the grading engine is built", 1)[1].split("\n### ", 1)[0]
+    layout = next(line for line in readme.splitlines() if line.startswith("| &nbsp;&nbsp;instructor tools |"))
+    named = set(re.findall(r"`([\w/]+)`", section + layout))
+    modules = {p.stem for p in (ROOT / "autograder" / "cohort").rglob("*.py") if p.name != "__init__.py"}
+    assert not modules - named, f"modules of cohort/ the README does not name: {sorted(modules - named)}"
+    from autograder.cohort.run import coordinator
+    from autograder.cohort.run.grader import Grader
+
+    for name in re.findall(r"`(\w+)\.(\w+)`", section):  # every Class.method it points to exists
+        owner = {"Writer": coordinator.Writer, "Coordinator": coordinator.Coordinator, "Grader": Grader}.get(name[0])
+        if owner is not None:
+            assert hasattr(owner, name[1]), name

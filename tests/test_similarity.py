@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.cohort.views import normalise
 from autograder.cohort.views import similarity as sim
 from autograder.dev import nbtools
 from autograder.dev.catalogue import m04_five_line_step as cat
@@ -55,7 +56,7 @@ def reordered(source: str) -> str:
             for i in range(len(body) - 1):
                 a, b = body[i], body[i + 1]
                 if isinstance(a, ast.Assign) and isinstance(b, ast.Assign):
-                    (ra, wa), (rb, wb) = sim._names(a), sim._names(b)
+                    (ra, wa), (rb, wb) = normalise._names(a), normalise._names(b)
                     if not (wa & (rb | wb) or wb & ra):
                         body[i], body[i + 1] = b, a
                         return ast.unparse(tree)
@@ -116,9 +117,9 @@ def test_every_planted_copy_is_found_and_no_independent_pair_is(cohort, tmp_path
 
 def test_normalising_undoes_renaming_comments_and_reordering():
     source = cat.VARIANTS["epoch_dataset_length"]["train_epoch"]
-    assert sim.normalise(commented(reordered(renamed(source)))) == sim.normalise(source)
+    assert normalise.normalise(commented(reordered(renamed(source)))) == normalise.normalise(source)
     # a real change of what the code does is kept apart
-    assert sim.normalise(source.replace("+", "-", 1)) != sim.normalise(source)
+    assert normalise.normalise(source.replace("+", "-", 1)) != normalise.normalise(source)
 
 
 def test_the_similarity_command_reads_a_course_and_writes_the_page(cohort, tmp_path):

@@ -6,6 +6,7 @@ worker plugin), ``grader`` (one worker's grader: a notebook's declared steps thr
 ``check_results`` (each test cell's result, read from the outputs the checks displayed), ``canary``
 (tamper detection), ``scan`` (the static scan), ``coordinator`` (the calibration gate, the canary
 verdict and each student's writes: where a result becomes a gradebook row), ``records`` (the spec,
-jobs, results, entries, the run record and the journal), ``machine`` (the CPUs and the sandbox this
+jobs, results, failures, notes, entries and the run record), ``journal`` (each finished student, so that
+an interrupted run resumes), ``options`` (what a run is asked for and was set up with), ``machine`` (the CPUs and the sandbox this
 machine offers) and ``summary`` (the run record written and printed).
 """

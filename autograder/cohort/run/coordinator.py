@@ -27,7 +27,8 @@ from pathlib import Path
 
 from ..course import Course
 from . import canary
-from .records import GRADER, Failure, Journal, StudentEntry, unpack_folder
+from .journal import Journal
+from .records import GRADER, Failure, StudentEntry, unpack_folder
 
 LATE_NOTE = "submitted late"
 

@@ -41,6 +41,7 @@ from ..course import Course, copy_assignment
 from ..kernels.preflight import kernel_package
 from .coordinator import Coordinator, Writer, explain_calibration, warn
 from .engine import Engine, EngineError, grader_uid, wait_any
+from .journal import Journal
 from .machine import available_cpus, resolve_sandbox
 from .options import GradeOptions, RunSetup
 from .records import (
@@ -51,7 +52,6 @@ from .records import (
     Failure,
     GradingError,
     Job,
-    Journal,
     RunSpec,
     SubmissionResult,
     pack_folder,
