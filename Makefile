@@ -144,5 +144,5 @@ demo-cohort: venv  ## a synthetic cohort in ./cohort taken through collect, grad
 bench-checks: venv  ## each visible check cell's time per module (p50/p95/max), every exercise run with its solution
 	MPLBACKEND=Agg $(AUTOGRADER) bench-checks --repeat 2 --out artifacts/bench-checks.json
 
-bench-grade: venv  ## plain serial nbgrader vs grade --workers 2 (sandbox on) on 24 students, and the floor
-	$(AUTOGRADER) bench-grade --module $(ASSIGNMENT) --students 24 --workers $(if $(filter command line environment,$(origin WORKERS)),$(WORKERS),2) --sandbox $(if $(filter command line environment,$(origin SANDBOX)),$(SANDBOX),bwrap) --out artifacts/bench-grade.json
+bench-grade: venv  ## stock and course-configured serial nbgrader vs grade --workers 2 (sandbox on), 24 students; MODULES="01-tensors 04-five-line-step"
+	$(AUTOGRADER) bench-grade $(foreach m,$(or $(MODULES),$(ASSIGNMENT)),--module $(m)) --students 24 --workers $(if $(filter command line environment,$(origin WORKERS)),$(WORKERS),2) --sandbox $(if $(filter command line environment,$(origin SANDBOX)),$(SANDBOX),bwrap) --out artifacts/bench-grade-{module}.json

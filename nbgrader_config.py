@@ -65,10 +65,12 @@ if _is_autograde(sys.argv):
     # starts a new interpreter per notebook instead, as nbgrader does by default.
     # Either way its client re-polls every 0.2 s, so no cell waits out its timeout on a reply that has
     # already arrived (autograder/cohort/kernels/client.py).
-    if os.environ.get("TORCH_LEDGER_KERNELS", "warm") != "cold":
-        c.Execute.kernel_manager_class = "autograder.cohort.kernels.managers.WarmKernelManager"
-    else:
+    # TORCH_LEDGER_KERNELS=stock leaves nbgrader's own kernel manager (the benchmark's baseline).
+    kernels = os.environ.get("TORCH_LEDGER_KERNELS", "warm")
+    if kernels == "cold":
         c.Execute.kernel_manager_class = "autograder.cohort.kernels.client.PromptKernelManager"
+    elif kernels != "stock":
+        c.Execute.kernel_manager_class = "autograder.cohort.kernels.managers.WarmKernelManager"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

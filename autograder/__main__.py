@@ -7,7 +7,7 @@
     similarity ASSIGNMENT             answers that look copied: pairs scored against how common the answer is
     report ASSIGNMENT                 cohort analytics: outcomes, frequent diagnoses, flags (HTML + PNG)
     demo-cohort                       a synthetic cohort taken through all of the above
-    bench-grade                       plain serial nbgrader vs grade --workers N, and the floor
+    bench-grade                       stock and course-configured nbgrader vs grade --workers N, per-notebook breakdown
     bench-checks                      each visible check cell's time, every exercise run with its solution
     execute-lessons [NOTEBOOK ...]    run the lessons top to bottom (the course's kernel client) -> --out DIR
 
@@ -128,8 +128,11 @@ def cmd_demo(args) -> int:
 def cmd_bench(args) -> int:
     from .dev import bench
 
-    bench.run(students=args.students, workers=args.workers, module=args.module, sandbox=args.sandbox,
-              dest=Path(args.dir) if args.dir else None, out=Path(args.out) if args.out else None)
+    kinds = tuple(k.strip() for k in args.runs.split(",") if k.strip())
+    for module in args.module or ["04-five-line-step"]:
+        out = Path(args.out.replace("{module}", module)) if args.out else None
+        bench.run(students=args.students, workers=args.workers, module=module, sandbox=args.sandbox,
+                  dest=Path(args.dir) / module if args.dir else None, out=out, kinds=kinds)
     return 0
 
 
@@ -237,13 +240,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--notebook-timeout", type=int, default=180)
     p.set_defaults(run=cmd_demo)
 
-    p = sub.add_parser("bench-grade", help="plain serial nbgrader vs grade --workers N, against the floor")
+    p = sub.add_parser("bench-grade", help="stock and course-configured serial nbgrader vs grade --workers N")
     p.add_argument("--students", type=int, default=24)
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--module", default="01-tensors")
+    p.add_argument("--module", action="append", help="the module to grade (repeatable; default: 04-five-line-step)")
+    p.add_argument("--runs", default="stock,serial,ours", help="which runs, of stock, serial, ours, cold and floor")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="bwrap")
     p.add_argument("--dir", help="where to build the two courses (default: a temporary directory)")
-    p.add_argument("--out", help="also write the figures to this JSON file")
+    p.add_argument("--out", help="also write the figures to this JSON file ({module} stands for the module)")
     p.set_defaults(run=cmd_bench)
 
     p = sub.add_parser("bench-checks", help="each visible check cell's time, every exercise run with its solution")

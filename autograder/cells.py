@@ -35,3 +35,8 @@ def answer_cells(nb) -> dict:
 def test_cells(nb) -> dict:
     """``{grade_id: cell}`` of the notebook's graded test cells, in order."""
     return {grade_id(c): c for c in nb["cells"] if is_test(c) and grade_id(c)}
+
+
+def answer_sources(nb) -> dict[str, str]:
+    """``{grade_id: source}`` of the notebook's answer cells, in order."""
+    return {name: cell["source"] for name, cell in answer_cells(nb).items()}

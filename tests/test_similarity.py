@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.cells import answer_sources
 from autograder.cohort.views import normalise
 from autograder.cohort.views import similarity as sim
 from autograder.dev import nbtools
@@ -67,7 +68,7 @@ def reordered(source: str) -> str:
 def cohort():
     solution = {k: nbtools.strip_solution_markers(c.source) for k, c in
                 nbtools.answer_cells(nbtools.read(ROOT / "solutions" / MODULE / f"{MODULE}.ipynb")).items()}
-    release = sim._answer_cells(nbtools.read(ROOT / "exercises" / MODULE / f"{MODULE}.ipynb"))
+    release = answer_sources(nbtools.read(ROOT / "exercises" / MODULE / f"{MODULE}.ipynb"))
     students: dict[str, dict[str, str]] = {}
     for i in range(30):
         students[f"common-{i:02d}"] = dict(solution)

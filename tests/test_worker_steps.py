@@ -143,3 +143,21 @@ def test_the_cell_tracker_survives_the_configurations_copy():
     assert copy.deepcopy(Config({"Execute": {"on_cell_start": tracker}}))["Execute"]["on_cell_start"] is tracker
     tracker(cell=nbtools.test("test_f", "pass", 1), cell_index=3)
     assert tracker.cell == "cell 'test_f'" and tracker.first and tracker.last >= tracker.first
+
+
+def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path):
+    from autograder.dev import bench
+
+    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": "{not json"}), steps=["read", "scan", "stage"])
+    assert set(g.result.timings) == {"step_read"}  # the step that stopped the grading is timed, none after it
+    tracker = _CellTracker()
+    assert tracker.phases(0.0, 5.0) == {}  # no cell ran: no phase to tell
+    tracker.first, tracker.canary, tracker.done = 1.0, 3.5, 4.0
+    assert tracker.phases(0.5, 4.5) == {"kernel_start": 0.5, "cells": 2.5, "canary": 0.5, "nbgrader_after": 0.5}
+    timings = {"prepare": 0.2, "kernel_start": 0.5, "cells": 2.5, "canary": 0.5, "nbgrader_after": 0.5,
+               "step_read_scores": 0.1, "step_collect_notes": 0.05, "gradebook_write": 0.07, "engine": 0.03}
+    record = {"students": {"a": {"timings": timings}, "b": {"timings": {**timings, "engine": 0.05}}}}
+    phases = bench.breakdown(record)
+    assert list(phases) == [name for name, _ in bench.PHASES]
+    assert phases["read"] == 0.15 and phases["engine"] == 0.04 and phases["cells"] == 2.5
+    assert bench._schedule(("stock", "serial", "ours")) == ["ours", "serial", "stock", "serial", "ours"]

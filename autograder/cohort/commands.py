@@ -19,7 +19,7 @@ class NbgraderError(RuntimeError):
 
 
 def environment(db: str | None = None, kernels: str | None = None) -> dict:
-    """The environment nbgrader commands run with (``kernels``: ``warm`` or ``cold``, see ``nbgrader_config.py``)."""
+    """The environment nbgrader commands run with (``kernels``: ``warm``, ``cold`` or ``stock``, see ``nbgrader_config.py``)."""
     env = dict(os.environ)
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")

@@ -1,23 +1,26 @@
-"""``bench-grade``: the same synthetic cohort graded by plain nbgrader and by ``grade``, and the floor.
+"""``bench-grade``: the same synthetic cohort graded by stock nbgrader, by nbgrader with the course's
+configuration, and by ``grade``, side by side in one run, with where each notebook's time goes.
 
-Three measurements on one cohort (``--students`` honest submissions of one module, built
-from its solution, release and bug catalogue), in one run:
+Measurements on one cohort (``--students`` honest submissions of one module, built from its
+solution, release and bug catalogue):
 
-* **plain**: ``nbgrader autograde ASSIGNMENT --create --force``, serial, no sandbox — what
-  an instructor gets out of the box;
-* **ours**: ``grade ASSIGNMENT --workers N --sandbox bwrap`` on a local Dask cluster (its start-up and the
-  calibration run of the solution included), once with ``--kernels cold`` (a new interpreter per
-  notebook, as before warm kernels) and once with ``--kernels warm`` (forked from a template);
-* **floor**: each notebook's code (as autograded, hidden tests included) run as a plain
-  Python script, one after the other: the cost of the work itself, without a kernel.
+* **stock**: ``nbgrader autograde ASSIGNMENT --create --force`` with nbgrader's own kernel manager
+  (jupyter_client's), serial, no sandbox: what an instructor gets out of the box;
+* **serial**: the same command with the course's ``nbgrader_config.py`` (warm kernels forked from a
+  template, the prompt client), serial, no sandbox;
+* **ours**: ``grade ASSIGNMENT --workers N --sandbox bwrap`` on a local Dask cluster (its start-up, the
+  preflight and the calibration run of the solution included), warm kernels;
+* optionally **cold** (``grade`` with ``--kernels cold``) and **floor** (each notebook's code, hidden tests
+  included, run as a plain Python script: the cost of the work itself, without a kernel).
 
-It prints notebooks per minute for plain and ours and their ratio, and our time per
-notebook against the floor's, both as wall-clock per notebook (what a cohort costs) and
-as the latency of one notebook inside a worker.  The grades of both runs must agree.
+It prints notebooks per minute and CPU seconds per notebook for each, the speed-ups over stock, and the
+breakdown of one notebook in ``grade`` (from the timings every result carries): waiting for and setting up
+its box, the kernel's start, the notebook's own cells, the canary, nbgrader's work after the last cell,
+the scores and results read, the gradebook write in the coordinator, and the Dask round trip.  The grades
+of every run must agree.
 
-The runs are placed symmetrically in time (warm, cold, floor for half the notebooks, plain,
-floor for the other half, cold, warm) so that load from other work on a shared machine weighs on
-all three alike; CPU seconds per notebook (which such load does not change) are printed too.
+The runs are placed symmetrically in time (ours, serial, stock, serial, ours; cold and floor in the middle)
+so that load from other work on a shared machine weighs on all alike.
 """
 
 from __future__ import annotations
@@ -99,13 +102,27 @@ def floor_seconds(notebooks: list[Path], workdir: Path, solution) -> list[float]
     return times
 
 
-def _courses(root: Path, module: str, students: int) -> tuple[dict[str, Path], list[str]]:
-    """Three course directories, ``plain``, ``cold`` and ``warm``, holding the same synthetic cohort."""
+KINDS = ("stock", "serial", "ours", "cold", "floor")
+#: The phases of one notebook in ``grade``, as its result's timings name them, in order, and their labels.
+PHASES = (("prepare", "waiting for the template, box and scratch course"),
+          ("kernel_start", "kernel start (nbgrader's set-up included)"),
+          ("cells", "the notebook's own cells"),
+          ("canary", "the canary cells"),
+          ("nbgrader_after", "nbgrader after the last cell (shutdown, write, score)"),
+          ("read", "canary observed, scores and results read, outputs cut, packed"),
+          ("gradebook_write", "the coordinator's gradebook write"),
+          ("engine", "the Dask round trip (files both ways, scheduling)"))
+_READ_STEPS = ("step_observe_canary", "step_read_scores", "step_read_outcomes", "step_trim_outputs",
+               "step_collect_notes")
+
+
+def _courses(root: Path, module: str, students: int, kinds) -> tuple[dict[str, Path], list[str]]:
+    """A course directory per graded kind, each holding the same synthetic cohort."""
     solution = nbtools.read(REPO / "solutions" / module / f"{module}.ipynb")
     release = nbtools.read(REPO / "exercises" / module / f"{module}.ipynb")
     cohort = honest_cohort(solution, release, load_catalogue(module), size=students)
     built = {}
-    for kind in ("plain", "cold", "warm"):
+    for kind in [k for k in kinds if k != "floor"]:
         course = root / kind
         if course.exists():
             shutil.rmtree(course)
@@ -117,99 +134,115 @@ def _courses(root: Path, module: str, students: int) -> tuple[dict[str, Path], l
     return built, list(cohort.notebooks)
 
 
-def run(students: int = 24, workers: int = 2, module: str = "01-tensors", sandbox: str = "bwrap",
-        dest: Path | None = None, out: Path | None = None) -> dict:
-    """Measure plain, ours (cold kernels, then warm) and the floor on the same cohort; prints the
-    figures, writes them to ``out`` (JSON) when given, and returns them.
+def breakdown(record: dict) -> dict[str, float]:
+    """Mean seconds per notebook of each of :data:`PHASES`, from a run record's students."""
+    rows = [e.get("timings") or {} for e in record["students"].values()]
+    if not rows:
+        return {}
+    means = {}
+    for name, _ in PHASES:
+        if name == "read":
+            values = [sum(r.get(step, 0.0) for step in _READ_STEPS) for r in rows]
+        elif name == "prepare":
+            values = [r.get("prepare", 0.0) for r in rows]
+        else:
+            values = [r.get(name, 0.0) for r in rows]
+        means[name] = round(statistics.mean(values), 3)
+    return means
 
-    On a machine shared with other work the load drifts, so the runs are placed symmetrically
-    in time: warm, cold, floor (first half of the notebooks), plain, floor (second half), cold,
-    warm; each of ours counts as the mean of its two runs.
-    """
+
+def _schedule(kinds) -> list[str]:
+    """The runs in time order, symmetric: the outer ones twice, stock, cold and floor once in the middle."""
+    twice = [k for k in ("ours", "serial") if k in kinds]
+    middle = [k for k in ("cold", "stock", "floor") if k in kinds]
+    return [*twice, *middle, *reversed(twice)]
+
+
+def run(students: int = 24, workers: int = 2, module: str = "04-five-line-step", sandbox: str = "bwrap",
+        dest: Path | None = None, out: Path | None = None, kinds=("stock", "serial", "ours")) -> dict:
+    """Measure ``kinds`` (of :data:`KINDS`) on the same cohort; prints the figures, writes them to ``out``
+    (JSON) when given, and returns them."""
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown bench runs {sorted(unknown)}; choose from {', '.join(KINDS)}")
     root = Path(dest) if dest else Path(tempfile.mkdtemp(prefix="ag-bench-"))
     root.mkdir(parents=True, exist_ok=True)
-    print(f"[bench] building three copies of a {students}-student cohort of {module} in {root}", flush=True)
-    built, names = _courses(root, module, students)
+    print(f"[bench] building a {students}-student cohort of {module} for {', '.join(kinds)} in {root}", flush=True)
+    built, names = _courses(root, module, students, kinds)
     solution = nbtools.read(REPO / "solutions" / module / f"{module}.ipynb")
-    n = len(names)
+    n, schedule = len(names), _schedule(kinds)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    kinds = ("plain", "cold", "warm", "floor")
-    wall = dict.fromkeys(kinds, 0.0)
-    cpu_used = dict.fromkeys(kinds, 0.0)
-    load: dict[str, list[float]] = {k: [] for k in kinds}
-    latencies: dict[str, list[float]] = {"cold": [], "warm": []}
-    floors: list[float] = []
-    halves = [names[0::2], names[1::2]]
-    schedule = ["warm", "cold", "floor", "plain", "floor", "cold", "warm"]
+    wall, cpu_used = dict.fromkeys(kinds, 0.0), dict.fromkeys(kinds, 0.0)
+    records: dict[str, list[dict]] = {"ours": [], "cold": []}
     sandbox_mode = sandbox
     for step, kind in enumerate(schedule):
         print(f"[bench] step {step + 1}/{len(schedule)}: {kind} ...", flush=True)
         started, cpu = time.monotonic(), _cpu()
-        if kind == "plain":
-            fixture_courses.autograde(built["plain"], module, kernels="cold")
-        elif kind in ("cold", "warm"):
-            record = grade(Course.open(built[kind]), module,
-                           GradeOptions(workers=workers, sandbox=sandbox, kernels=kind, progress=False))
-            latencies[kind] += [e["seconds"] for e in record["students"].values()]
+        if kind in ("stock", "serial"):
+            fixture_courses.autograde(built[kind], module, kernels="stock" if kind == "stock" else "warm")
+        elif kind in ("ours", "cold"):
+            record = grade(Course.open(built[kind]), module, GradeOptions(
+                workers=workers, sandbox=sandbox, kernels="warm" if kind == "ours" else "cold", progress=False))
+            records[kind].append(record)
             # sandboxed kernels' CPU is sampled by the kernel manager (bwrap does not pass it on to getrusage)
             cpu -= record["kernel_cpu_seconds"] if record["sandbox"]["mode"] == "bwrap" else 0.0
             sandbox_mode = record["sandbox"]["mode"]
         else:
-            half = halves[0] if step < len(schedule) // 2 else halves[1]
-            submitted = built["plain"] / "submitted"
-            floors += floor_seconds([submitted / s / module / f"{module}.ipynb" for s in half], root, solution)
+            submitted = built[next(k for k in kinds if k != "floor")] / "submitted"
+            floor_seconds([submitted / s / module / f"{module}.ipynb" for s in names], root, solution)
         wall[kind] += time.monotonic() - started
         cpu_used[kind] += _cpu() - cpu
-        load[kind].append(os.getloadavg()[0])
-    for kind in ("cold", "warm"):
-        wall[kind] /= 2
-        cpu_used[kind] /= 2
-
-    scores = {kind: fixture_courses.scores(built[kind], module) for kind in ("plain", "cold", "warm")}
-    disagree = sorted(s for s in names if not scores["plain"].get(s) == scores["cold"].get(s) == scores["warm"].get(s))
-    floor = statistics.mean(floors)
-    result = {
-        "module": module, "notebooks": n, "workers": workers, "sandbox": sandbox_mode, "cores": cores,
-        "floor_seconds_per_notebook": round(floor, 2),
-        "grades_disagree": disagree,
-        "cpu_seconds_per_notebook": {k: round(v / n, 2) for k, v in cpu_used.items()},
-        "load_average": {k: [round(x, 1) for x in v] for k, v in load.items()},
-    }
-    for kind in ("plain", "cold", "warm"):
-        result[f"{kind}_seconds"] = round(wall[kind], 1)
-        result[f"{kind}_per_minute"] = round(60 * n / wall[kind], 1)
-        result[f"{kind}_wall_vs_floor"] = round(wall[kind] / n / floor, 2)
-    for kind in ("cold", "warm"):
-        latency = statistics.mean(latencies[kind])
-        result[f"{kind}_speedup"] = round(wall["plain"] / wall[kind], 2)
-        result[f"{kind}_latency_seconds_per_notebook"] = round(latency, 2)
-        result[f"{kind}_latency_vs_floor"] = round(latency / floor, 2)
-        result[f"{kind}_idle_estimate_speedup"] = round(min(workers, cores) * cpu_used["plain"] / cpu_used[kind], 2)
-    cpu = result["cpu_seconds_per_notebook"]
-    rows = []
-    for kind, label in (("plain", "plain nbgrader autograde (serial)"),
-                        ("cold", f"grade --workers {workers} --kernels cold"),
-                        ("warm", f"grade --workers {workers} --kernels warm")):
-        line = (f"  {label:38} {wall[kind]:7.1f} s {result[f'{kind}_per_minute']:6.1f} nb/min "
-                f"{wall[kind] / n:6.2f} s/nb = {result[f'{kind}_wall_vs_floor']:.2f}x floor")
-        if kind != "plain":
-            line += (f" | {result[f'{kind}_speedup']:.2f}x plain | one notebook in a worker "
-                     f"{result[f'{kind}_latency_seconds_per_notebook']:.2f} s = {result[f'{kind}_latency_vs_floor']:.2f}x floor")
-        rows.append(line)
-    table = "\n".join(rows)
-    print(f"""
-bench-grade: {n} notebooks of {module}, {cores} cores, sandbox {sandbox_mode} (ours: the mean of two runs each)
-{table}
-  floor: notebook code as a Python script {floor:6.2f} s per notebook
-  targets: warm per notebook <= 0.5x the floor, warm >= 3x plain with 2 workers on 2 cores
-  grades identical in all three: {'yes' if not disagree else 'NO: ' + ', '.join(disagree)}
-CPU seconds per notebook (everything: nbgrader, kernels, workers; not affected by other load):
-  plain {cpu['plain']:.2f}   cold {cpu['cold']:.2f}   warm {cpu['warm']:.2f} (canary and calibration included)   floor {cpu['floor']:.2f}
-  -> CPU-bound estimate on an idle machine with {min(workers, cores)} cores: warm/plain = {result['warm_idle_estimate_speedup']}x, \
-cold/plain = {result['cold_idle_estimate_speedup']}x
-load average (1 min) after each step: {result['load_average']} on {cores} cores \
-(above {cores}, other work shared the machine)""")
+    runs = {kind: schedule.count(kind) for kind in kinds}
+    result = _figures(module, n, workers, cores, sandbox_mode, wall, cpu_used, runs, records, built)
+    _print(result, workers)
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(json.dumps(result, indent=1))
     return result
+
+
+def _figures(module, n, workers, cores, sandbox_mode, wall, cpu_used, runs, records, built) -> dict:
+    graded = [k for k in built]
+    scores = {kind: fixture_courses.scores(built[kind], module) for kind in graded}
+    first = scores[graded[0]] if graded else {}
+    disagree = sorted({s for kind in graded for s in set(first) | set(scores[kind])
+                       if scores[kind].get(s) != first.get(s)})
+    result = {"module": module, "notebooks": n, "workers": workers, "cores": cores, "sandbox": sandbox_mode,
+              "grades_disagree": disagree, "per_minute": {}, "seconds": {}, "cpu_seconds_per_notebook": {},
+              "speedup_over_stock": {}, "breakdown": {}}
+    for kind in wall:
+        seconds = wall[kind] / runs[kind]
+        result["seconds"][kind] = round(seconds, 1)
+        result["per_minute"][kind] = round(60 * n / seconds, 1)
+        result["cpu_seconds_per_notebook"][kind] = round(cpu_used[kind] / runs[kind] / n, 2)
+    if "stock" in wall:
+        result["speedup_over_stock"] = {k: round(result["per_minute"][k] / result["per_minute"]["stock"], 2)
+                                        for k in wall if k != "stock"}
+    for kind, recs in records.items():
+        if recs:
+            parts = [breakdown(r) for r in recs]
+            result["breakdown"][kind] = {name: round(statistics.mean(p.get(name, 0.0) for p in parts), 3)
+                                         for name, _ in PHASES}
+            result["breakdown"][kind]["grading_seconds"] = round(statistics.mean(
+                statistics.mean(e["seconds"] for e in r["students"].values()) for r in recs), 3)
+    return result
+
+
+def _print(result: dict, workers: int) -> None:
+    labels = {"stock": "stock nbgrader autograde (serial)", "serial": "nbgrader autograde, course config (serial)",
+              "ours": f"grade --workers {workers} (warm)", "cold": f"grade --workers {workers} --kernels cold",
+              "floor": "floor: the code as a script (serial)"}
+    lines = [f"bench-grade: {result['notebooks']} notebooks of {result['module']}, {result['cores']} cores, "
+             f"sandbox {result['sandbox']}"]
+    for kind, per_minute in result["per_minute"].items():
+        speed = result["speedup_over_stock"].get(kind)
+        lines.append(f"  {labels[kind]:44} {result['seconds'][kind]:7.1f} s {per_minute:6.1f} nb/min "
+                     f"{result['cpu_seconds_per_notebook'][kind]:5.2f} CPU s/nb"
+                     + (f"   {speed:.2f}x stock" if speed else ""))
+    for kind, phases in result["breakdown"].items():
+        lines.append(f"one notebook in `grade` ({kind}), mean seconds (grading on the worker: "
+                     f"{phases['grading_seconds']:.2f} s):")
+        lines += [f"  {phases[name]:6.3f}  {label}" for name, label in PHASES]
+    lines.append("grades identical in every run: "
+                 + ("yes" if not result["grades_disagree"] else "NO: " + ", ".join(result["grades_disagree"])))
+    print("\n".join(lines), flush=True)

@@ -22,6 +22,7 @@ import contextlib
 import logging
 import shutil
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +73,7 @@ class Writer:
     def write(self, result: dict, entry: StudentEntry) -> None:
         """Everything of one student, or (raising) nothing: the autograded folder is staged first and only
         put in place once the gradebook has committed."""
+        started = time.monotonic()
         student = result["student"]
         dest = self.course.autograded(student, self.assignment)
         staged = dest.with_name(dest.name + ".incoming")
@@ -99,6 +101,7 @@ class Writer:
             shutil.rmtree(dest)
         if staged.exists():
             staged.rename(dest)
+        entry.timings = {**entry.timings, "gradebook_write": round(time.monotonic() - started, 3)}
         self.journal.add(student, entry)
 
     def _write_gradebook(self, result: dict) -> dict:

@@ -288,32 +288,48 @@ def _advance(bar, coordinator: Coordinator) -> None:
 
 def _loop(todo: list, engine: Engine, coordinator: Coordinator, hard_limit: float) -> None:
     """Hand out submissions (at most one in flight per worker, so that a task's age is its grading time) and
-    give each result to the coordinator as it comes back; stop a task that runs past ``hard_limit``."""
+    give each result to the coordinator as it comes back; stop a task that runs past ``hard_limit``.
+
+    A worker whose result came back is given its next submission before that result is written: the
+    gradebook's transaction runs while the worker grades."""
     running: dict = {}  # future -> (student, handed out at)
     capacity, counted = engine.count_workers(), time.monotonic()
     while (todo or running) and not coordinator.refused:
         if engine.kind == "scheduler" and time.monotonic() - counted > 5:
             capacity, counted = engine.count_workers(), time.monotonic()
-        while todo and len(running) < max(1, capacity):
-            seq, student, folder = todo.pop(0)
-            job = Job(seq, student, pack_folder(folder), reference=student == REFERENCE)
-            running[engine.submit(job)] = (student, time.monotonic())
-        for future in wait_any(list(running), timeout=1.0):
-            student, _ = running.pop(future)
+        _hand_out(todo, running, engine, capacity)
+        finished = [(future, *running.pop(future)) for future in wait_any(list(running), timeout=1.0)]
+        if finished:
+            _hand_out(todo, running, engine, capacity)
+        for future, student, handed in finished:
+            result = engine.outcome(future, student).as_dict()
+            # What the round trip cost beyond the grading itself: Dask, the files both ways, the wait to be read.
+            result["timings"]["engine"] = round(max(0.0, time.monotonic() - handed - result["seconds"]), 3)
             with _deferred_stop:  # a student's rows, autograded folder and journal line go together
-                coordinator.accept(engine.outcome(future, student).as_dict())
+                coordinator.accept(result)
             if coordinator.refused:
                 return
-        now = time.monotonic()
-        for future, (student, handed) in list(running.items()):
-            if now - handed > hard_limit:
-                running.pop(future)
-                engine.stop_task(future)
-                failure = Failure(STUDENT, "hard-limit", f"grading this notebook took over {hard_limit} s; the "
-                                                         "grading process was stopped",
-                                  "raise --notebook-timeout if the solution needs that long")
-                with _deferred_stop:
-                    coordinator.accept(SubmissionResult.failed(student, failure).as_dict())
+        _stop_overdue(running, engine, coordinator, hard_limit)
+
+
+def _hand_out(todo: list, running: dict, engine: Engine, capacity: int) -> None:
+    while todo and len(running) < max(1, capacity):
+        seq, student, folder = todo.pop(0)
+        job = Job(seq, student, pack_folder(folder), reference=student == REFERENCE)
+        running[engine.submit(job)] = (student, time.monotonic())
+
+
+def _stop_overdue(running: dict, engine: Engine, coordinator: Coordinator, hard_limit: float) -> None:
+    now = time.monotonic()
+    for future, (student, handed) in list(running.items()):
+        if now - handed > hard_limit:
+            running.pop(future)
+            engine.stop_task(future)
+            failure = Failure(STUDENT, "hard-limit", f"grading this notebook took over {hard_limit} s; the "
+                                                     "grading process was stopped",
+                              "raise --notebook-timeout if the solution needs that long")
+            with _deferred_stop:
+                coordinator.accept(SubmissionResult.failed(student, failure).as_dict())
 
 
 def _stop_on_signals():

@@ -72,10 +72,11 @@ def _copy_plain_files(src: Path, dst: Path, skip=lambda p: False) -> None:
 
 class _CellTracker:
     """``on_cell_start`` hook recording the cell being run: which one (to say where a kernel died), and
-    when the first and the last cell started (to time the kernel's start and the cells)."""
+    when the first cell, the first canary cell and the last cell started (to time the kernel's start, the
+    notebook's own cells and the canary); ``on_cell_executed`` records when the last cell ended."""
 
     def __init__(self) -> None:
-        self.cell, self.first, self.last = "", 0.0, 0.0
+        self.cell, self.first, self.last, self.canary, self.done = "", 0.0, 0.0, 0.0, 0.0
 
     def __deepcopy__(self, memo):  # traitlets copies its configuration: the hook must stay this object
         return self
@@ -87,10 +88,25 @@ class _CellTracker:
         self.first = self.first or now
         self.last = now
         if canary.is_canary(cell):
+            self.canary = self.canary or now
             self.cell = "the canary cells appended at grading time"
             return
         name = nbgrader_meta(cell).get("grade_id")
         self.cell = f"cell {name!r}" if name else f"cell {cell_index + 1 if cell_index is not None else '?'}"
+
+    def complete(self, **_) -> None:
+        self.done = time.monotonic()
+
+    def phases(self, started: float, ended: float) -> dict:
+        """Seconds of each phase of one autograde: the kernel's start (nbgrader's set-up included), the
+        notebook's own cells, the canary cells, and nbgrader's work after the last cell (the kernel's shutdown,
+        the notebook written and scored)."""
+        if not self.first:
+            return {}
+        canary_start = self.canary or self.done or ended
+        done = self.done or ended
+        return {"kernel_start": round(self.first - started, 3), "cells": round(canary_start - self.first, 3),
+                "canary": round(max(0.0, done - canary_start), 3), "nbgrader_after": round(ended - done, 3)}
 
 
 class Stop(Exception):
@@ -222,10 +238,13 @@ class Grader:
     def run(self, grading: Grading, steps=None) -> Grading:
         """Run ``steps`` (default: every step) on ``grading``; a step that raises :class:`Stop` ends it."""
         for name in steps or self.STEPS:
+            started = time.monotonic()
             try:
                 getattr(self, f"step_{name}")(grading)
             except Stop:
                 break
+            finally:
+                grading.result.timings[f"step_{name}"] = round(time.monotonic() - started, 3)
         return grading
 
     # -- the steps ----------------------------------------------------------------------------
@@ -288,9 +307,7 @@ class Grader:
         cpu = sum(e.get("cpu_seconds", 0.0) for e in g.kernel_events)
         if cpu:
             g.result.timings["kernel_cpu"] = round(cpu, 3)
-        if g.tracker.first:
-            g.result.timings["kernel_start"] = round(g.tracker.first - started, 3)
-            g.result.timings["cells"] = round(ended - g.tracker.first, 3)
+        g.result.timings.update(g.tracker.phases(started, ended))
         g.result.notes += notes_from_log(g.capture.text())
         autograded = self._autograded(g)
         if not ok or not autograded.exists():
@@ -387,6 +404,7 @@ class Grader:
         cfg.Execute.timeout = spec.cell_timeout
         cfg.Execute.interrupt_on_timeout = True
         cfg.Execute.on_cell_start = g.tracker
+        cfg.Execute.on_cell_executed = g.tracker.complete
         cfg.Execute.shutdown_kernel = "immediate"  # its state is discarded anyway
         cfg.SandboxedKernelManager.box = str(g.box)
         cfg.SandboxedKernelManager.uid = self.uid

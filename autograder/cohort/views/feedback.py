@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from ...cells import nbgrader_meta
+from ...cells import answer_sources
 from ...outcome import css_class, css_rules
 from ..course import Course
 from ..run import records
@@ -61,12 +61,7 @@ def _answers(path: Path) -> dict[str, str]:
     if not path.exists():
         return {}
     nb = nbformat.read(str(path), as_version=4)
-    found = {}
-    for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
-            found[meta["grade_id"]] = cell.source
-    return found
+    return answer_sources(nb)
 
 
 def _gradebook_scores(course: Course, assignment: str, notebook: str, student: str) -> dict[str, tuple]:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from ...cells import answer_cells
+from ...cells import answer_sources
 from .normalise import normalise
 
 #: Characters of normalised code per fingerprint, and the winnowing window.
@@ -203,10 +203,6 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
 
 # ---- reading a course and writing the page
 
-def _answer_cells(nb) -> dict[str, str]:
-    return {name: cell.source for name, cell in answer_cells(nb).items()}
-
-
 def read_course(course, assignment: str) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """``({cell: {student: source}}, {cell: released source})`` from ``submitted/`` and the release."""
     import nbformat
@@ -215,7 +211,7 @@ def read_course(course, assignment: str) -> tuple[dict[str, dict[str, str]], dic
     if not release.is_file():
         raise FileNotFoundError(f"{release}: the released notebook (its stubs and starter code are never a match); "
                                 "run `make release` first")
-    stubs = _answer_cells(nbformat.read(release, as_version=4))
+    stubs = answer_sources(nbformat.read(release, as_version=4))
     by_cell: dict[str, dict[str, str]] = {cell: {} for cell in stubs}
     for student in course.students(assignment):
         path = course.submitted(student, assignment) / f"{assignment}.ipynb"
@@ -223,7 +219,7 @@ def read_course(course, assignment: str) -> tuple[dict[str, dict[str, str]], dic
             nb = nbformat.read(path, as_version=4)
         except Exception:  # noqa: BLE001 - an unreadable submission has no answers to compare
             continue
-        for cell, source in _answer_cells(nb).items():
+        for cell, source in answer_sources(nb).items():
             if cell in by_cell:
                 by_cell[cell][student] = source
     return by_cell, stubs
