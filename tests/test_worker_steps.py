@@ -161,3 +161,36 @@ def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path
     assert list(phases) == [name for name, _ in bench.PHASES]
     assert phases["read"] == 0.15 and phases["engine"] == 0.04 and phases["cells"] == 2.5
     assert bench._schedule(("stock", "serial", "ours")) == ["ours", "serial", "stock", "serial", "ours"]
+
+
+@pytest.mark.parametrize("corrupt", [
+    None,
+    lambda meta: meta.pop("grade_id"),
+    lambda meta: meta.update(points="two"),
+    lambda meta: meta.update(grade="yes"),
+    lambda meta: meta.update(schema_version=2),
+    lambda meta: meta.update(schema_version=4),
+    lambda meta: meta.update(grade_id=""),
+    "duplicate",
+])
+def test_the_metadata_check_with_its_schema_compiled_once_judges_as_nbgraders(root, corrupt):
+    from nbgrader.nbgraderformat import MetadataValidator as Nbgraders
+
+    from autograder.cohort.preprocessors.check_metadata import MetadataValidator
+
+    def verdict(validator, nb):
+        try:
+            validator.validate_nb(nb)
+        except Exception as error:  # noqa: BLE001 - the verdicts are compared, whatever they are
+            return type(error).__name__, str(error).splitlines()[0]
+        return "valid", ""
+
+    nb = nbformat.read(str(root / "solutions" / "04-five-line-step" / "04-five-line-step.ipynb"), 4)
+    tests = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+    if corrupt == "duplicate":
+        tests[1].metadata.nbgrader.grade_id = tests[0].metadata.nbgrader.grade_id
+    elif corrupt is not None:
+        corrupt(tests[0].metadata.nbgrader)
+    expected = verdict(Nbgraders(), copy.deepcopy(nb))
+    assert verdict(MetadataValidator(), copy.deepcopy(nb)) == expected
+    assert (expected[0] == "valid") == (corrupt is None)

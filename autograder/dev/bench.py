@@ -107,8 +107,8 @@ KINDS = ("stock", "serial", "ours", "cold", "floor")
 PHASES = (("prepare", "waiting for the template, box and scratch course"),
           ("kernel_start", "kernel start (nbgrader's set-up included)"),
           ("cells", "the notebook's own cells"),
-          ("canary", "the canary cells"),
-          ("nbgrader_after", "nbgrader after the last cell (shutdown, write, score)"),
+          ("canary", "the canary cells, and the kernel's shutdown"),
+          ("nbgrader_after", "nbgrader after the kernel (checked, written, scored)"),
           ("read", "canary observed, scores and results read, outputs cut, packed"),
           ("gradebook_write", "the coordinator's gradebook write"),
           ("engine", "the Dask round trip (files both ways, scheduling)"))

@@ -150,6 +150,7 @@ class SandboxedKernelManager(PromptKernelManager):
             process.kill()
 
     async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+        self._event.setdefault("shutdown_at", time.monotonic())  # the notebook's last cell has ended
         process = self.provisioner.process if self.provisioner else None
         if process is not None and process.poll() is None and process.pid is not None:
             self._event["cpu_seconds"] = tree_cpu_seconds(process.pid)

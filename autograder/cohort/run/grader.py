@@ -73,7 +73,7 @@ def _copy_plain_files(src: Path, dst: Path, skip=lambda p: False) -> None:
 class _CellTracker:
     """``on_cell_start`` hook recording the cell being run: which one (to say where a kernel died), and
     when the first cell, the first canary cell and the last cell started (to time the kernel's start, the
-    notebook's own cells and the canary); ``on_cell_executed`` records when the last cell ended."""
+    notebook's own cells and the canary); ``done`` is when the kernel was asked to shut down."""
 
     def __init__(self) -> None:
         self.cell, self.first, self.last, self.canary, self.done = "", 0.0, 0.0, 0.0, 0.0
@@ -94,13 +94,10 @@ class _CellTracker:
         name = nbgrader_meta(cell).get("grade_id")
         self.cell = f"cell {name!r}" if name else f"cell {cell_index + 1 if cell_index is not None else '?'}"
 
-    def complete(self, **_) -> None:
-        self.done = time.monotonic()
-
     def phases(self, started: float, ended: float) -> dict:
         """Seconds of each phase of one autograde: the kernel's start (nbgrader's set-up included), the
-        notebook's own cells, the canary cells, and nbgrader's work after the last cell (the kernel's shutdown,
-        the notebook written and scored)."""
+        notebook's own cells, the canary cells (and the kernel's shutdown), and nbgrader's work after the
+        kernel (the notebook checked, written and scored)."""
         if not self.first:
             return {}
         canary_start = self.canary or self.done or ended
@@ -307,6 +304,7 @@ class Grader:
         cpu = sum(e.get("cpu_seconds", 0.0) for e in g.kernel_events)
         if cpu:
             g.result.timings["kernel_cpu"] = round(cpu, 3)
+        g.tracker.done = max((e.get("shutdown_at", 0.0) for e in g.kernel_events), default=0.0)
         g.result.timings.update(g.tracker.phases(started, ended))
         g.result.notes += notes_from_log(g.capture.text())
         autograded = self._autograded(g)
@@ -370,14 +368,10 @@ class Grader:
         return g.course / "autograded" / g.job.student / self.spec.assignment / f"{self.spec.notebook}.ipynb"
 
     def _config(self, g: Grading):
-        from nbgrader.preprocessors import (
-            CheckCellMetadata,
-            ClearOutput,
-            DeduplicateIds,
-            OverwriteCells,
-            OverwriteKernelspec,
-        )
+        from nbgrader.converters import Autograde
+        from nbgrader.preprocessors import ClearOutput, DeduplicateIds, OverwriteCells, OverwriteKernelspec
 
+        from ..preprocessors.check_metadata import CheckCellMetadata, with_fast_metadata_check
         from ..preprocessors.restore_metadata import RestoreCellMetadata
 
         spec = self.spec
@@ -397,6 +391,9 @@ class Grader:
         cfg.Autograde.create_student = True
         cfg.Autograde.sanitize_preprocessors = [RestoreCellMetadata, ClearOutput, DeduplicateIds,
                                                 OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+        steps = (cfg.Autograde.get("autograde_preprocessors")
+                 or Autograde.class_traits()["autograde_preprocessors"].default())
+        cfg.Autograde.autograde_preprocessors = with_fast_metadata_check(list(steps))
         cfg.OverwriteCells.add_missing_cells = True
         # A kernel manager class of this notebook's own, so that what happens to its kernels lands here.
         cfg.Execute.kernel_manager_class = type("NotebookKernelManager", (SandboxedKernelManager,),
@@ -404,7 +401,6 @@ class Grader:
         cfg.Execute.timeout = spec.cell_timeout
         cfg.Execute.interrupt_on_timeout = True
         cfg.Execute.on_cell_start = g.tracker
-        cfg.Execute.on_cell_executed = g.tracker.complete
         cfg.Execute.shutdown_kernel = "immediate"  # its state is discarded anyway
         cfg.SandboxedKernelManager.box = str(g.box)
         cfg.SandboxedKernelManager.uid = self.uid
