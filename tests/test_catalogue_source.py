@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from autograder.cohort.views.similarity import strip_docstrings
+from autograder.cohort.views.normalise import strip_docstrings
 from autograder.dev.catalogue import MODULES, patched, solution_of
 
 CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}  # applies every edit
