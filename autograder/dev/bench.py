@@ -143,8 +143,6 @@ def breakdown(record: dict) -> dict[str, float]:
     for name, _ in PHASES:
         if name == "read":
             values = [sum(r.get(step, 0.0) for step in _READ_STEPS) for r in rows]
-        elif name == "prepare":
-            values = [r.get("prepare", 0.0) for r in rows]
         else:
             values = [r.get(name, 0.0) for r in rows]
         means[name] = round(statistics.mean(values), 3)

@@ -86,9 +86,7 @@ def kernel_env() -> dict[str, str]:
         "PYTHONPATH": PACKAGE_ROOT,  # the coordinator's autograder before any installed one
         "PYTHONNOUSERSITE": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
+        **ONE_THREAD,
         "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor",
         "NBGRADER_EXECUTION": "autograde",
         "TORCH_LEDGER_GRADING": "1",  # hints show nothing, progress records nothing (autograder.progress)
