@@ -8,6 +8,7 @@ from nbgrader.converters import Autograde, GenerateAssignment
 try:
     from autograder.cohort.preprocessors.check_metadata import with_fast_metadata_check
     from autograder.cohort.preprocessors.insert_starters import with_starter_code
+    from autograder.cohort.run.gradebook_engines import share_engines
 except ImportError as error:  # nbgrader would print a traceback and go on with its defaults (and another gradebook)
     sys.stderr.write(
         f"nbgrader_config.py: this course needs its package, and {sys.executable} cannot import it ({error}). "
@@ -66,12 +67,17 @@ if _is_autograde(sys.argv):
     # starts a new interpreter per notebook instead, as nbgrader does by default.
     # Either way its client re-polls every 0.2 s, so no cell waits out its timeout on a reply that has
     # already arrived (autograder/cohort/kernels/client.py).
-    # TORCH_LEDGER_KERNELS=stock leaves nbgrader's own kernel manager (the benchmark's baseline).
+    # TORCH_LEDGER_KERNELS=stock leaves nbgrader's own kernel manager and gradebook connections (the benchmark's
+    # baseline).
     kernels = os.environ.get("TORCH_LEDGER_KERNELS", "warm")
     if kernels == "cold":
         c.Execute.kernel_manager_class = "autograder.cohort.kernels.client.PromptKernelManager"
     elif kernels != "stock":
         c.Execute.kernel_manager_class = "autograder.cohort.kernels.managers.WarmKernelManager"
+    if kernels != "stock":
+        # nbgrader opens the gradebook about ten times a notebook: one SQLAlchemy engine for them all, so that
+        # its queries are compiled once (autograder/cohort/run/gradebook_engines.py).
+        share_engines()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -97,3 +103,6 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # (autograder/cohort/preprocessors/check_metadata.py): the same checks, a fifth of a second less per notebook.
 for _steps in ("sanitize_preprocessors", "autograde_preprocessors"):
     setattr(c.Autograde, _steps, with_fast_metadata_check(Autograde.class_traits()[_steps].default()))
+# nbconvert checks the whole notebook against nbformat's schema after every autograde step (twelve a notebook);
+# once, after the last step of each pass, rejects the same invalid notebook.
+c.Exporter.optimistic_validation = True

@@ -7,6 +7,7 @@ which run every step together on real submissions.
 from __future__ import annotations
 
 import copy
+import shutil
 
 import nbformat
 import pytest
@@ -161,6 +162,8 @@ def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path
     assert list(phases) == [name for name, _ in bench.PHASES]
     assert phases["read"] == 0.15 and phases["engine"] == 0.04 and phases["cells"] == 2.5
     assert bench._schedule(("stock", "serial", "ours")) == ["ours", "serial", "stock", "serial", "ours"]
+    # 2 cores always busy at the serial run's 2.4 CPU s a notebook, against stock's 8.6 s a notebook
+    assert bench.ceiling(8.6, 2.4, 2) == 7.17 and bench.ceiling(8.6, 0.0, 2) == 0.0
 
 
 @pytest.mark.parametrize("corrupt", [
@@ -194,3 +197,28 @@ def test_the_metadata_check_with_its_schema_compiled_once_judges_as_nbgraders(ro
     expected = verdict(Nbgraders(), copy.deepcopy(nb))
     assert verdict(MetadataValidator(), copy.deepcopy(nb)) == expected
     assert (expected[0] == "valid") == (corrupt is None)
+
+
+def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_path):
+    """nbgrader's many openings of one gradebook share an engine (its compiled SQL), yet each connects anew:
+    the grader replaces its scratch gradebook before every notebook."""
+    from nbgrader.api import Gradebook
+
+    from autograder.cohort.run.gradebook_engines import share_engines
+
+    share_engines()
+    db, fresh = tmp_path / "gradebook.db", tmp_path / "fresh.db"
+    with Gradebook("sqlite:///" + str(fresh)):
+        pass
+    with Gradebook("sqlite:///" + str(db)) as gb:
+        gb.add_student("ada")
+        engine = gb.engine
+    with Gradebook("sqlite:///" + str(db)) as gb:
+        assert gb.engine is engine and [s.id for s in gb.students] == ["ada"]
+    db.unlink()
+    shutil.copy(fresh, db)
+    with Gradebook("sqlite:///" + str(db)) as gb:
+        assert gb.engine is engine and gb.students == []
+        gb.add_student("grace")
+    with Gradebook("sqlite:///" + str(fresh)) as gb:
+        assert gb.engine is not engine and gb.students == []

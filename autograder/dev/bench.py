@@ -13,7 +13,8 @@ solution, release and bug catalogue):
 * optionally **cold** (``grade`` with ``--kernels cold``) and **floor** (each notebook's code, hidden tests
   included, run as a plain Python script: the cost of the work itself, without a kernel).
 
-It prints notebooks per minute and CPU seconds per notebook for each, the speed-ups over stock, and the
+It prints notebooks per minute and CPU seconds per notebook for each, the speed-ups over stock, the
+ceiling (:func:`ceiling`: the speed-up of every core busy at the serial run's cost per notebook), and the
 breakdown of one notebook in ``grade`` (from the timings every result carries): waiting for and setting up
 its box, the kernel's start, the notebook's own cells, the canary, nbgrader's work after the last cell,
 the scores and results read, the gradebook write in the coordinator, and the Dask round trip.  The grades
@@ -216,6 +217,9 @@ def _figures(module, n, workers, cores, sandbox_mode, wall, cpu_used, runs, reco
     if "stock" in wall:
         result["speedup_over_stock"] = {k: round(result["per_minute"][k] / result["per_minute"]["stock"], 2)
                                         for k in wall if k != "stock"}
+        if "serial" in wall:
+            result["ceiling_over_stock"] = ceiling(result["seconds"]["stock"] / n,
+                                                   result["cpu_seconds_per_notebook"]["serial"], min(workers, cores))
     for kind, recs in records.items():
         if recs:
             parts = [breakdown(r) for r in recs]
@@ -224,6 +228,16 @@ def _figures(module, n, workers, cores, sandbox_mode, wall, cpu_used, runs, reco
             result["breakdown"][kind]["grading_seconds"] = round(statistics.mean(
                 statistics.mean(e["seconds"] for e in r["students"].values()) for r in recs), 3)
     return result
+
+
+def ceiling(stock_seconds_per_notebook: float, serial_cpu_per_notebook: float, cores: int) -> float:
+    """The speed-up over stock that ``cores`` busy cores reach when each notebook costs what it costs the
+    serial run (nbgrader with the course's configuration): what ``grade`` would reach with nothing of its
+    own (no start-up, sandbox, canary, calibration or Dask) and no core ever idle.  Beyond it, only a
+    notebook made cheaper than nbgrader's own way of grading it goes faster."""
+    if serial_cpu_per_notebook <= 0:
+        return 0.0
+    return round(stock_seconds_per_notebook * cores / serial_cpu_per_notebook, 2)
 
 
 def _print(result: dict, workers: int) -> None:
@@ -237,6 +251,9 @@ def _print(result: dict, workers: int) -> None:
         lines.append(f"  {labels[kind]:44} {result['seconds'][kind]:7.1f} s {per_minute:6.1f} nb/min "
                      f"{result['cpu_seconds_per_notebook'][kind]:5.2f} CPU s/nb"
                      + (f"   {speed:.2f}x stock" if speed else ""))
+    if result.get("ceiling_over_stock"):
+        lines.append(f"  ceiling at the serial run's CPU per notebook, {min(workers, result['cores'])} cores always busy:"
+                     f" {result['ceiling_over_stock']:.2f}x stock")
     for kind, phases in result["breakdown"].items():
         lines.append(f"one notebook in `grade` ({kind}), mean seconds (grading on the worker: "
                      f"{phases['grading_seconds']:.2f} s):")

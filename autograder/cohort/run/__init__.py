@@ -2,7 +2,8 @@
 
 ``grade`` (the run: calibration first, then every student), ``engine`` (the Dask cluster and its
 worker plugin), ``grader`` (one worker's grader: a notebook's declared steps through nbgrader's
-``Autograde``), ``submission`` (reading a submission and what its graded notebook shows),
+``Autograde``), ``gradebook_engines`` (one SQLAlchemy engine per gradebook for nbgrader's many openings
+of it), ``submission`` (reading a submission and what its graded notebook shows),
 ``check_results`` (each test cell's result, read from the outputs the checks displayed), ``canary``
 (tamper detection), ``scan`` (the static scan), ``coordinator`` (the calibration gate, the canary
 verdict and each student's writes: where a result becomes a gradebook row), ``records`` (the spec,

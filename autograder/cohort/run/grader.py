@@ -39,6 +39,7 @@ from ..kernels.confinement import PACKAGE_ROOT, kernel_env, package_dir
 from ..kernels.managers import SandboxedKernelManager
 from ..kernels.template import Template, TemplateError, preload_for
 from . import canary, check_results, scan
+from .gradebook_engines import share_engines
 from .records import STUDENT, Failure, Job, Note, RunSpec, SubmissionResult, pack_folder, unpack_folder
 from .submission import (
     LogCapture,
@@ -395,6 +396,9 @@ class Grader:
                  or Autograde.class_traits()["autograde_preprocessors"].default())
         cfg.Autograde.autograde_preprocessors = with_fast_metadata_check(list(steps))
         cfg.OverwriteCells.add_missing_cells = True
+        # nbconvert checks the whole notebook against the schema after every preprocessor (thirteen times a
+        # notebook); once, after the last, finds the same invalid notebook.
+        cfg.Exporter.optimistic_validation = True
         # A kernel manager class of this notebook's own, so that what happens to its kernels lands here.
         cfg.Execute.kernel_manager_class = type("NotebookKernelManager", (SandboxedKernelManager,),
                                                 {"events": g.kernel_events, "template": g.template})
@@ -412,6 +416,7 @@ class Grader:
         from nbgrader.converters import Autograde
         from nbgrader.coursedir import CourseDirectory
 
+        share_engines()  # nbgrader's dozen gradebook openings a notebook compile their SQL once per worker
         cfg = self._config(g)
         coursedir = CourseDirectory(config=cfg, log=self.log)
         converter = Autograde(coursedir=coursedir, config=cfg, log=self.log)
