@@ -397,7 +397,8 @@ class Grader:
         cfg.Autograde.autograde_preprocessors = with_fast_metadata_check(list(steps))
         cfg.OverwriteCells.add_missing_cells = True
         # nbconvert checks the whole notebook against the schema after every preprocessor (thirteen times a
-        # notebook); once, after the last, finds the same invalid notebook.
+        # notebook here, RestoreCellMetadata included); once, after each pass's last, rejects the same invalid
+        # notebook.
         cfg.Exporter.optimistic_validation = True
         # A kernel manager class of this notebook's own, so that what happens to its kernels lands here.
         cfg.Execute.kernel_manager_class = type("NotebookKernelManager", (SandboxedKernelManager,),
@@ -416,7 +417,7 @@ class Grader:
         from nbgrader.converters import Autograde
         from nbgrader.coursedir import CourseDirectory
 
-        share_engines()  # nbgrader's dozen gradebook openings a notebook compile their SQL once per worker
+        share_engines()  # nbgrader opens the gradebook about ten times a notebook: its SQL compiled once per worker
         cfg = self._config(g)
         coursedir = CourseDirectory(config=cfg, log=self.log)
         converter = Autograde(coursedir=coursedir, config=cfg, log=self.log)
