@@ -23,9 +23,9 @@ class FakeWriter:
         self.written, self.fail_for = {}, set(fail_for)
 
     def write(self, result, entry):
-        if result["student"] in self.fail_for:
+        if result.student in self.fail_for:
             raise OSError(28, "No space left on device")
-        self.written[result["student"]] = entry.score
+        self.written[result.student] = entry.score
 
 
 def _result(student, score=2.0, status="graded", failure=None):
@@ -33,7 +33,7 @@ def _result(student, score=2.0, status="graded", failure=None):
     outcome.grades = {"test_a": {"auto_score": score, "max_score": 2.0, "needs_manual_grade": False}}
     if failure is not None:
         outcome.fail(failure)
-    return outcome.as_dict()
+    return outcome
 
 
 def test_students_wait_for_calibration_then_are_written():
@@ -148,18 +148,18 @@ def test_the_canary_verdict_learnt_from_calibration_zeroes_a_tampered_notebook()
     writer = FakeWriter()
     c = Coordinator(writer, 2.0)
     reference = _result(REFERENCE)
-    reference["canary"] = {"setup": "ok", "test_a": "nonce", "test_b": "checkfailed", "test_c": "passed"}
+    reference.canary = {"setup": "ok", "test_a": "nonce", "test_b": "checkfailed", "test_c": "passed"}
     c.accept(reference)
     assert c.expected == {"test_a": "nonce", "test_b": "checkfailed"}  # a copy that passes for the solution is left out
     honest, tampered = _result("ada"), _result("eve")
-    honest["canary"] = {"setup": "ok", "test_a": "nonce", "test_b": "nonce", "test_c": "passed"}
-    tampered["canary"] = {"setup": "ok", "test_a": "passed", "test_b": "checkfailed"}
+    honest.canary = {"setup": "ok", "test_a": "nonce", "test_b": "nonce", "test_c": "passed"}
+    tampered.canary = {"setup": "ok", "test_a": "passed", "test_b": "checkfailed"}
     c.accept(honest)
     c.accept(tampered)
     assert writer.written == {"ada": 2.0, "eve": 0.0}
-    assert c.results["ada"]["canary_verdict"]["status"] == "ok" and not c.results["ada"]["flags"]
+    assert c.results["ada"].canary_verdict["status"] == "ok" and not c.results["ada"].flags
     eve = c.results["eve"]
-    assert eve["compromised"] and eve["flags"][0]["kind"] == "compromised" and "test_a passed" in eve["flags"][0]["detail"]
+    assert eve.compromised and eve.flags[0]["kind"] == "compromised" and "test_a passed" in eve.flags[0]["detail"]
 
 
 def test_taking_the_socket_directory_back_never_shuts_the_kernel_out(tmp_path, monkeypatch):

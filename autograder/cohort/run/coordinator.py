@@ -1,15 +1,19 @@
 """The coordinator's judgement of each result: the calibration gate, the canary verdict, the journal.
 
-:class:`Coordinator` is what ``grade`` hands every :class:`~.record.SubmissionResult` (as a dict)
-that comes back from a worker, in the order they come back.  :meth:`Coordinator.accept`
+:class:`Coordinator` is what ``grade`` hands every :class:`~.records.SubmissionResult` that comes
+back from a worker, in the order they come back.  :meth:`Coordinator.accept`
 
 1. holds the students back until the calibration run (the assignment's own solution) is in, and
    then either refuses the run (:attr:`Coordinator.refused`: nothing is written) or lets them
    through (a forced run marks itself);
 2. leaves a student whose result is the *grader's* failure (``status == "internal"``) alone: nothing
    is written for them, their previous grade stands, and they are listed in :attr:`not_graded`;
-3. otherwise applies the canary verdict and writes the student through its :class:`Writer`: their
-   gradebook rows in one transaction, their autograded folder, then their journal line.
+3. otherwise judges it (:func:`judge`: the canary verdict, the flags, the score), which gives the
+   student's :class:`~.records.StudentEntry`, and writes the student through its :class:`Writer`:
+   their gradebook rows in one transaction, their autograded folder, then their journal line.
+
+The result stays the worker's record of what grading produced; the entry is the coordinator's
+judgement of it, and is what ``grading.json`` keeps.
 
 A write that fails (the database cannot be reached, the disk is full) is the grader's failure too:
 nothing of that student is kept and they join :attr:`not_graded`.  The writer is the only part
@@ -29,7 +33,7 @@ from pathlib import Path
 from ..course import Course
 from . import canary
 from .journal import Journal
-from .records import GRADER, Failure, StudentEntry, unpack_folder
+from .records import GRADER, Failure, StudentEntry, SubmissionResult, unpack_folder
 
 LATE_NOTE = "submitted late"
 
@@ -70,22 +74,22 @@ class Writer:
         self.course, self.assignment, self.notebook, self.journal = course, assignment, notebook, journal
         self.gb = None  # opened at the first write, once calibration has passed (or was forced)
 
-    def write(self, result: dict, entry: StudentEntry) -> None:
+    def write(self, result: SubmissionResult, entry: StudentEntry) -> None:
         """Everything of one student, or (raising) nothing: the autograded folder is staged first and only
         put in place once the gradebook has committed."""
         started = time.monotonic()
-        student = result["student"]
+        student = result.student
         dest = self.course.autograded(student, self.assignment)
         staged = dest.with_name(dest.name + ".incoming")
         if staged.exists():
             shutil.rmtree(staged)
         try:
-            if result.get("autograded"):
-                unpack_folder(result["autograded"], staged)
+            if result.autograded:
+                unpack_folder(result.autograded, staged)
             with _quiet_gradebook():
                 if self.gb is None:
                     self.gb = self.course.gradebook()
-                late = self._write_gradebook(result)
+                late = self._write_gradebook(result, entry)
         except BaseException:
             shutil.rmtree(staged, ignore_errors=True)
             if self.gb is not None:
@@ -104,9 +108,9 @@ class Writer:
         entry.timings = {**entry.timings, "gradebook_write": round(time.monotonic() - started, 3)}
         self.journal.add(student, entry)
 
-    def _write_gradebook(self, result: dict) -> dict:
+    def _write_gradebook(self, result: SubmissionResult, entry: StudentEntry) -> dict:
         """The student's rows in one transaction; returns their lateness as the gradebook has it."""
-        gb, student = self.gb, result["student"]
+        gb, student = self.gb, result.student
         timestamp = timestamp_of(self.course.submitted(student, self.assignment))
         gb.update_or_create_student(student)
         if timestamp is not None:
@@ -114,16 +118,16 @@ class Writer:
         else:
             gb.update_or_create_submission(self.assignment, student)
         sub = gb.find_submission_notebook(self.notebook, self.assignment, student)
-        zero = result["status"] != "graded" or result.get("compromised")
+        zero = entry.status != "graded" or entry.compromised
         for grade in sub.grades:
-            info = result["grades"].get(grade.name)
+            info = result.grades.get(grade.name)
             auto = 0.0 if zero or info is None else info["auto_score"]
             grade.auto_score = auto
             grade.needs_manual_grade = grade.manual_score is not None or auto is None
         for comment in sub.comments:
-            comment.auto_comment = None if zero else result["comments"].get(comment.name)
-        sub.flagged = bool(result.get("flags"))
-        sub.late_submission_penalty = None if zero else result.get("late_penalty")
+            comment.auto_comment = None if zero else result.comments.get(comment.name)
+        sub.flagged = bool(entry.flags)
+        sub.late_submission_penalty = None if zero else result.late_penalty
         gb.db.commit()
         return lateness(sub)
 
@@ -151,50 +155,43 @@ def lateness(sub) -> dict:
 # Judging
 
 
-def full_marks(result: dict) -> bool:
-    return result["status"] == "graded" and bool(result["grades"]) and all(
-        (g["auto_score"] or 0) >= g["max_score"] for g in result["grades"].values())
+def full_marks(result: SubmissionResult) -> bool:
+    return result.status == "graded" and bool(result.grades) and all(
+        (g["auto_score"] or 0) >= g["max_score"] for g in result.grades.values())
 
 
-def judge(result: dict, expected: dict | None) -> None:
-    """The canary verdict, the flags and the score of a result the student owns (graded or failed)."""
-    result["compromised"] = False
-    result["canary_verdict"] = {"status": "not run", "detail": ""}
-    if result["status"] == "graded":
-        verdict = canary.verdict(result.get("canary", {}), expected)
-        result["canary_verdict"] = {"status": verdict.status, "detail": verdict.detail}
-        result["compromised"] = verdict.compromised
-    result["flags"] = flags(result)
-    total = sum(float(g["max_score"]) for g in result["grades"].values())
-    score = 0.0 if result["status"] != "graded" or result["compromised"] else \
-        sum(float(g["auto_score"] or 0) for g in result["grades"].values())
-    result["score"], result["max_score"] = score, total
+def judge(result: SubmissionResult, expected: dict | None, max_total: float, forced: bool) -> StudentEntry:
+    """A student's entry in the run record, for a result the student owns (graded or failed): the canary
+    verdict, the flags, and the score before any late penalty (which the writer applies)."""
+    verdict = {"status": "not run", "detail": ""}
+    compromised = False
+    if result.status == "graded":
+        seen = canary.verdict(result.canary, expected)
+        verdict, compromised = {"status": seen.status, "detail": seen.detail}, seen.compromised
+    total = sum(float(g["max_score"]) for g in result.grades.values())
+    score = 0.0 if result.status != "graded" or compromised else \
+        sum(float(g["auto_score"] or 0) for g in result.grades.values())
+    return StudentEntry(status=result.status, reason=result.reason, score=score, max_score=total or max_total,
+                        tests=result.tests, findings=result.findings, notes=result.notes,
+                        flags=flags(result, verdict if compromised else None), compromised=compromised,
+                        canary_verdict=verdict, seconds=result.seconds, timings=result.timings, forced=forced,
+                        failure=result.failure or {}, raw_score=score, kernel=result.kernel)
 
 
-def flags(result: dict) -> list[dict]:
+def flags(result: SubmissionResult, compromised: dict | None = None) -> list[dict]:
+    """Why a reviewer should look at this submission; ``compromised``: the canary verdict that zeroed it."""
     found = []
-    if result.get("compromised"):
-        found.append({"kind": "compromised", "detail": result["canary_verdict"]["detail"]})
-    if result["status"] != "graded":
-        found.append({"kind": "not graded", "detail": result["reason"]})
-    if result.get("findings"):
-        rules = sorted({f["rule"] for f in result["findings"]})
-        found.append({"kind": "scan", "detail": f"{len(result['findings'])} line(s) reach for grader internals: "
+    if compromised:
+        found.append({"kind": "compromised", "detail": compromised["detail"]})
+    if result.status != "graded":
+        found.append({"kind": "not graded", "detail": result.reason})
+    if result.findings:
+        rules = sorted({f["rule"] for f in result.findings})
+        found.append({"kind": "scan", "detail": f"{len(result.findings)} line(s) reach for grader internals: "
                                                 + ", ".join(rules)})
-    if result.get("trimmed"):
-        found.append({"kind": "output trimmed", "detail": result["trimmed"]})
+    if result.trimmed:
+        found.append({"kind": "output trimmed", "detail": result.trimmed})
     return found
-
-
-def entry_of(result: dict, max_total: float, forced: bool) -> StudentEntry:
-    """A student's entry in the run record (its score before any late penalty, which the writer applies)."""
-    return StudentEntry(status=result["status"], reason=result["reason"], score=result["score"],
-                        max_score=result["max_score"] or max_total, tests=result["tests"],
-                        findings=result["findings"], notes=result["notes"], flags=result["flags"],
-                        compromised=result["compromised"], canary_verdict=result["canary_verdict"],
-                        seconds=result["seconds"], timings=result["timings"], forced=forced,
-                        failure=result.get("failure") or {}, raw_score=result["score"],
-                        kernel=result.get("kernel", ""))
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,27 +208,28 @@ class Coordinator:
     forced: str = ""  # why the run is forced ("" when it is not)
     explain: object = None  # result -> the calibration paragraph (explain_calibration bound to the run)
     waiting: bool = True  # the calibration result has not come back yet
-    calibration: dict | None = None
+    calibration: SubmissionResult | None = None
     expected: dict | None = None  # what an honest kernel's canary shows (from the calibration run)
     refused: str = ""  # the calibration failure that stops the run before anything is written
     pending: list = field(default_factory=list)
-    results: dict = field(default_factory=dict)  # student -> result, for the students written
+    results: dict = field(default_factory=dict)  # student -> StudentEntry, for the students written
     not_graded: dict = field(default_factory=dict)  # student -> Failure dict: the grader's failures
-    listeners: list = field(default_factory=list)  # called with each student's result once it is written
+    kernel_notes: set = field(default_factory=set)  # why the calibration's or a written student's kernel started
+    # cold where a warm one was asked for
+    listeners: list = field(default_factory=list)  # called with (student, entry) once a student is written
 
-    def accept(self, result: dict) -> None:
-        if result.get("reference"):
+    def accept(self, result: SubmissionResult) -> None:
+        if result.reference:
             self._calibrate(result)
             return
         if self.waiting:
             self.pending.append(result)
             return
-        student = result["student"]
-        if result["status"] == "internal":
-            self.not_graded[student] = result["failure"]
+        student = result.student
+        if result.status == "internal":
+            self.not_graded[student] = result.failure
             return
-        judge(result, self.expected)
-        entry = entry_of(result, self.max_total, bool(self.forced))
+        entry = judge(result, self.expected, self.max_total, bool(self.forced))
         if self.writer is not None:
             try:
                 self.writer.write(result, entry)
@@ -243,14 +241,15 @@ class Coordinator:
                     "check that the gradebook (COURSE_DB_URL or gradebook.db) and the course's autograded/ "
                     "and reports/ folders can be written by this user, then grade this student again").as_dict()
                 return
-        result["entry"] = entry
-        self.results[student] = result
+        self.results[student] = entry
+        self._note_kernel(result)
         for listener in self.listeners:
-            listener(result)
+            listener(student, entry)
 
-    def _calibrate(self, result: dict) -> None:
+    def _calibrate(self, result: SubmissionResult) -> None:
         self.calibration = result
-        self.expected = canary.expectations(result.get("canary", {})) if result["status"] == "graded" else None
+        self._note_kernel(result)
+        self.expected = canary.expectations(result.canary) if result.status == "graded" else None
         self.waiting = False
         if not full_marks(result):
             explanation = self.explain(result) if self.explain else "the solution did not score full marks"
@@ -262,6 +261,10 @@ class Coordinator:
         held, self.pending = self.pending, []
         for item in held:
             self.accept(item)
+
+    def _note_kernel(self, result: SubmissionResult) -> None:
+        if result.kernel_note:
+            self.kernel_notes.add(result.kernel_note)
 
     def skip_calibration(self, reason: str) -> None:
         """No calibration run (there is no solution to run, and the run is forced)."""
@@ -281,14 +284,14 @@ def warn(message: str) -> None:
 # The calibration paragraph
 
 
-def explain_calibration(result: dict, course: Course, assignment: str, sandboxed: bool) -> str:
+def explain_calibration(result: SubmissionResult, course: Course, assignment: str, sandboxed: bool) -> str:
     """One paragraph for the instructor: what the solution scored, its first failing cell, what to do."""
     source = course.source(assignment) / f"{assignment}.ipynb"
     try:
         source = source.relative_to(course.root)
     except ValueError:
         pass
-    failure = Failure.from_dict(result.get("failure"))
+    failure = Failure.from_dict(result.failure)
     where = f"sandbox: {'bwrap' if sandboxed else 'off'}"
     if failure is not None and failure.internal:
         lines = [f"Calibration could not run: the grader itself failed while grading the assignment's own solution "
@@ -299,10 +302,10 @@ def explain_calibration(result: dict, course: Course, assignment: str, sandboxed
         lines.append(f"What to do: {failure.advice.rstrip('.')}. Then grade again; --force would not help, since a "
                      "fault of the grader is never written as a grade.")
         return " ".join(lines)
-    score = sum(float(g["auto_score"] or 0) for g in result["grades"].values())
-    total = sum(float(g["max_score"]) for g in result["grades"].values())
-    first = result.get("first_error") or {}
-    seen = f"could not be graded ({result['reason']})" if result["status"] != "graded" else \
+    score = sum(float(g["auto_score"] or 0) for g in result.grades.values())
+    total = sum(float(g["max_score"]) for g in result.grades.values())
+    first = result.first_error or {}
+    seen = f"could not be graded ({result.reason})" if result.status != "graded" else \
         f"scored {score:g} of {total:g}"
     lines = [f"Calibration failed: the assignment's own solution ({source}) {seen} under this grading set-up "
              f"({where}), so no grade was written: the gradebook, grading.json and autograded/ are unchanged."]

@@ -243,7 +243,7 @@ def _run(setup: RunSetup, spec: RunSpec, engine: Engine, forced: str) -> dict:
         except EngineError as error:
             raise GradingError(str(error)) from None
         bar = _progress_bar(options, assignment, len(students), len(carried) if journal.resumes else 0)
-        coordinator.listeners.append(lambda result: _advance(bar, coordinator))
+        coordinator.listeners.append(lambda student, entry: _advance(bar, coordinator))
         _loop(todo, engine, coordinator, options.limits.notebook_seconds + GRACE_SECONDS)
     except KeyboardInterrupt:
         interrupted = True
@@ -263,7 +263,7 @@ def _run(setup: RunSetup, spec: RunSpec, engine: Engine, forced: str) -> dict:
     if coordinator.refused:
         raise CalibrationFailed(coordinator.refused)
 
-    written = {s: r["entry"] for s, r in coordinator.results.items()}
+    written = dict(coordinator.results)
     everyone = {**carried, **written}
     record = build_record(setup, everyone, coordinator, engine, time.monotonic() - started)
     if not coordinator.not_graded:
@@ -282,7 +282,7 @@ def _progress_bar(options: GradeOptions, assignment: str, total: int, initial: i
 
 def _advance(bar, coordinator: Coordinator) -> None:
     bar.update(1)
-    flagged = sum(1 for r in coordinator.results.values() if r["flags"])
+    flagged = sum(1 for e in coordinator.results.values() if e.flags)
     bar.set_postfix(flagged=flagged, refresh=False)
 
 
@@ -302,9 +302,9 @@ def _loop(todo: list, engine: Engine, coordinator: Coordinator, hard_limit: floa
         if finished:
             _hand_out(todo, running, engine, capacity)
         for future, student, handed in finished:
-            result = engine.outcome(future, student).as_dict()
+            result = engine.outcome(future, student)
             # What the round trip cost beyond the grading itself: Dask, the files both ways, the wait to be read.
-            result["timings"]["engine"] = round(max(0.0, time.monotonic() - handed - result["seconds"]), 3)
+            result.timings["engine"] = round(max(0.0, time.monotonic() - handed - result.seconds), 3)
             with _deferred_stop:  # a student's rows, autograded folder and journal line go together
                 coordinator.accept(result)
             if coordinator.refused:
@@ -329,7 +329,7 @@ def _stop_overdue(running: dict, engine: Engine, coordinator: Coordinator, hard_
                                                      "grading process was stopped",
                               "raise --notebook-timeout if the solution needs that long")
             with _deferred_stop:
-                coordinator.accept(SubmissionResult.failed(student, failure).as_dict())
+                coordinator.accept(SubmissionResult.failed(student, failure))
 
 
 def _stop_on_signals():

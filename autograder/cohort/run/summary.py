@@ -24,10 +24,10 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
             (options.students and s not in setup.students)}
     reference = None
     if calibration is not None:
-        reference = {"status": calibration["status"], "reason": calibration["reason"],
-                     "full_marks": full_marks(calibration), "first_error": calibration.get("first_error") or {},
-                     "failure": calibration.get("failure") or {}, "canary": calibration.get("canary", {})}
-    graded = [*coordinator.results.values(), *([calibration] if calibration else [])]
+        reference = {"status": calibration.status, "reason": calibration.reason,
+                     "full_marks": full_marks(calibration), "first_error": calibration.first_error or {},
+                     "failure": calibration.failure or {}, "canary": calibration.canary}
+    kernels = [e.kernel for e in coordinator.results.values()] + ([calibration.kernel] if calibration else [])
     record = RunRecord(
         assignment=setup.assignment,
         notebook=setup.notebook,
@@ -35,7 +35,7 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
         seconds=round(seconds, 1),
         workers=engine.seen_workers,
         sandbox={"mode": "bwrap" if setup.sandboxed else "off", "warning": setup.sandbox_warning,
-                 **_kernels(options.kernels, graded)},
+                 **_kernels(options.kernels, kernels, coordinator.kernel_notes)},
         limits={**options.limits.as_dict(), "cell_seconds": setup.cell_timeout},
         gradebook=safe_url(course.db_url),
         functions=setup.facts["functions"],
@@ -45,7 +45,7 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
                 "written": coordinator.written, "not_graded": len(coordinator.not_graded)},
         package={"coordinator": setup.package.coordinator, "kernel": setup.package.kernel} if setup.package else {},
         kernel_cpu_seconds=round(sum((e.timings or {}).get("kernel_cpu", 0.0) for e in students.values())
-                                 + ((calibration or {}).get("timings") or {}).get("kernel_cpu", 0.0), 2),
+                                 + (calibration.timings.get("kernel_cpu", 0.0) if calibration else 0.0), 2),
         students={**kept, **students},
         engine={"kind": engine.kind, "scheduler": options.scheduler or "", "retried": dict(sorted(engine.retried.items()))},
         worker_count=dict(setup.workers),
@@ -56,13 +56,13 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
     return record
 
 
-def _kernels(asked: str, results: list[dict]) -> dict:
-    """How the run's kernels really started: ``kernels`` is warm, cold or mixed, with the reason when
-    they started cold although warm ones were asked for."""
-    seen = {r.get("kernel") for r in results if r.get("kernel")}
+def _kernels(asked: str, started: list[str], notes) -> dict:
+    """How the run's kernels really started (``started``: each result's way, "" where none started):
+    ``kernels`` is warm, cold or mixed, with the reasons (``notes``) when they started cold although warm
+    ones were asked for."""
+    seen = {k for k in started if k}
     kind = "mixed" if len(seen) > 1 else (seen.pop() if seen else asked)
-    notes = sorted({r.get("kernel_note") for r in results if r.get("kernel_note")})
-    return {"kernels": kind, "kernels_asked": asked, "kernels_note": "; ".join(notes)}
+    return {"kernels": kind, "kernels_asked": asked, "kernels_note": "; ".join(sorted(notes))}
 
 
 def summarise(record: RunRecord, graded: list[str], course: Course) -> None:
