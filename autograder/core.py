@@ -57,9 +57,9 @@ class Incorrect(Exception):
     """A check saw something wrong.  Carries the three parts of a learner message and a registered
     diagnosis code (:class:`~autograder.diagnoses.UnknownDiagnosis` for any other)."""
 
-    def __init__(self, seen: str, owner: str, todo: str, *, code: str):
+    def __init__(self, seen: str, owner: str, do: str, *, code: str):
         super().__init__(seen)
-        self.seen, self.owner, self.todo, self.code = seen, owner, todo, require(code)
+        self.seen, self.owner, self.do, self.code = seen, owner, do, require(code)
 
 
 class LearnerRaised(Exception):
@@ -85,7 +85,7 @@ class Result:
     outcome: Outcome
     seen: str = ""
     owner: str = ""
-    todo: str = ""
+    do: str = ""  # what to do: the third part of a learner message
     code: str = ""  # a diagnosis code from autograder.diagnoses, used by cohort reports
     title: str = ""  # what this part checks, from the check's docstring
     notes: list[str] = field(default_factory=list)
@@ -98,7 +98,7 @@ class Result:
             return self.seen
         if self.outcome == SKIPPED:
             return self.seen
-        return f"Seen: {self.seen} Owner: {self.owner} Do: {self.todo}"
+        return f"Seen: {self.seen} Owner: {self.owner} Do: {self.do}"
 
     def text(self) -> str:
         return f"[{self.outcome}] {self.function} — {self.message()}"
@@ -119,7 +119,7 @@ class Result:
         """The result's fields, as the instructor tools read them from a notebook's outputs."""
         return {"version": RESULT_VERSION, "function": self.function, "part": self.part,
                 "outcome": str(self.outcome), "code": self.code, "seen": self.seen, "owner": self.owner,
-                "do": self.todo, "message": self.text()}
+                "do": self.do, "message": self.text()}
 
     def mimebundle(self) -> dict:
         """One output's data: JupyterLab shows the coloured line and ignores the data it has no renderer for."""
@@ -186,16 +186,16 @@ def call(fn, *args, **kwargs):
         raise LearnerRaised(call_text(fn, args, kwargs), error, name) from None
 
 
-def fail(seen: str, owner: str, todo: str, *, code: str) -> None:
+def fail(seen: str, owner: str, do: str, *, code: str) -> None:
     """Report a wrong result: what was seen, which owner held the wrong state, what to do, and its diagnosis."""
-    raise Incorrect(seen, owner, todo, code=code)
+    raise Incorrect(seen, owner, do, code=code)
 
 
-def job_not_done(seen: str, credited: str, owner: str, todo: str) -> None:
+def job_not_done(seen: str, credited: str, owner: str, do: str) -> None:
     """Fail a check of a property that a function which does nothing has too (it left the caller's tensor,
     the mode or the gradients alone...): ``seen`` says what the call did not do, ``credited`` names the
     property, which is credited only when the call did its job."""
-    fail(f"{seen} This check credits {credited} only in a call that did its job.", owner, todo, code="did_nothing")
+    fail(f"{seen} This check credits {credited} only in a call that did its job.", owner, do, code="did_nothing")
 
 
 # --------------------------------------------------------------------------
@@ -395,7 +395,7 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
             code="not_attempted",
         )
     except Incorrect as bad:
-        return Result(function, part, INCORRECT, bad.seen, bad.owner, bad.todo, bad.code)
+        return Result(function, part, INCORRECT, bad.seen, bad.owner, bad.do, bad.code)
     except LearnerRaised as raised:
         return _learner_raised(raised, function, part)
     except UnknownDiagnosis:
@@ -405,7 +405,7 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
             function, part, INCORRECT,
             seen="the check hit Python's recursion limit while running your code.",
             owner=f"your `{function}` (or something it calls) calls itself without end.",
-            todo="look for a function that calls itself or a property that reads itself.",
+            do="look for a function that calls itself or a property that reads itself.",
             code="recursion",
         )
     except Exception as error:  # noqa: BLE001 - a return value the check could not read
@@ -424,7 +424,7 @@ def _learner_raised(raised: LearnerRaised, function: str, part: str) -> Result:
             seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}: a CUDA-only API "
             "(torch.cuda events, synchronize, .cuda()) ran on a machine with no CUDA device.",
             owner=f"your `{raised.name or function}`: it reached for CUDA whatever device its inputs were on.",
-            todo="use CUDA calls only when the tensors are on a CUDA device (x.is_cuda), and a plain Python "
+            do="use CUDA calls only when the tensors are on a CUDA device (x.is_cuda), and a plain Python "
             "clock or the inputs' own device otherwise.",
             code="cuda_only_api",
         )
@@ -433,7 +433,7 @@ def _learner_raised(raised: LearnerRaised, function: str, part: str) -> Result:
             function, part, INCORRECT,
             seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
             owner=_LAZY_OWNER.format(function=raised.name or function),
-            todo=_LAZY_TODO,
+            do=_LAZY_DO,
             code="lazy_parameters",
         )
     return Result(
@@ -442,7 +442,7 @@ def _learner_raised(raised: LearnerRaised, function: str, part: str) -> Result:
         INCORRECT,
         seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
         owner=f"your `{raised.name or function}` raised it, not the grader.",
-        todo="call it yourself with the same kind of arguments, read the error, and fix the line it points to.",
+        do="call it yourself with the same kind of arguments, read the error, and fix the line it points to.",
         code="raised",
     )
 
@@ -455,7 +455,7 @@ def _unreadable(error: Exception, function: str, part: str) -> Result:
             seen=f"the check met a parameter that has no shape yet in what `{function}` gave back "
             f"({type(error).__name__}: {_first_line(error)}).",
             owner=_LAZY_OWNER.format(function=function),
-            todo=_LAZY_TODO,
+            do=_LAZY_DO,
             code="lazy_parameters",
         )
     return Result(
@@ -463,7 +463,7 @@ def _unreadable(error: Exception, function: str, part: str) -> Result:
         seen=f"the check could not read what `{function}` gave back "
         f"({type(error).__name__}: {_first_line(error)}).",
         owner=f"the value returned by your `{function}`.",
-        todo="compare what you return with the contract in the exercise text (types, shapes, dtypes).",
+        do="compare what you return with the contract in the exercise text (types, shapes, dtypes).",
         code="unreadable_result",
     )
 
@@ -477,7 +477,7 @@ _CAUSE = re.compile(r"(Unsupported global|\b[A-Za-z]*(Error|error|Exception)\b\s
 _LAZY_OWNER = ("a lazy layer in your `{function}` (nn.LazyLinear, nn.LazyConv2d, ...): its parameters have no "
                "shape until a first forward pass, so counting them, copying them or handing them to an optimizer "
                "before one fails.")
-_LAZY_TODO = ("give each layer its input size (the exercise states every size), so that its parameters exist as "
+_LAZY_DO = ("give each layer its input size (the exercise states every size), so that its parameters exist as "
               "soon as the model is built.")
 
 

@@ -32,7 +32,7 @@ class LazyMLP(nn.Module):
 def test_lazy_layers_are_named_as_such():
     result = _failed(m03_nn_module.MLP_registers, LazyMLP)
     assert result.code == "lazy_parameters", result.message()
-    assert "lazy layer" in result.owner and "input size" in result.todo
+    assert "lazy layer" in result.owner and "input size" in result.do
 
 
 def test_a_bounded_dynamic_batch_is_told_apart_from_a_static_one():
@@ -45,7 +45,7 @@ def test_a_bounded_dynamic_batch_is_told_apart_from_a_static_one():
     result = _failed(m07_eager_compile_export.export_program_reloads, bounded)
     assert result.code == "bounded_batch", result.message()
     assert "64" in result.seen and "bounded" in result.owner
-    assert "mark dimension 0" not in result.todo  # it did: the advice for a static batch does not apply
+    assert "mark dimension 0" not in result.do  # it did: the advice for a static batch does not apply
 
 
 def test_a_rate_that_was_not_swept_is_named():
@@ -70,7 +70,7 @@ def test_cuda_timing_on_a_cpu_only_machine_is_named():
 
     result = _failed(m07_eager_compile_export.time_it_median, time_with_events)
     assert result.code == "cuda_only_api", result.message()
-    assert "no CUDA device" in result.seen and "x.is_cuda" in result.todo
+    assert "no CUDA device" in result.seen and "x.is_cuda" in result.do
 
 
 def test_the_onnx_exporters_progress_stays_out_of_the_result(tmp_path, capsys):

@@ -59,7 +59,7 @@ def test_a_result_is_one_output_with_its_line_its_text_and_its_data(shown):
     assert data["text/html"] == result.html() and data["text/plain"] == result.text()
     assert data[RESULT_MIME] == {"version": 1, "function": "standardize", "part": "standardize_values",
                                  "outcome": "incorrect", "code": "wrong_dim", "seen": result.seen,
-                                 "owner": result.owner, "do": result.todo, "message": result.text()}
+                                 "owner": result.owner, "do": result.do, "message": result.text()}
 
 
 @pytest.mark.parametrize("visible,hidden,is_visible", [

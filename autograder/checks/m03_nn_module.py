@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..core import _LAZY_OWNER, _LAZY_TODO, LearnerRaised, call, describe, fail, graded, job_not_done
+from ..core import _LAZY_DO, _LAZY_OWNER, LearnerRaised, call, describe, fail, graded, job_not_done
 from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
 from ..hints import hint_for, solution_for
 from ..ledger import Ledger
@@ -140,7 +140,7 @@ def _mlp_linears(model: nn.Module, what: str, sizes) -> list[nn.Linear]:
     if not params:
         _not_registered(model, what)
     if any(isinstance(p, nn.parameter.UninitializedParameter) for p in params):
-        fail(f"{what} holds parameters with no shape yet.", _LAZY_OWNER.format(function="MLP"), _LAZY_TODO,
+        fail(f"{what} holds parameters with no shape yet.", _LAZY_OWNER.format(function="MLP"), _LAZY_DO,
              code="lazy_parameters")
     linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
     got = [(m.in_features, m.out_features) for m in linears]
