@@ -8,6 +8,9 @@ update.
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import torch
 
 from ..core import call, describe, fail, graded, job_not_done
@@ -440,7 +443,20 @@ def _grad_state(held, i: int) -> str:
 def reference_trace(body, iterations: int, seed: int = 0, device: str = "cpu") -> list[dict]:
     """Run ``for i, (x, y) in enumerate(loader): <body>`` for real on a small model with plain SGD, and read the
     owners after every statement: each parameter's ``.grad`` (named by the batches whose gradients it sums,
-    which are checked against the real tensors), whether the weights changed, whether ``loss`` holds a graph."""
+    which are checked against the real tensors), whether the weights changed, whether ``loss`` holds a graph.
+
+    The rows depend on the arguments alone, and the trace checks ask for each body once per column: a body
+    runs once per process and its rows are copied out to every caller.  Each call leaves torch's global RNG
+    as the run does: seeded with ``seed``, then advanced past the model's initialisation."""
+    rows, rng_after = _run_trace(tuple(body), iterations, seed, device)
+    torch.manual_seed(seed)
+    torch.set_rng_state(rng_after)
+    return copy.deepcopy(rows)
+
+
+@functools.lru_cache(maxsize=64)
+def _run_trace(body: tuple, iterations: int, seed: int, device: str) -> tuple[list[dict], torch.Tensor]:
+    """:func:`reference_trace`'s rows, and torch's CPU RNG state once they were made."""
     torch.manual_seed(seed)
     model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -477,7 +493,7 @@ def reference_trace(body, iterations: int, seed: int = 0, device: str = "cpu") -
             expected.append({"grad": state, "held": None if held is None else list(held),
                              "weights_changed": any(not torch.equal(b, p) for b, p in zip(before, params)),
                              "graph_alive": graph is not None})
-    return expected
+    return expected, torch.get_rng_state()
 
 
 def _holds(state: str, held, i: int) -> str:
