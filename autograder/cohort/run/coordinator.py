@@ -214,8 +214,8 @@ class Coordinator:
     pending: list = field(default_factory=list)
     results: dict = field(default_factory=dict)  # student -> StudentEntry, for the students written
     not_graded: dict = field(default_factory=dict)  # student -> Failure dict: the grader's failures
-    kernel_notes: set = field(default_factory=set)  # why the calibration's or a written student's kernel started
-    # cold where a warm one was asked for
+    # why the calibration's or a written student's kernel started cold where a warm one was asked for
+    kernel_notes: set = field(default_factory=set)
     listeners: list = field(default_factory=list)  # called with (student, entry) once a student is written
 
     def accept(self, result: SubmissionResult) -> None:
