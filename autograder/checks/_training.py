@@ -21,6 +21,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from ..core import LearnerRaised, call, describe, fail, job_not_done
+from ..devices import manual_seed
 from ..ledger import NONZERO, Ledger
 
 # --------------------------------------------------------------------------
@@ -41,7 +42,7 @@ MODEL_KINDS = ("mlp", "dropout", "batchnorm")
 
 def make_model(kind: str, seed: int, device="cpu", d: int = 2) -> nn.Module:
     """Small binary classifiers: a plain MLP, one with Dropout, one with BatchNorm and Dropout."""
-    torch.manual_seed(seed)
+    manual_seed(seed)
     if kind == "mlp":
         model = nn.Sequential(nn.Linear(d, 8), nn.ReLU(), nn.Linear(8, 1))
     elif kind == "dropout":

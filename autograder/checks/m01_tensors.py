@@ -12,7 +12,7 @@ import re
 import torch
 
 from ..core import NotAttempted, call, describe, fail, graded
-from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
+from ..devices import close, each_device, expect_tensor, generator, manual_seed, max_abs_diff, plain
 from ..hints import hint_for, solution_for
 
 # --------------------------------------------------------------------------
@@ -94,7 +94,7 @@ def make_blobs_reproducible(make_blobs, n: int = 64, seed: int = 0, *, notes):
     """The same generator seed gives the same blobs; another seed gives others."""
     for device in each_device(notes):
         x1, y1 = _blobs(make_blobs, n, device, seed)
-        torch.manual_seed(seed + 12345)  # disturb the global RNG between the calls
+        manual_seed(seed + 12345)  # disturb the global RNG between the calls
         torch.randn(7)
         x2, y2 = _blobs(make_blobs, n, device, seed)
         for t in (x1, y1, x2, y2):

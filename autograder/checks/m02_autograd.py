@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from ..core import LearnerRaised, call, describe, fail, graded, job_not_done
-from ..devices import close, each_device, expect_tensor, generator, is_tensor_of, max_abs_diff, plain
+from ..devices import close, each_device, expect_tensor, generator, is_tensor_of, manual_seed, max_abs_diff, plain
 from ..hints import hint_for, solution_for
 
 # --------------------------------------------------------------------------
@@ -459,7 +459,7 @@ def _grad_of_kind(kind, p, g):
 def _report_model(seed, device):
     """The model, and the kind of gradient the check placed on each parameter."""
     with torch.random.fork_rng(devices=[]):  # leave the learner's global RNG as it was
-        torch.manual_seed(seed)
+        manual_seed(seed)
         model = _ReportNet().to(device)
     g = generator(seed)
     trainable = [name for name, p in model.named_parameters() if p.requires_grad and p.numel() > 1]
@@ -685,7 +685,7 @@ def _deep_graph(n, depth, seed, device):
 
 def _model_graph(n, seed, device, input_tracked):
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        manual_seed(seed)
         model = nn.Sequential(nn.Linear(3, n), nn.Tanh(), nn.Linear(n, 1)).to(device)
     x = _draw((5, 3), seed, device)
     if input_tracked:

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..core import _LAZY_DO, _LAZY_OWNER, LearnerRaised, call, describe, fail, graded, job_not_done
-from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
+from ..devices import close, each_device, expect_tensor, generator, manual_seed, max_abs_diff, plain
 from ..hints import hint_for, solution_for
 from ..ledger import Ledger
 from . import _training  # noqa: F401 - its import pays for the first optimizer's (see there)
@@ -44,7 +44,7 @@ def _rng(seed: int, device: str = "cpu"):
     """Seed the global RNGs for the learner's code, and give the caller's RNG state back afterwards."""
     cuda = [torch.cuda.current_device()] if device.startswith("cuda") else []
     with torch.random.fork_rng(devices=cuda):
-        torch.manual_seed(seed)
+        manual_seed(seed)
         yield
 
 

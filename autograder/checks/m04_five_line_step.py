@@ -14,7 +14,7 @@ import functools
 import torch
 
 from ..core import call, describe, fail, graded, job_not_done
-from ..devices import each_device, generator
+from ..devices import each_device, generator, manual_seed
 from ..hints import hint_for, solution_for
 from ..ledger import Ledger
 from ..starters import REPAIR_TRAIN_EPOCH
@@ -138,9 +138,9 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
         ref_model, ref_opt = clone_setup(model, opt)
         x, y = blobs(n, seed + 11, device)
         data = loader(x, y, batch_size)
-        torch.manual_seed(seed + 100)  # the same dropout masks for the learner's epoch and the reference
+        manual_seed(seed + 100)  # the same dropout masks for the learner's epoch and the reference
         out = call_with_batches(train_epoch, "train_epoch", device, model, data, opt, loss_fn, device)
-        torch.manual_seed(seed + 100)
+        manual_seed(seed + 100)
         ref_model.train()
         losses, sizes = [], []
         for xb, yb in data:
@@ -449,7 +449,7 @@ def reference_trace(body, iterations: int, seed: int = 0, device: str = "cpu") -
     runs once per process and its rows are copied out to every caller.  Each call leaves torch's global RNG
     as the run does: seeded with ``seed``, then advanced past the model's initialisation."""
     rows, rng_after = _run_trace(tuple(body), iterations, seed, device)
-    torch.manual_seed(seed)
+    manual_seed(seed)
     torch.set_rng_state(rng_after)
     return copy.deepcopy(rows)
 
@@ -457,7 +457,7 @@ def reference_trace(body, iterations: int, seed: int = 0, device: str = "cpu") -
 @functools.lru_cache(maxsize=64)
 def _run_trace(body: tuple, iterations: int, seed: int, device: str) -> tuple[list[dict], torch.Tensor]:
     """:func:`reference_trace`'s rows, and torch's CPU RNG state once they were made."""
-    torch.manual_seed(seed)
+    manual_seed(seed)
     model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     loss_fn = torch.nn.MSELoss()

@@ -14,7 +14,7 @@ import copy
 import torch
 
 from ..core import call, describe, fail, graded, job_not_done
-from ..devices import each_device, expect_tensor, plain
+from ..devices import each_device, expect_tensor, manual_seed, plain
 from ..hints import hint_for, solution_for
 from ..ledger import Ledger
 from ..starters import REPAIR_EVALUATE
@@ -327,7 +327,7 @@ def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
         twin = copy.deepcopy(model)
         twin_opt = type(opt)(twin.parameters(), **opt.defaults)
         loss_fn = make_loss("bce")
-        torch.manual_seed(seed + 200)
+        manual_seed(seed + 200)
         with _with_course_evaluate(fit):
             out = call_with_batches(fit, "fit", device, model, loader(x, y, bs, shuffle=True, seed=seed),
                                     loader(xv, yv, vbs), opt, loss_fn, epochs, device)
@@ -341,7 +341,7 @@ def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
                      f"append one float per epoch to {key}.", code="wrong_length")
             for v in values:
                 expect_float(v, f'an entry of fit(...)["{key}"]', "fit")
-        torch.manual_seed(seed + 200)
+        manual_seed(seed + 200)
         train_data, val_data = loader(x, y, bs, shuffle=True, seed=seed), loader(xv, yv, vbs)
         want_train, want_val, unweighted = [], [], []
         for _ in range(epochs):

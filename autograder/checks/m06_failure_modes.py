@@ -20,7 +20,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from ..core import call, describe, fail, graded, job_not_done
-from ..devices import each_device
+from ..devices import each_device, manual_seed
 from ..hints import hint_for, solution_for
 from ..starters import REPAIR_MAKE_LOADERS
 from ._training import WatchedLoss, blobs, make_model, snapshot
@@ -309,7 +309,7 @@ class _Skipper(nn.Module):
 
 def _setup(seed, device, *, shuffle=True, eval_mode=False, flat_targets=False, nan_inputs=False,
            skip_layer=False, partial_optimizer=False, wrong_device=False, frozen=False):
-    torch.manual_seed(seed)
+    manual_seed(seed)
     model = (_Skipper() if skip_layer else make_model("dropout", seed, "cpu")).to(device)
     if frozen:
         for p in list(model.parameters())[:2]:
@@ -506,7 +506,7 @@ class _Squeeze(nn.Module):
 
 
 def _overfit_setup(kind: str, seed: int, n: int, width: int, device):
-    torch.manual_seed(seed)
+    manual_seed(seed)
     g = torch.Generator().manual_seed(seed + 1)
     classify = kind == "bce"
     d = 4 if classify else 3

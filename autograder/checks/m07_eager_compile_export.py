@@ -31,7 +31,7 @@ import torch
 from torch import nn
 
 from ..core import call, describe, fail, graded, job_not_done
-from ..devices import cuda_or_skip, each_device
+from ..devices import cuda_or_skip, each_device, manual_seed
 from ..hints import hint_for, solution_for
 from . import _reload
 from ._training import blobs, differing, make_loss, make_model, make_optimizer, snapshot
@@ -508,7 +508,7 @@ class _Counted:
 def _split_case(kind: str, steps: int, seed: int, device: str, item_s: float, forward_s: float, backward_s: float):
     """(model, counted loader, optimizer, loss_fn, expected data seconds, expected compute seconds)."""
     batch = 4
-    torch.manual_seed(seed)
+    manual_seed(seed)
     if kind == "slow data":
         model, data_s, compute_s = nn.Linear(3, 1), steps * batch * item_s, 0.0
         dataset = _SlowItems(batch * (steps + 2), 3, item_s, seed)
@@ -597,7 +597,7 @@ def _split_on_cuda(time_split, steps: int, seed: int, notes) -> None:
              "synchronise only when the model's parameters are on a CUDA device.", code="sync_without_cuda")
     if not cuda_or_skip(notes):
         return
-    torch.manual_seed(seed)
+    manual_seed(seed)
     heavy = nn.Sequential(*[nn.Linear(2048, 2048) for _ in range(16)]).to("cuda")
     dataset = torch.utils.data.TensorDataset(torch.randn(64 * (steps + 1), 2048), torch.randn(64 * (steps + 1), 2048))
     loader = _Counted(torch.utils.data.DataLoader(dataset, batch_size=64))

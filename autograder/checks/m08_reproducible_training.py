@@ -21,7 +21,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from ..core import LearnerRaised, call, describe, fail, graded
-from ..devices import each_device
+from ..devices import each_device, manual_seed
 from ..hints import hint_for, solution_for
 from ..starters import REPAIR_LOAD_CHECKPOINT
 from ._training import blobs, make_loss, make_model, make_optimizer
@@ -58,7 +58,7 @@ def seed_everything_rngs(seed_everything, seed: int = 0, *, notes):
         from_g1 = torch.randint(0, 10**9, (4,), generator=g1)
         random.seed(seed + 99)
         np.random.seed(seed + 99)
-        torch.manual_seed(seed + 99)
+        manual_seed(seed + 99)
         g2 = call(seed_everything, seed)
         second = _draws(device)
         names = {"python": "Python's random", "numpy": "NumPy's global RNG", "torch": "torch's CPU RNG",
@@ -103,7 +103,7 @@ def _dataset(seed: int) -> TensorDataset:
 def _reset_rngs(seed: int, device: str) -> torch.Generator:
     random.seed(seed)
     np.random.seed(seed)
-    torch.manual_seed(seed)
+    manual_seed(seed)
     if device == "cuda":
         torch.cuda.manual_seed_all(seed)
     return torch.Generator().manual_seed(seed)

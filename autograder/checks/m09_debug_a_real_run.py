@@ -26,7 +26,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from ..core import LearnerRaised, call, describe, fail, graded, job_not_done
-from ..devices import each_device
+from ..devices import each_device, manual_seed
 from ..hints import hint_for, solution_for
 from ..ledger import Ledger
 from ..starters import REPAIR_RUN
@@ -75,7 +75,7 @@ class _RefNormalizer(nn.Module):
 
 def _ref_cnn(seed: int, device="cpu", num_classes: int = 10, dropout: float = 0.0, fit_on=None) -> nn.Module:
     """The check's own small CNN (with a per-pixel normaliser fitted on ``fit_on`` when given)."""
-    torch.manual_seed(seed)
+    manual_seed(seed)
     layers = []
     if fit_on is not None:
         x = _raw(fit_on)
@@ -584,7 +584,7 @@ GRAD_STATES = ("none", "zero", "nonzero")
 
 
 def _ledger_model(seed: int, device, width: int = 5, dropout: float = 0.2) -> nn.Module:
-    torch.manual_seed(seed)
+    manual_seed(seed)
     return nn.Sequential(nn.Linear(3, width), nn.Tanh(), nn.Dropout(dropout), nn.Linear(width, 2)).to(device)
 
 
