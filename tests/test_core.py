@@ -195,3 +195,24 @@ def test_a_reference_trace_runs_once_and_leaves_the_rng_as_its_run_does():
         assert got == rows and torch.equal(torch.rand(4), after_run)
         got[0]["grad"] = "changed by a caller"
     assert m04._run_trace.cache_info().misses == 1 and m04.reference_trace(body, 3) == rows
+
+
+def test_a_warm_template_trains_module_09s_reference_cnns_once_and_leaves_the_rng(monkeypatch):
+    """In a grading template, module 09's checks train predict_digits' reference CNNs before any kernel is
+    forked: the same models a kernel trains for itself, and torch's global RNG where it was."""
+    from autograder.checks import m09_debug_a_real_run as m09
+
+    m09._trained_once.cache_clear()
+    m09._prepare()  # a learner's kernel: nothing is trained at import
+    assert m09._trained_once.cache_info().currsize == 0
+    monkeypatch.setenv("TORCH_LEDGER_TEMPLATE", "1")
+    torch.manual_seed(11)
+    m09._prepare()
+    after = torch.rand(4)
+    torch.manual_seed(11)
+    assert torch.equal(torch.rand(4), after)
+    assert m09._trained_once.cache_info().currsize == len(m09.PREDICT_SEEDS)
+    alone = m09._trained_once.__wrapped__(3, "cpu", 0.5).state_dict()
+    warmed = m09._trained_ref(3, "cpu").state_dict()
+    assert alone.keys() == warmed.keys() and all(torch.equal(alone[k], warmed[k]) for k in alone)
+    assert m09._trained_once.cache_info().misses == len(m09.PREDICT_SEEDS)
