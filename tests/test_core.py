@@ -216,3 +216,20 @@ def test_a_warm_template_trains_module_09s_reference_cnns_once_and_leaves_the_rn
     warmed = m09._trained_ref(3, "cpu").state_dict()
     assert alone.keys() == warmed.keys() and all(torch.equal(alone[k], warmed[k]) for k in alone)
     assert m09._trained_once.cache_info().misses == len(m09.PREDICT_SEEDS)
+
+
+def test_module_09s_template_trains_the_seeds_its_notebook_checks_with(root):
+    """PREDICT_SEEDS is a fact about the notebook: the seeds of its predict_digits test cells, visible and hidden."""
+    import inspect
+    import re
+
+    from autograder.checks import m09_debug_a_real_run as m09
+    from autograder.dev import nbtools
+
+    nb = nbtools.read(root / "solutions" / "09-debug-a-real-run" / "09-debug-a-real-run.ipynb")
+    used = set()
+    for cell in nb.cells:
+        for check, args in re.findall(r"check\.(predict_digits_\w+)\(([^)]*)\)", cell.source):
+            seed = re.search(r"seed=(\d+)", args)
+            used.add(int(seed.group(1)) if seed else inspect.signature(getattr(m09, check)).parameters["seed"].default)
+    assert used == set(m09.PREDICT_SEEDS)
