@@ -37,6 +37,9 @@ def _limits(args):
 
 #: ``grade``'s exit status when the grader itself failed on some students (nothing was written for them).
 NOT_GRADED = 4
+#: ``grade``'s exit status when every student was graded, without the sandbox (``--sandbox off``, or ``auto`` on a
+#: machine that cannot give it): a script that grades a cohort sees that the run was unconfined.
+UNCONFINED = 5
 
 
 def cmd_collect(args) -> int:
@@ -59,6 +62,8 @@ def cmd_grade(args) -> int:
     record = grade(_course(args), args.assignment, options)
     if record.get("not_graded"):
         return NOT_GRADED  # some students were not graded because of the grader: their previous grades stand
+    if not record["sandbox"].get("confined", record["sandbox"]["mode"] == "bwrap"):
+        return UNCONFINED
     return 0
 
 

@@ -19,10 +19,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.cohort import collect
+from autograder.cohort import collect, privacy
 from autograder.cohort.course import Course
 from autograder.cohort.kernels.box import prepare_box
 from autograder.cohort.kernels.bwrap import BWRAP_ENV, bwrap_argv, probe
+from autograder.cohort.kernels import confinement
 from autograder.cohort.kernels.confinement import Limits
 from autograder.cohort.run import canary, scan
 from autograder.cohort.run import check_results as outcomes
@@ -242,10 +243,58 @@ def test_report_analysis_counts_each_student_once_per_function():
 
 def test_sandbox_auto_falls_back_loudly_and_bwrap_refuses(monkeypatch):
     monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
-    sandboxed, warning = resolve_sandbox("auto")
+    sandboxed, warning = resolve_sandbox("auto", others=[])
     assert not sandboxed and "SANDBOX UNAVAILABLE" in warning and "bubblewrap" in warning
     with pytest.raises(GradingError, match="--sandbox bwrap: cannot start the sandbox"):
         resolve_sandbox("bwrap")
+
+
+def test_sandbox_auto_never_falls_back_where_other_people_work(monkeypatch):
+    """On a machine with other accounts (or under JupyterHub) only --sandbox off, by name, grades unconfined."""
+    monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
+    with pytest.raises(GradingError, match="other people use it \\(ada, bob\\).*--sandbox off"):
+        resolve_sandbox("auto", others=["ada", "bob"])
+    sandboxed, warning = resolve_sandbox("off", others=["ada", "bob"])
+    assert not sandboxed and "asked for" in warning and "ada, bob" in warning
+    monkeypatch.setenv("JUPYTERHUB_USER", "ada")
+    assert "the users of this JupyterHub" in privacy.other_people()
+
+
+def test_a_sandbox_whose_own_mounts_fail_stops_the_run_whatever_the_mode(monkeypatch, tmp_path):
+    """bubblewrap runs, but the course's mount layout cannot be made (the package's mount point inside a read-only
+    bind, as when the shared environment sat where the package is mounted): the grader's fault, so ``auto`` stops
+    too, naming the failing mount, and no kernel starts."""
+    if probe() is not None:
+        pytest.skip("bubblewrap cannot run here")
+    from autograder.cohort.kernels import bwrap as bw
+
+    env = tmp_path / "env"
+    (env / "lib").mkdir(parents=True)
+    monkeypatch.setattr(bw, "package_root", lambda: str(env))  # a mount point inside a read-only bind
+    monkeypatch.setattr(bw, "python_dirs", lambda: [str(env)])
+    check = bw.diagnose()
+    assert check.kind == "layout" and "Read-only file system" in check.reason and str(env) in check.reason, check
+    for mode in ("auto", "bwrap"):
+        with pytest.raises(GradingError, match="grader's fault.*no kernel was started|no kernel was started.*grader's fault"):
+            resolve_sandbox(mode, others=[])
+
+
+def test_the_package_is_mounted_where_no_bound_path_lies(monkeypatch):
+    """The README's shared environment sits at /opt/torch-ledger: the package goes elsewhere, and nowhere that
+    equals, holds or lies inside a bound path."""
+    from autograder.cohort.kernels import bwrap as bw
+
+    assert confinement.collides("/opt/torch-ledger", ["/opt/torch-ledger"]) == "/opt/torch-ledger"
+    assert confinement.collides("/opt/torch-ledger", ["/opt"]) == "/opt"
+    assert confinement.collides("/opt/torch-ledger", ["/opt/torch-ledger/lib/python3.11/site-packages"])
+    assert not confinement.collides("/opt/torch-ledger", ["/opt/torch-ledger-2", "/usr", "/opt/conda"])
+    confinement.package_root.cache_clear()
+    monkeypatch.setattr(bw, "python_dirs", lambda: ["/opt/torch-ledger", "/usr/lib/python3.11"])
+    try:
+        place = confinement.package_root()
+        assert place != "/opt/torch-ledger" and place in confinement.PACKAGE_ROOTS
+    finally:
+        confinement.package_root.cache_clear()
 
 
 def test_cli_grade_with_required_sandbox_fails_clearly(tmp_path, root, monkeypatch, capsys):
@@ -468,9 +517,22 @@ def test_grading_without_a_sandbox_warns_in_output_and_report(tmp_path, root, so
     fixture_courses.release(course_dir, MODULE)
     fixture_courses.submit(course_dir, MODULE, "solution", solution)
     monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
+    monkeypatch.setattr(privacy, "other_people", lambda: [])  # a machine of one's own: auto may fall back
     course = Course.open(course_dir)
     record = grade(course, MODULE, GradeOptions(workers=1, sandbox="auto", limits=LIMITS, progress=False))
     assert "SANDBOX UNAVAILABLE" in capsys.readouterr().err
     assert record["sandbox"]["mode"] == "off"
     assert record["students"]["solution"]["score"] == record["students"]["solution"]["max_score"]
     assert "without the sandbox" in report.write(course, MODULE).read_text().lower()
+
+
+def test_an_unconfined_kernel_keeps_every_cache_in_a_private_folder_of_its_own(tmp_path):
+    """Without the sandbox, IPython's profile (and its startup folder), matplotlib's, inductor's and temporary files
+    are under the notebook's box, mode 0700: never a fixed /tmp path another user could create first."""
+    box = prepare_box(tmp_path / "box", 61999)
+    env = confinement.unconfined_env(box / "home", box / "lib")
+    for key in ("IPYTHONDIR", "MPLCONFIGDIR", "TORCHINDUCTOR_CACHE_DIR", "TMPDIR", "XDG_CACHE_HOME"):
+        place = Path(env[key])
+        assert place.is_relative_to(box) and not env[key].startswith("/tmp/"), (key, env[key])
+        assert (place.parent.stat().st_mode & 0o777) == 0o700 and place.is_dir(), key
+    assert env["HOME"] == str(box / "home") and env["PYTHONPATH"] == str(box / "lib")

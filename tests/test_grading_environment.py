@@ -26,7 +26,7 @@ import pytest
 
 from autograder.cohort.course import Course
 from autograder.cohort.kernels.bwrap import probe
-from autograder.cohort.kernels.confinement import PACKAGE_ROOT, Limits
+from autograder.cohort.kernels.confinement import Limits, package_root
 from autograder.cohort.kernels.preflight import kernel_package
 from autograder.dev import fixture_courses, nbtools
 
@@ -113,7 +113,7 @@ def test_kernel_imports_the_coordinators_package(prepared, mode):
     assert proc.returncode == 0, proc.stderr[-3000:]
     record = json.loads((course / "reports" / MODULE / "grading.json").read_text())
     assert record["package"] == {"coordinator": str((course / "autograder").resolve()),
-                                 "kernel": f"{PACKAGE_ROOT}/autograder/__init__.py"}
+                                 "kernel": f"{package_root()}/autograder/__init__.py"}
     assert record["calibration"]["full_marks"] and not record["forced"]["forced"]
     scores = fixture_courses.scores(course, MODULE)
     assert all(s == m for s, m in scores["alice"].values()) and scores["alice"]

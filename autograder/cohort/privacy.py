@@ -127,8 +127,41 @@ def _access(path: Path, owner: int) -> str:
     if stat.S_ISLNK(st.st_mode):
         return ""
     bits = _bits_for_others(st, owner)
+    if stat.S_ISDIR(st.st_mode) and not bits & 0o001:
+        bits &= ~0o002  # a folder one cannot enter takes no new entries, whatever its w bit says
     kinds = [word for bit, word in ((0o004, "read"), (0o002, "write")) if bits & bit]
     return " and ".join(kinds)
+
+
+#: The uids of people's accounts when /etc/login.defs says nothing (Debian's UID_MIN and UID_MAX).
+PEOPLE_UIDS = (1000, 60000)
+
+
+def _login_defs(path: Path = Path("/etc/login.defs")) -> tuple[int, int]:
+    low, high = PEOPLE_UIDS
+    try:
+        for line in path.read_text().splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] in ("UID_MIN", "UID_MAX") and words[1].isdigit():
+                low, high = (int(words[1]), high) if words[0] == "UID_MIN" else (low, int(words[1]))
+    except OSError:
+        pass
+    return low, high
+
+
+def other_people(me: int | None = None) -> list[str]:
+    """Who else works on this machine: under JupyterHub (``JUPYTERHUB_USER`` or its API set), the hub's users;
+    otherwise the accounts of people (uids from ``UID_MIN`` to ``UID_MAX``, a login shell) other than ``me``.
+    On such a machine a submission run unconfined could reach their files, and they could prepare what it finds."""
+    me = os.getuid() if me is None else me
+    found: list[str] = []
+    if os.environ.get("JUPYTERHUB_USER") or os.environ.get("JUPYTERHUB_API_URL"):
+        found.append("the users of this JupyterHub")
+    low, high = _login_defs()
+    for user in pwd.getpwall():
+        if low <= user.pw_uid <= high and user.pw_uid != me and not user.pw_shell.endswith(("nologin", "false")):
+            found.append(user.pw_name)
+    return found
 
 
 def refusal(root: Path, found: list[tuple[Path, str]]) -> str:

@@ -4,7 +4,7 @@
 to its client over IPC sockets in a directory bound into the sandbox); a read-only system (only
 ``/usr``, ``/lib*``, ``/bin``, ``/etc``, the Python installation, the virtual environment and the
 site-packages folders its ``.pth`` files add, plus the coordinator's own ``autograder`` package, bound
-at :data:`~autograder.cohort.kernels.confinement.PACKAGE_ROOT` and first on the kernel's
+at :func:`~autograder.cohort.kernels.confinement.package_root` and first on the kernel's
 ``PYTHONPATH``); a private, writable home holding nothing but the staged files; a dropped uid and the
 rlimits of its :class:`~autograder.cohort.kernels.confinement.Confinement`.  :func:`template_argv` is
 the same sandbox for a warm template, whose children then confine themselves.  :func:`probe` tells
@@ -21,8 +21,9 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+from typing import NamedTuple
 
-from .confinement import BASE_UID, HOME, NOBODY, PACKAGE_ROOT, Confinement, Limits, is_root, kernel_env, package_dir
+from .confinement import BASE_UID, HOME, NOBODY, Confinement, Limits, is_root, kernel_env, package_dir, package_root
 
 #: Environment variable naming the bubblewrap binary (tests point it elsewhere).
 BWRAP_ENV = "AUTOGRADER_BWRAP"
@@ -44,21 +45,61 @@ def bwrap_path() -> str | None:
 
 def probe(timeout: float = 20.0) -> str | None:
     """``None`` when a sandbox like the grading one starts here; otherwise why it cannot."""
+    check = diagnose(timeout)
+    return None if check.ok else check.reason
+
+
+class SandboxCheck(NamedTuple):
+    """What :func:`diagnose` found: ``kind`` is ``ok``; ``unavailable`` (no bubblewrap, or the machine refuses
+    it the namespaces: nothing the course can change); or ``layout`` (bubblewrap runs here, and the course's own
+    mounts fail: the grader's fault, never a reason to grade unconfined)."""
+
+    kind: str
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "ok"
+
+
+def diagnose(timeout: float = 20.0) -> SandboxCheck:
+    """Whether the grading sandbox starts here, and if not, whose fault it is (:class:`SandboxCheck`).
+
+    Two starts: the bare namespaces over the host's own root (only the machine can refuse those), then the
+    grading sandbox's mounts as a kernel gets them."""
     bwrap = bwrap_path()
     if bwrap is None:
-        return "bubblewrap (bwrap) is not installed; on Debian/Ubuntu: apt-get install bubblewrap"
-    argv = [bwrap, *namespace_args(), *system_binds(), "--proc", "/proc", "--dev", "/dev",
-            "--", *drop_privileges(BASE_UID), sys.executable, "-c", "import os; print(os.getuid())"]
+        return SandboxCheck("unavailable", "bubblewrap (bwrap) is not installed; on Debian/Ubuntu: apt-get install bubblewrap")
+    bare = [bwrap, *namespace_args(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"]
+    failed = _start(bare, timeout)
+    if failed:
+        return SandboxCheck("unavailable", (
+            f"bubblewrap cannot create its namespaces here ({failed}); on Ubuntu 23.10+ AppArmor restricts "
+            "unprivileged user namespaces (see `sysctl kernel.apparmor_restrict_unprivileged_userns`)"))
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        mounts = system_binds()
+    except RuntimeError as error:  # no mount point for the package
+        return SandboxCheck("layout", str(error))
+    argv = [bwrap, *namespace_args(), *mounts, "--proc", "/proc", "--dev", "/dev",
+            "--", *drop_privileges(BASE_UID), sys.executable, "-c", "import os; print(os.getuid())"]
+    failed = _start(argv, timeout)
+    if failed:
+        return SandboxCheck("layout", (
+            f"bubblewrap runs here, but the grading sandbox's own mounts fail: {failed} (the course package is "
+            f"mounted at {package_root()}, the environment {sys.prefix} is bound read-only)"))
+    return SandboxCheck("ok")
+
+
+def _start(argv: list[str], timeout: float) -> str:
+    """"" when ``argv`` ran and exited 0; otherwise what went wrong (bubblewrap's last line)."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"bubblewrap did not start: {error}"
-    if proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        hint = detail[-1] if detail else f"exit status {proc.returncode}"
-        return (f"bubblewrap cannot create its namespaces here ({hint}); on Ubuntu 23.10+ AppArmor "
-                "restricts unprivileged user namespaces (see `sysctl kernel.apparmor_restrict_unprivileged_userns`)")
-    return None
+    if proc.returncode == 0:
+        return ""
+    detail = (proc.stderr or proc.stdout).strip().splitlines()
+    return detail[-1] if detail else f"exit status {proc.returncode}"
 
 
 def namespace_args() -> list[str]:
@@ -70,14 +111,25 @@ def namespace_args() -> list[str]:
     return args
 
 
+SYSTEM = ("/usr", "/etc", "/opt/conda")
+TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def bound_paths() -> list[str]:
+    """Every path the sandbox binds from the host, but the course package (its mount point must avoid them)."""
+    paths = [p for p in SYSTEM if os.path.isdir(p)]
+    paths += ["/" + n for n in TOP_LEVEL if os.path.islink("/" + n) or os.path.isdir("/" + n)]
+    return paths + python_dirs()
+
+
 def system_binds() -> list[str]:
     """Read-only binds of the system, of this Python and its environment, and of the course package."""
     args: list[str] = []
     made: set[str] = set()
-    for path in ("/usr", "/etc", "/opt/conda"):
+    for path in SYSTEM:
         if os.path.isdir(path):
             args += [*parents(path, made), "--ro-bind", path, path]
-    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+    for name in TOP_LEVEL:
         path = "/" + name
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -89,7 +141,7 @@ def system_binds() -> list[str]:
             continue
         seen.add(path)
         args += [*parents(path, made), "--ro-bind", path, path]
-    inside = f"{PACKAGE_ROOT}/autograder"
+    inside = f"{package_root()}/autograder"
     return [*args, *parents(inside, made), "--ro-bind", package_dir(), inside]
 
 
@@ -135,11 +187,11 @@ def site_dirs(executable: str) -> tuple[str, ...]:
 
     Only folders named ``site-packages`` or ``dist-packages``: a ``.pth`` line that puts a
     checkout on the path (an editable install in compat mode) is not bound, since a checkout
-    holds the course's solutions; the course package itself is bound at :data:`PACKAGE_ROOT`.
+    holds the course's solutions; the course package itself is bound at :func:`package_root`.
     """
     code = "import json, sys; print(json.dumps(sys.path))"
     try:
-        proc = subprocess.run([executable, "-c", code], env={**kernel_env(), "PYTHONPATH": ""}, cwd="/",
+        proc = subprocess.run([executable, "-c", code], env={**kernel_env(unconfined=True), "PYTHONPATH": ""}, cwd="/",
                               capture_output=True, text=True, timeout=60)
         paths = json.loads(proc.stdout)
     except (OSError, ValueError, subprocess.TimeoutExpired):

@@ -11,6 +11,7 @@ fork server's child applies to itself, :func:`autograder.cohort.kernels.forkserv
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import asdict, dataclass
@@ -25,8 +26,10 @@ HOME = "/home/student"
 BASE_UID = 61000
 #: The uid a kernel has in its sandbox without root: the grading user's, mapped to "nobody" in a user namespace.
 NOBODY = 65534
-#: Where a sandboxed kernel sees the coordinator's ``autograder`` package (first on its PYTHONPATH).
-PACKAGE_ROOT = "/opt/torch-ledger"
+#: Where a sandboxed kernel may see the coordinator's ``autograder`` package (first on its PYTHONPATH): the
+#: first of these that no bound path of the sandbox collides with (:func:`package_root`).  The README's shared
+#: environment lives at ``/opt/torch-ledger``: bound read-only, it cannot take a folder mounted inside it.
+PACKAGE_ROOTS = ("/opt/torch-ledger", "/run/torch-ledger-package", "/torch-ledger-package")
 #: One thread for every BLAS library: a thread pool started on import would leave threads in a warm
 #: template, which then could not fork safely; every grading kernel runs with the same settings.
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -70,8 +73,54 @@ def process_limit(processes: int) -> int:
     return processes if is_root() else tasks_of(os.getuid()) + processes
 
 
-def kernel_env() -> dict[str, str]:
-    """The whole environment of a sandboxed kernel: nothing is inherited from the grader."""
+def collides(place: str, paths) -> str:
+    """The first of ``paths`` that ``place`` equals, lies inside or holds ("" when none): a mount at ``place``
+    would then hide that path, or need a folder made inside a read-only one."""
+    for path in paths:
+        path = os.path.realpath(path)
+        if place == path or place.startswith(path.rstrip("/") + "/") or path.startswith(place + "/"):
+            return path
+    return ""
+
+
+@functools.cache
+def package_root() -> str:
+    """Where this process's sandboxes mount the ``autograder`` package: the first of :data:`PACKAGE_ROOTS`
+    that collides with no path the sandbox binds (the system, this Python, its environment and site-packages,
+    the kernel's writable places).  The same in every sandbox of the process: the warm template and its
+    children agree on it."""
+    from .bwrap import bound_paths  # the binds are bubblewrap's rendering; it imports this module
+
+    taken = [*bound_paths(), sys.prefix, sys.base_prefix, *WRITABLE]
+    for place in PACKAGE_ROOTS:
+        if not collides(place, taken):
+            return place
+    raise RuntimeError(f"every mount point for the course package collides with a path the sandbox binds "
+                       f"({', '.join(PACKAGE_ROOTS)}; bound: {', '.join(sorted(set(taken)))})")
+
+
+def unconfined_env(home: Path, lib: Path) -> dict[str, str]:
+    """A kernel's environment without the sandbox: its home, and the coordinator's package first on its path.
+
+    Every cache a kernel writes (IPython's profile and startup folder, matplotlib's, inductor's, temporary
+    files) is in a folder of its own next to ``home``, made here with mode 0700: a fixed path under ``/tmp``
+    is one that any other user of the machine can create first, and what they put there (an IPython startup
+    file) would run in the grading kernel with the grader's rights."""
+    private = Path(home).parent / "private"
+    private.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(private, 0o700)
+    places = {"IPYTHONDIR": "ipython", "MPLCONFIGDIR": "matplotlib", "TORCHINDUCTOR_CACHE_DIR": "torchinductor",
+              "TMPDIR": "tmp", "XDG_CACHE_HOME": "cache", "TRITON_CACHE_DIR": "triton"}
+    env = {**kernel_env(unconfined=True), "HOME": str(home), "PYTHONPATH": str(lib)}
+    for key, name in places.items():
+        (private / name).mkdir(mode=0o700, exist_ok=True)
+        env[key] = str(private / name)
+    return env
+
+
+def kernel_env(unconfined: bool = False) -> dict[str, str]:
+    """The whole environment of a sandboxed kernel: nothing is inherited from the grader.  (``unconfined``: the
+    part an unconfined kernel shares, before :func:`unconfined_env` gives it its own places.)"""
     venv_bin = os.path.dirname(os.path.abspath(sys.executable))
     return {
         "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
@@ -83,7 +132,7 @@ def kernel_env() -> dict[str, str]:
         "MPLBACKEND": "Agg",
         "MPLCONFIGDIR": "/tmp/matplotlib",
         "IPYTHONDIR": "/tmp/ipython",
-        "PYTHONPATH": PACKAGE_ROOT,  # the coordinator's autograder before any installed one
+        "PYTHONPATH": "" if unconfined else package_root(),  # the coordinator's autograder before any installed one
         "PYTHONNOUSERSITE": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         **ONE_THREAD,

@@ -23,7 +23,7 @@ from traitlets import Bool, Dict, Int, Unicode
 from .box import lock_ipc
 from .bwrap import bwrap_argv
 from .client import PromptKernelManager
-from .confinement import BASE_UID, HOME, Limits, is_root, kernel_env
+from .confinement import BASE_UID, HOME, Limits, is_root, unconfined_env
 from .processes import tree_cpu_seconds
 from .template import ForkedKernel, TemplateError, kernel_arguments, one_thread, shared_template
 
@@ -99,8 +99,8 @@ class SandboxedKernelManager(PromptKernelManager):
     def _unsandboxed_env(self) -> dict[str, str]:
         """A kernel's environment without the sandbox: its home in the box, the coordinator's package first.
         JPY_PARENT_PID: ipykernel exits when its parent (the grading worker) is gone."""
-        return {**kernel_env(), "HOME": str(Path(self.box) / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "PYTHONPATH": str(Path(self.box) / "lib"), "JPY_PARENT_PID": str(os.getpid())}
+        return {**unconfined_env(Path(self.box) / "home", Path(self.box) / "lib"),
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "JPY_PARENT_PID": str(os.getpid())}
 
     async def _start_cold(self, kernel_cmd: list[str], **kw) -> None:
         if self.sandboxed:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .box import prepare_box
 from .bwrap import bwrap_argv
-from .confinement import PACKAGE_ROOT, Limits, kernel_env, package_dir
+from .confinement import Limits, package_dir, package_root, unconfined_env
 
 
 def kernel_interpreter(kernel_name: str = "python3") -> list[str]:
@@ -72,10 +72,10 @@ def kernel_package(box: Path, uid: int, limits: Limits, sandboxed: bool, kernel_
     if sandboxed:
         argv = [*bwrap_argv(box, uid, limits), *interpreter, "-c", _WHERE]
         env, cwd = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, str(box)
-        expected = f"{PACKAGE_ROOT}/autograder/__init__.py"
+        expected = f"{package_root()}/autograder/__init__.py"
     else:
         argv = [*interpreter, "-c", _WHERE]
-        env = {**kernel_env(), "HOME": str(box / "home"), "PYTHONPATH": str(box / "lib")}
+        env = unconfined_env(box / "home", box / "lib")
         cwd = str(box / "home")
         expected = str(box / "lib" / "autograder" / "__init__.py")
     try:
@@ -96,7 +96,7 @@ def kernel_package(box: Path, uid: int, limits: Limits, sandboxed: bool, kernel_
         shutil.rmtree(box, ignore_errors=True)
     if not found:
         problem = (f"the grading kernel cannot import autograder (it looked on its path for the coordinator's "
-                   f"package {coordinator}, bound at {PACKAGE_ROOT})")
+                   f"package {coordinator}, bound at {package_root()})")
     elif found != expected:
         problem = (f"the grading kernel would import autograder from {found}, not the package that grades "
                    f"({coordinator}); grades would come from other checks than the ones you run")

@@ -110,7 +110,8 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     warnings.filterwarnings("ignore", module="nbgrader")  # SQLAlchemy notes raised inside nbgrader
     warnings.filterwarnings("ignore", message=".*not in session.*")
     _refuse_a_shared_course(course, options)
-    sandboxed, sandbox_warning = resolve_sandbox(options.sandbox)
+    others = privacy.other_people()
+    sandboxed, sandbox_warning = resolve_sandbox(options.sandbox, others)
     if sandbox_warning:
         warn(sandbox_warning)
     course.ensure_assignment(assignment)
@@ -143,7 +144,7 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
                        template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)),
                        output_limits=options.output_limits)
         setup = RunSetup(course, assignment, notebook, students, options, sandboxed, sandbox_warning, package, facts,
-                         cell_timeout, reference_dir, {"workers": workers, "reason": why})
+                         cell_timeout, reference_dir, {"workers": workers, "reason": why}, others)
         return _run(setup, spec, engine, forced)
     finally:
         engine.close()  # a no-op when the run closed it

@@ -35,7 +35,7 @@ from traitlets.config import Config
 from ...cells import nbgrader_meta
 from ..course import reset_dir
 from ..kernels.box import drain, prepare_box
-from ..kernels.confinement import PACKAGE_ROOT, kernel_env, package_dir
+from ..kernels.confinement import package_dir, package_root, unconfined_env
 from ..kernels.managers import SandboxedKernelManager
 from ..kernels.template import Template, TemplateError, preload_for
 from . import canary, check_results, scan
@@ -179,8 +179,8 @@ class Grader:
             if not lib.exists():
                 lib.mkdir()
                 (lib / "autograder").symlink_to(package_dir(), target_is_directory=True)
-            env = {**kernel_env(), "HOME": str(root), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                   "PYTHONPATH": str(lib)}
+            env = {**unconfined_env(root / "home", lib), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+            (root / "home").mkdir(exist_ok=True)
         preload = preload_for([*spec.locked.values(), *(source for _, source in spec.tests)])
         template = Template(root, sandboxed=spec.sandboxed, uid=self.uid, limits=spec.limits, env=env,
                                  preload=preload)
@@ -189,7 +189,7 @@ class Grader:
         except (OSError, TemplateError) as error:
             self.template_problem = f"warm kernels unavailable, kernels start cold: {error}"
             return
-        expected = (f"{PACKAGE_ROOT}/autograder/__init__.py" if spec.sandboxed
+        expected = (f"{package_root()}/autograder/__init__.py" if spec.sandboxed
                     else str(root / "lib" / "autograder" / "__init__.py"))
         if template.info.get("autograder") != expected:
             template.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..kernels.bwrap import probe
+from ..kernels.bwrap import diagnose
 from .records import GradingError
 
 
@@ -68,18 +68,40 @@ def _quota_v1(candidates: list[Path]) -> float | None:
     return None
 
 
-def resolve_sandbox(mode: str) -> tuple[bool, str]:
-    """``(sandboxed, warning)`` for ``auto``/``bwrap``/``off``; raises when ``bwrap`` cannot run."""
+def resolve_sandbox(mode: str, others: list[str] | None = None) -> tuple[bool, str]:
+    """``(sandboxed, warning)`` for ``auto``/``bwrap``/``off``; raises when the run must not start.
+
+    ``others``: who else works on this machine (:func:`autograder.cohort.privacy.other_people`).  The run stops
+    when bubblewrap runs here but the course's own mounts fail (the grader's fault, whatever the mode asks);
+    ``auto`` grades unconfined only where the machine cannot give the sandbox at all and nobody else works on
+    it.  Anywhere else, unconfined grading is asked for by name: ``--sandbox off``.
+    """
     if mode not in ("auto", "bwrap", "off"):
         raise GradingError(f"--sandbox must be auto, bwrap or off, not {mode!r}")
+    others = list(others or [])
     if mode == "off":
-        return False, ("SANDBOX OFF (--sandbox off): student code runs unconfined, with this user's rights; "
-                       "it can read the course, the solutions and the gradebook. Use only for trusted notebooks.")
-    problem = probe()
-    if problem is None:
+        who = f" Other people use this machine ({_names(others)}): their files are reachable too." if others else ""
+        return False, ("SANDBOX OFF (--sandbox off, asked for): student code runs unconfined, with this user's rights; "
+                       f"it can read the course, the solutions and the gradebook.{who} Use only for trusted notebooks.")
+    check = diagnose()
+    if check.ok:
         return True, ""
+    if check.kind == "layout":
+        raise GradingError(f"the sandbox failed to start, and no kernel was started: {check.reason}. This is the "
+                           "grader's fault, not the machine's: nothing was graded. Report it with this message; "
+                           "`--sandbox off` grades unconfined only if you ask for it by name.")
     if mode == "bwrap":
-        raise GradingError(f"--sandbox bwrap: cannot start the sandbox: {problem}")
-    return False, (f"SANDBOX UNAVAILABLE, GRADING WITHOUT IT: {problem}. Student code runs unconfined and can "
+        raise GradingError(f"--sandbox bwrap: cannot start the sandbox: {check.reason}")
+    if others:
+        raise GradingError(f"the sandbox cannot start on this machine ({check.reason}), and other people use it "
+                           f"({_names(others)}): grading without the sandbox would let a submission read and change "
+                           "what this user can. Nothing was graded. Make the sandbox available, or grade unconfined "
+                           "by name with --sandbox off (make grade SANDBOX=off).")
+    return False, (f"SANDBOX UNAVAILABLE, GRADING WITHOUT IT: {check.reason}. Student code runs unconfined and can "
                    "read the course, the solutions and the gradebook. Install bubblewrap (or allow user "
                    "namespaces) and grade again, or pass --sandbox bwrap to refuse to grade without it.")
+
+
+def _names(others: list[str], shown: int = 4) -> str:
+    more = f" and {len(others) - shown} more" if len(others) > shown else ""
+    return ", ".join(others[:shown]) + more

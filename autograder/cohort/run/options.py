@@ -43,3 +43,4 @@ class RunSetup:
     cell_timeout: int
     reference_dir: Path
     workers: dict  # {"workers": n, "reason": why}
+    others: list[str] = field(default_factory=list)  # who else works on this machine (privacy.other_people)
