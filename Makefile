@@ -14,7 +14,11 @@ PYTHON ?= python3
 # `export TORCH_LEDGER_ENV=/opt/torch-ledger` (or make ... TORCH_LEDGER_ENV=...).  Without it, make builds
 # .venv here (about 2 GB: torch, nbgrader, JupyterLab).
 TORCH_LEDGER_ENV ?=
-VENV ?= $(if $(TORCH_LEDGER_ENV),$(TORCH_LEDGER_ENV),.venv)
+# Without it, and without a .venv here, a `python3` on PATH that already has torch, nbgrader and the course package
+# (a hub's environment put first on PATH by its spawner) is that shared environment: make uses it as it is.
+FOUND_ENV := $(if $(TORCH_LEDGER_ENV)$(wildcard .venv/bin/python),,$(shell cd / && $(PYTHON) -c "import importlib.util as u, sys; print(sys.prefix if all(u.find_spec(m) for m in ('torch', 'nbgrader', 'autograder')) else '')" 2>/dev/null))
+SHARED_ENV := $(or $(TORCH_LEDGER_ENV),$(FOUND_ENV))
+VENV ?= $(if $(SHARED_ENV),$(SHARED_ENV),.venv)
 BIN := $(VENV)/bin
 TORCH_VERSION ?= 2.13.0
 TORCH_PIP_ARGS ?=
@@ -47,6 +51,10 @@ help:  ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 $(VENV)/.installed: pyproject.toml
+	@if [ -n "$$JUPYTERHUB_USER" ] && [ ! -x $(BIN)/python ]; then \
+		echo "make will not build $(VENV) under JupyterHub (about 2 GB in your course folder): use the hub's environment." \
+		     "Put its bin/ first on PATH or set TORCH_LEDGER_ENV (the README, 'Grading on a JupyterHub'); ask the hub's" \
+		     "administrator if there is none."; exit 2; fi
 	@test -x $(BIN)/python || echo "creating $(VENV) in $(CURDIR) (about 2 GB); set TORCH_LEDGER_ENV to use a shared environment instead"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -59,12 +67,12 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -c "import torch, nbgrader, autograder; print('torch', torch.__version__, '| nbgrader', nbgrader.__version__)"
 	touch $@
 
-ifeq ($(strip $(TORCH_LEDGER_ENV)),)
+ifeq ($(strip $(SHARED_ENV)),)
 venv: $(VENV)/.installed  ## create .venv (torch first, pinned) and install the course package
 else
-venv:  ## with TORCH_LEDGER_ENV: check the shared environment (never installs into it)
+venv:  ## with a shared environment (TORCH_LEDGER_ENV, or python3 on PATH): check it, never install into it
 	@$(BIN)/python -c "import torch, nbgrader, autograder" 2>/dev/null || { \
-		echo "TORCH_LEDGER_ENV=$(TORCH_LEDGER_ENV): its python cannot import torch, nbgrader and autograder;" \
+		echo "the shared environment $(SHARED_ENV): its python cannot import torch, nbgrader and autograder;" \
 		     "ask its administrator to install the course package into it (see the README, 'Grading on a JupyterHub')"; exit 2; }
 endif
 
@@ -105,7 +113,7 @@ clean:  ## remove caches and nbgrader's working folders (keeps .venv)
 
 # --- cohort
 # The instructors' cohort commands (python -m autograder ...), run on this course directory.
-#   make collect ASSIGNMENT=01-tensors FROM=~/Downloads/submissions.zip
+#   make collect ASSIGNMENT=01-tensors     (from nbgrader's exchange; FROM=~/Downloads/submissions.zip: an LMS download)
 #   make grade ASSIGNMENT=01-tensors [WORKERS=8] [SANDBOX=auto|bwrap|off]
 #   make feedback ASSIGNMENT=01-tensors ; make export ; make report ASSIGNMENT=01-tensors
 ASSIGNMENT ?= 01-tensors
@@ -118,9 +126,8 @@ AUTOGRADER := $(BIN)/python -m autograder
 
 .PHONY: collect grade feedback export similarity report demo-cohort bench-grade bench-checks
 
-collect: venv  ## LMS download (zip or folder) -> submitted/ (ASSIGNMENT=, FROM=)
-	@test -n "$(FROM)" || { echo "usage: make collect ASSIGNMENT=01-tensors FROM=path/to/download.zip"; exit 2; }
-	$(AUTOGRADER) collect $(ASSIGNMENT) --from "$(FROM)"
+collect: venv  ## nbgrader's exchange -> submitted/, forged submissions refused (ASSIGNMENT=); FROM=download.zip: an LMS download
+	$(AUTOGRADER) collect $(ASSIGNMENT) $(if $(FROM),--from "$(FROM)")
 
 grade: venv  ## autograde every submission, sandboxed and parallel (ASSIGNMENT=, WORKERS=, SANDBOX=, FORCE=1)
 	$(AUTOGRADER) grade $(ASSIGNMENT) $(GRADE_WORKERS) --sandbox $(SANDBOX) $(if $(FORCE),--force)

@@ -1,5 +1,6 @@
 """``python -m autograder``: the instructors' cohort commands.
 
+    collect ASSIGNMENT                nbgrader's exchange -> submitted/, refusing forged submissions
     collect ASSIGNMENT --from PATH    LMS download (zip or folder) -> submitted/STUDENT/ASSIGNMENT/
     grade ASSIGNMENT                  autograde every submission in parallel, sandboxed
     feedback ASSIGNMENT               one HTML page per student (diagnoses and scores, no test code)
@@ -43,6 +44,15 @@ UNCONFINED = 5
 
 
 def cmd_collect(args) -> int:
+    if args.source is None:
+        from .cohort.exchange import collect_exchange
+
+        if args.pattern:
+            print("collect: --pattern reads an LMS download; give it with --from", file=sys.stderr)
+            return 2
+        report = collect_exchange(_course(args), args.assignment)
+        print(report.summary())
+        return 0
     from .cohort.collect import collect
 
     report = collect(_course(args), args.assignment, Path(args.source), pattern=args.pattern)
@@ -172,10 +182,12 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--course", default=".", help="the nbgrader course directory (default: .)")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("collect", parents=[common], help="LMS download (zip or folder) -> submitted/",
-                       description=_doc("collect"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("collect", parents=[common], help="nbgrader's exchange (or --from an LMS download) -> submitted/",
+                       description=_doc("exchange") + "\n" + _doc("collect"),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("assignment")
-    p.add_argument("--from", dest="source", required=True, help="the LMS zip, or a folder of notebooks")
+    p.add_argument("--from", dest="source", help="the LMS zip, or a folder of notebooks (default: nbgrader's exchange, "
+                                                 "refusing submissions not made by the account they name)")
     p.add_argument("--pattern", help="regex with a (?P<student>...) group, matched against paths in the download")
     p.set_defaults(run=cmd_collect)
 

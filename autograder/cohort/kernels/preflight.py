@@ -103,3 +103,29 @@ def kernel_package(box: Path, uid: int, limits: Limits, sandboxed: bool, kernel_
     else:
         problem = ""
     return KernelPackage(coordinator, found, expected, problem)
+
+
+def nbgrader_package() -> str:
+    """The ``autograder`` package an ``nbgrader`` command typed in a shell imports (a console script: the
+    environment's installed package, not the current folder's), as a real path; "" when it finds none."""
+    code = "import importlib.util as u; s = u.find_spec('autograder'); print(s.origin if s else '')"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    try:
+        proc = subprocess.run([sys.executable, "-I", "-c", code], cwd="/", env=env, capture_output=True, text=True,
+                              timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    origin = proc.stdout.strip()
+    return os.path.dirname(os.path.realpath(origin)) if origin else ""
+
+
+def package_mismatch(running: str, installed: str) -> str:
+    """The warning ``grade`` prints when the package it runs is not the one ``nbgrader`` commands import ("" when
+    they are the same)."""
+    if os.path.realpath(running) == os.path.realpath(installed or running):
+        return ""
+    where = installed or "none (nbgrader cannot import the course package)"
+    return (f"this run grades with the checks of {running}, but `nbgrader` commands in this environment import "
+            f"{where}: nbgrader's own autograde, feedback and release would use other checks. Run `python -m "
+            "autograder` outside the course clone, or install the clone's package into the environment "
+            "(`pip install .`), so that both are the same.")

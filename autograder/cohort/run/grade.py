@@ -38,7 +38,7 @@ from pathlib import Path
 from ...cells import nbgrader_meta
 from .. import privacy
 from ..course import Course, copy_assignment
-from ..kernels.preflight import kernel_package
+from ..kernels.preflight import kernel_package, nbgrader_package, package_mismatch
 from .coordinator import Coordinator, Writer, explain_calibration, warn
 from .engine import Engine, EngineError, grader_uid, wait_any
 from .journal import Journal
@@ -129,6 +129,9 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     try:
         package = kernel_package(scratch / "preflight", grader_uid(os.getpid()), options.limits, sandboxed,
                                  _kernel_name(reference_nb))
+        mismatch = package_mismatch(package.coordinator, nbgrader_package())
+        if mismatch:
+            warn("PACKAGES DIFFER: " + mismatch)
         if package.problem:
             raise GradingError(f"{package.problem}. Nothing was graded. Grade with the interpreter whose "
                                f"environment holds the course package ({package.coordinator}), for example "
