@@ -434,6 +434,9 @@ def test_hostile_case(cohort, case):
             assert case.reason in _autograded_text(course, student) + " ".join(n["text"] for n in entry["notes"]), entry["notes"]
         graded = course.autograded(student, MODULE) / f"{MODULE}.ipynb"
         assert graded.stat().st_size < OUTPUT_LIMITS["notebook_bytes"] + 2**20, graded.stat().st_size
+        if case.name in ("deleted-test-cell", "moved-test-cell", "duplicated-test-cell", "lost-metadata"):
+            # the student's doing, restored from the release: graded, and flagged for the instructor with what changed
+            assert any(f["kind"] == "structure changed" and case.reason in f["detail"] for f in entry["flags"]), entry
         if case.name == "output-flood":  # the head of the output kept, the submission flagged
             assert any(f["kind"] == "output trimmed" for f in entry["flags"]), entry["flags"]
             assert "x" * 1000 in _autograded_text(course, student)

@@ -148,6 +148,23 @@ def _deleted_tests(ctx):
     return _edit_test(ctx, lambda nb, i, cell: nb.cells.pop(i))
 
 
+def _moved_tests(ctx):
+    def edit(nb, i, cell):
+        nb.cells.insert(0, nb.cells.pop(i))  # the failing test first, before anything it needs
+    return _edit_test(ctx, edit)
+
+
+def _duplicated_tests(ctx):
+    return _edit_test(ctx, lambda nb, i, cell: nb.cells.insert(i + 1, copy.deepcopy(cell)))
+
+
+def _lost_metadata(ctx):
+    nb = _mutant(ctx)  # pasted into a fresh notebook: every cell's nbgrader metadata gone
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
+    return Submission(nb)
+
+
 def _edited_tests(ctx):
     def edit(nb, i, cell):
         cell.source = "pass  # nothing to check here"
@@ -296,6 +313,12 @@ CASES: list[HostileCase] = [
     HostileCase("big-file", "writes a 4 GiB file", "graded", _big_file, same_as="solution", reason="write refused"),
     HostileCase("deleted-test-cell", "deletes the test cell its wrong answer fails", "graded", _deleted_tests,
                 same_as="mutant", reason="deleted test cell"),
+    HostileCase("moved-test-cell", "moves the test cell its wrong answer fails to the top", "graded", _moved_tests,
+                same_as="mutant", reason="moved cells"),
+    HostileCase("duplicated-test-cell", "duplicates the test cell its wrong answer fails", "graded",
+                _duplicated_tests, same_as="mutant", reason="duplicated cell"),
+    HostileCase("lost-metadata", "every cell's nbgrader metadata gone (pasted into a fresh notebook)", "graded",
+                _lost_metadata, same_as="mutant", reason="lost the nbgrader metadata"),
     HostileCase("edited-test-cell", "replaces the failing test cell's code with `pass`", "graded", _edited_tests,
                 same_as="mutant", reason="edited locked cell"),
     HostileCase("edited-metadata", "marks the failing test ungraded (0 points) and another test an answer cell",

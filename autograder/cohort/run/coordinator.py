@@ -191,6 +191,9 @@ def flags(result: SubmissionResult, compromised: dict | None = None) -> list[dic
                                                 + ", ".join(rules)})
     if result.trimmed:
         found.append({"kind": "output trimmed", "detail": result.trimmed})
+    changed = [n["text"] for n in result.notes if n.get("kind") == "structure"]
+    if changed:  # the student's doing, restored from the release before grading: a reviewer may want to know why
+        found.append({"kind": "structure changed", "detail": "; ".join(changed)})
     return found
 
 

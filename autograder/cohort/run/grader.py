@@ -374,6 +374,7 @@ class Grader:
 
         from ..preprocessors.check_metadata import CheckCellMetadata, with_fast_metadata_check
         from ..preprocessors.restore_metadata import RestoreCellMetadata
+        from ..preprocessors.restore_structure import RestoreStructure
 
         spec = self.spec
         cfg = Config(copy.deepcopy(self.spec.config))
@@ -390,7 +391,7 @@ class Grader:
         # file the grader writes.
         cfg.Autograde.permissions = 600
         cfg.Autograde.create_student = True
-        cfg.Autograde.sanitize_preprocessors = [RestoreCellMetadata, ClearOutput, DeduplicateIds,
+        cfg.Autograde.sanitize_preprocessors = [RestoreStructure, RestoreCellMetadata, ClearOutput, DeduplicateIds,
                                                 OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
         steps = (cfg.Autograde.get("autograde_preprocessors")
                  or Autograde.class_traits()["autograde_preprocessors"].default())

@@ -196,6 +196,8 @@ CAUSES = {
 NOTE_KINDS = {
     "restored": "nbgrader put back what the student edited or deleted (metadata, a locked or a test cell)",
     "duplicate-id": "a grade id appears more than once; the extra copies were ignored",
+    "structure": "the student changed the notebook's structure (cells deleted, duplicated, moved, metadata lost); "
+                 "it was put back as released before grading",
     "cell-error": "a cell of the student's raised an error",
     "cell-timeout": "a cell ran past the per-cell limit and was interrupted",
     "wall-clock": "the notebook's wall-clock limit stopped its kernel",

@@ -77,10 +77,13 @@ def read_submission(folder: Path, notebook: str):
 def notes_from_log(lines: list[str]) -> list[dict]:
     """Notes (:class:`Note` dicts) of what nbgrader's log says it restored or ignored in the notebook."""
     from ..preprocessors.restore_metadata import RESTORED
+    from ..preprocessors.restore_structure import RESTRUCTURED
 
     notes = []
     for line in lines:
-        if line.startswith(RESTORED):
+        if line.startswith(RESTRUCTURED):
+            notes.append(Note("structure", line[len(RESTRUCTURED):].strip()))
+        elif line.startswith(RESTORED):
             notes.append(Note("restored", "edited nbgrader metadata: " + line[len(RESTORED):].strip()
                               + " — restored from the gradebook"))
         elif "Attribute '" in line and "has changed" in line and "Attribute 'checksum'" not in line:
