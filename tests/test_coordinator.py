@@ -74,6 +74,14 @@ def test_a_write_that_fails_is_the_graders_failure():
     assert c.not_graded["ada"]["cause"] == "gradebook" and "No space left" in c.not_graded["ada"]["reason"]
 
 
+def test_a_write_refused_in_the_course_folders_names_the_folder_not_the_gradebook():
+    from autograder.cohort.run.coordinator import write_failure
+
+    failure = write_failure(PermissionError(13, "Permission denied", "/course/autograded/ada/01-tensors.incoming"))
+    assert failure.cause == "course-folder" and "/course/autograded/ada" in failure.reason + failure.advice
+    assert "gradebook" not in failure.reason
+
+
 def test_failures_are_typed_and_checked():
     with pytest.raises(ValueError):
         Failure(STUDENT, "grader-error", "a grader's cause cannot be the student's")

@@ -197,6 +197,19 @@ def flags(result: SubmissionResult, compromised: dict | None = None) -> list[dic
     return found
 
 
+def write_failure(error: BaseException) -> Failure:
+    """Why a student's grades could not be written, naming what refused: a file or folder of the course (an
+    error that carries its path), or else the gradebook."""
+    path = getattr(error, "filename", None) if isinstance(error, OSError) else None
+    if path:
+        return Failure(GRADER, "course-folder", f"could not write {path}: {type(error).__name__}: {error.strerror}",
+                       f"make {path} (and the course's autograded/ and reports/ folders) writable by this user, then "
+                       "grade this student again")
+    return Failure(GRADER, "gradebook", f"could not write this student's grades: {type(error).__name__}: {error}",
+                   "check that the gradebook (COURSE_DB_URL or gradebook.db) can be written by this user, then "
+                   "grade this student again")
+
+
 # --------------------------------------------------------------------------------------------
 # The coordinator
 
@@ -239,10 +252,7 @@ class Coordinator:
             except (KeyboardInterrupt, SystemExit):
                 raise
             except Exception as error:  # noqa: BLE001 - the grader's failure, never the student's grade
-                self.not_graded[student] = Failure(
-                    GRADER, "gradebook", f"could not write this student's grades: {type(error).__name__}: {error}",
-                    "check that the gradebook (COURSE_DB_URL or gradebook.db) and the course's autograded/ "
-                    "and reports/ folders can be written by this user, then grade this student again").as_dict()
+                self.not_graded[student] = write_failure(error).as_dict()
                 return
         self.results[student] = entry
         self._note_kernel(result)

@@ -188,7 +188,8 @@ CAUSES = {
     "kernel-start": GRADER,  # a kernel did not start (before any of the notebook's code ran)
     "nbgrader": GRADER,  # nbgrader stopped for a reason that is not the notebook's
     "engine": GRADER,  # the grading engine (Dask) lost the task
-    "gradebook": GRADER,  # the coordinator could not write the gradebook or the course's folders
+    "gradebook": GRADER,  # the coordinator could not write the gradebook
+    "course-folder": GRADER,  # the coordinator could not write a file or folder of the course (autograded/, reports/)
 }
 
 
