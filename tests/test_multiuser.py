@@ -1,19 +1,23 @@
-"""Grading on a shared machine, each command typed by the Unix user who would type it.
+"""Grading on a shared machine: the README's "Grading on a JupyterHub" section, typed as written.
 
-Real users (an instructor and two students, made with ``useradd``), nbgrader's exchange in a folder
-every user can write, a hub-wide nbgrader config (the course id and the exchange, as
-``/etc/jupyter/nbgrader_config.py`` would hold them; here through ``JUPYTER_CONFIG_PATH``), and one
-Python environment for everyone that only root can write.  The instructor works in a course directory
-of mode 700 in their home, following the README's "Grading on a JupyterHub" procedure: ``make release``,
-``nbgrader db assignment add`` (a due date), ``release_assignment``; the students ``fetch_assignment``
-and ``submit`` (one of them twice, the second time late); ``collect --update``, ``make grade`` with the
-sandbox required, ``make feedback``, ``release_feedback``; the students ``fetch_feedback``.
+The section's blocks are read from the README and run in order, each by the Unix user it is written for: the
+administrator's block as root (the environment at ``/opt/torch-ledger``, the exchange at
+``/srv/nbgrader/exchange``, ``/etc/jupyter/nbgrader_config.py``, private homes), the spawner's environment
+taken from the section's ``c.Spawner.environment`` for every user, the instructor's blocks as an ordinary user in
+``~/course``, the students' as real students (one of them submits twice, the second time late).  What the test
+changes in the text, and why:
 
-The shared environment is made from the system's Python (root's may live under /root, which other users
-cannot run) with a ``.pth`` that adds the site-packages of the environment running this suite, instead
-of the README's ``pip install`` of torch and the package (minutes of the suite for the same files).
+* the two ``pip install`` lines: the environment is made to see this suite's packages through a ``.pth`` file
+  (minutes of the suite for the same files; ``make venv`` installs them for real in every CI run);
+* the clone's URL: a local repository of this checkout's tracked files (no network);
+* the due date: one between the students' two submissions.
 
-Needs root (``useradd``, ``runuser``) and bubblewrap; CI runs as root.
+Then four attacks, each from a student account: a submission that reaches for the solutions and the gradebook
+(the environment at the README's path, where the sandbox once failed open), an IPython startup file planted in
+/tmp for an unconfined run, a submission forged in a classmate's name, and renaming the course's exchange folder.
+
+Needs root (``useradd``, ``runuser``), bubblewrap, and a machine whose ``/opt/torch-ledger`` and
+``/etc/jupyter/nbgrader_config.py`` are free (the test removes what it made); CI runs as root on a fresh machine.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import csv
 import json
 import os
 import pwd
+import re
 import shlex
 import shutil
 import site
@@ -41,14 +46,21 @@ from autograder.dev import fixture_courses, nbtools
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "01-tensors"
 SYSTEM_PYTHON = "/usr/bin/python3"
-USERS = {"instructor": "tlg-instructor", "ada": "tlg-ada", "bob": "tlg-bob"}
+USERS = {"instructor": "tlg-instructor", "ada": "tlg-ada", "bob": "tlg-bob", "eve": "tlg-eve"}
 RUNUSER = shutil.which("runuser") or "runuser"
+ENV = Path("/opt/torch-ledger")
+EXCHANGE = Path("/srv/nbgrader/exchange")
+HUB_CONFIG = Path("/etc/jupyter/nbgrader_config.py")
+LOGIN_DEFS = Path("/etc/login.defs")
+COURSE_ID = "torch-ledger"  # what the README's hub config sets
+URL = "https://github.com/torch-ledger/torch-ledger-course"
+SECTION = "### Grading on a JupyterHub, as an ordinary user"
 
 
 def _why_not() -> str:
     if os.geteuid() != 0:
         return "needs root to create Unix users (useradd); CI runs as root"
-    for tool in ("useradd", "userdel", "runuser", "make", "bwrap"):
+    for tool in ("useradd", "userdel", "runuser", "make", "bwrap", "git"):
         if shutil.which(tool) is None:
             return f"needs {tool} on PATH"
     if not os.access(SYSTEM_PYTHON, os.X_OK):
@@ -57,35 +69,54 @@ def _why_not() -> str:
                            capture_output=True, text=True)
     if probe.stdout.strip() != str(sys.version_info[:2]):
         return f"the system's Python is {probe.stdout.strip()}, this suite's {sys.version_info[:2]}: they cannot share packages"
+    for taken in (ENV, HUB_CONFIG, EXCHANGE / COURSE_ID):
+        if taken.exists():
+            return f"{taken} exists on this machine: the README's procedure would overwrite it"
     return ""
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(_why_not()), reason=_why_not() or "-")]
 
 
-class Hub:
-    """The machine as a hub's administrator left it, and a way to type commands as each of its users."""
+def section_blocks(readme: Path = ROOT / "README.md") -> list[tuple[str, str, str]]:
+    """``(who, language, code)`` of each fenced block of the README's hub section, ``who`` from the bold label
+    before it (administrator, spawner, instructor, student)."""
+    text = readme.read_text()
+    body = text[text.index(SECTION):]
+    body = body[:body.index("\n### ", len(SECTION))]
+    blocks, who = [], ""
+    for match in re.finditer(r"\*\*([^*]+)\*\*|```(\w+)\n(.*?)```|jupyterhub_config", body, re.S):
+        label = match.group(1)
+        if label:
+            who = next((w for w in ("administrator", "instructor", "student") if w in label.lower()), who)
+        elif match.group(0) == "jupyterhub_config":
+            who = "spawner"
+        else:
+            blocks.append((who, match.group(2), match.group(3)))
+    return blocks
 
-    def __init__(self, top: Path) -> None:
-        self.top = top
-        self.env = top / "opt" / "torch-ledger"
-        self.exchange = top / "srv" / "exchange"
-        self.config = top / "etc" / "jupyter"
+
+class Hub:
+    """The machine as the README leaves it, and a way to type commands as each of its users."""
+
+    def __init__(self, top: Path, spawner: dict) -> None:
+        self.top, self.spawner = top, spawner
+        self.env, self.exchange = ENV, EXCHANGE
         self.course = Path(pwd.getpwnam(USERS["instructor"]).pw_dir) / "course"
+        self.outputs: dict[str, str] = {}
 
     def home(self, who: str) -> Path:
         return Path(pwd.getpwnam(USERS[who]).pw_dir)
 
     def environment(self, who: str) -> dict:
-        """What the hub's spawner gives a user's server: the shared environment first on PATH, the hub's config."""
+        """What the hub's spawner gives a user's server (the README's ``c.Spawner.environment``), and a login's."""
         return {"HOME": str(self.home(who)), "USER": USERS[who], "LOGNAME": USERS[who], "LANG": "C.UTF-8",
-                "PATH": f"{self.env / 'bin'}:/usr/local/bin:/usr/bin:/bin", "JUPYTER_CONFIG_PATH": str(self.config),
-                "TORCH_LEDGER_ENV": str(self.env), "TORCH_LEDGER_PROGRESS": "off", "MPLBACKEND": "Agg"}
+                "TORCH_LEDGER_PROGRESS": "off", "MPLBACKEND": "Agg", "JUPYTERHUB_USER": USERS[who], **self.spawner}
 
     def run(self, who: str, command: str, *, cwd: Path | None = None, check: bool = True,
             timeout: float = 300) -> subprocess.CompletedProcess:
-        """``command`` (a shell line) typed by ``who`` in ``cwd`` (default: their home)."""
-        proc = subprocess.run([RUNUSER, "-u", USERS[who], "--", "bash", "-c", command],
+        """``command`` (a shell script) typed by ``who`` in ``cwd`` (default: their home)."""
+        proc = subprocess.run([RUNUSER, "-u", USERS[who], "--", "bash", "-ec", command],
                               cwd=str(cwd or self.home(who)), env=self.environment(who),
                               capture_output=True, text=True, timeout=timeout)
         if check and proc.returncode != 0:
@@ -98,8 +129,7 @@ class Hub:
 
 
 def _make_shared_environment(env: Path) -> None:
-    """A virtual environment of the system's Python, read-only for users, that sees this suite's packages."""
-    subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(env)], check=True)
+    """In place of the README's two ``pip install`` lines: the environment sees this suite's packages."""
     inner = Path(subprocess.run([str(env / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                 check=True, capture_output=True, text=True).stdout.strip())
     ours = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()})
@@ -114,7 +144,22 @@ def _make_shared_environment(env: Path) -> None:
         if head.startswith(b"#!") and head[2:].decode(errors="replace").startswith(ours_python):
             target.write_bytes(f"#!{env / 'bin' / 'python'}\n".encode() + rest)
             target.chmod(0o755)
-    subprocess.run(["chmod", "-R", "a+rX,go-w", str(env.parent)], check=True)
+
+
+def _administrator(code: str, checkout: Path) -> None:
+    """The administrator's block, as root, line by line (the two installs replaced, see the module's docstring)."""
+    script = []
+    for line in code.replace("\\\n", "").splitlines():
+        if re.match(r"\S+/bin/pip install ", line):
+            if "checkout" in line:
+                script.append(f"{shlex.quote(sys.executable)} -c 'import sys; sys.path.insert(0, {str(ROOT)!r}); "
+                              f"from tests.test_multiuser import _make_shared_environment as m; "
+                              f"from pathlib import Path; m(Path({str(ENV)!r}))'")
+            continue
+        script.append(line)
+    subprocess.run(["bash", "-ec", "\n".join(script)], check=True, capture_output=True, text=True,
+                   env={**os.environ, "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"})
+    assert checkout.is_dir()
 
 
 def _let_users_traverse(*paths: Path) -> list[tuple[Path, int]]:
@@ -130,14 +175,12 @@ def _let_users_traverse(*paths: Path) -> list[tuple[Path, int]]:
     return changed
 
 
-def _add_users(homes: Path) -> None:
-    """The users, with homes in ``homes`` (so that a run killed half-way leaves no home another run would reuse)."""
-    homes.mkdir(mode=0o755)
+def _add_users() -> None:
+    """The hub's users, made after the administrator's block (their homes get its HOME_MODE)."""
     for name in USERS.values():
+        subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
         subprocess.run(["userdel", "-r", name], capture_output=True)
-        # Private home folders (HOME_MODE 0700 in /etc/login.defs on the hub); Debian's default is 0755.
-        subprocess.run(["useradd", "-m", "-d", str(homes / name), "-K", "HOME_MODE=0700", "-s", "/bin/bash", name],
-                       check=True)
+        subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True)
 
 
 def _remove_users() -> None:
@@ -162,79 +205,126 @@ def _work(hub: Hub, who: str, answers: dict) -> None:
                    capture_output=True, check=True)
 
 
+def _student(hub: Hub, who: str, code: str, work=None) -> str:
+    """The students' block, line by line, by ``who``; ``work`` (their editing) runs before they submit."""
+    out = []
+    for line in code.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line.startswith("nbgrader submit") and work is not None:
+            work()
+        out.append(hub.run(who, line).stdout)
+    return "".join(out)
+
+
+def _local_clone_source(top: Path) -> Path:
+    """A repository of this checkout's tracked files (as committed or edited now), for the README's clone URL."""
+    repo = top / "torch-ledger-course"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        if (ROOT / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, repo / name)
+    git = ["git", "-c", "user.name=course", "-c", "user.email=course@example.org"]
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "course"], cwd=repo, check=True)
+    subprocess.run(["chmod", "-R", "a+rX", str(repo)], check=True)
+    return repo
+
+
 @pytest.fixture(scope="module")
 def hub():
-    """Release -> fetch -> submit (bob twice, the second time late) -> collect --update -> grade -> feedback,
-    each typed by its user; yields the hub, the grade run's output and the timings."""
+    """The README's section, block by block, each by its user; yields the hub, what each step printed and the
+    timings."""
+    blocks = section_blocks()
+    assert [who for who, *_ in blocks] == ["administrator", "spawner", "instructor", "student", "instructor",
+                                           "student"], [who for who, *_ in blocks]
     top = Path(tempfile.mkdtemp(prefix="tl-hub-"))
     top.chmod(0o755)
-    # What root sets up here is the users' to reach (an in-process cohort command may have left umask 077).
     umask = os.umask(0o022)
+    defs = LOGIN_DEFS.read_bytes() if LOGIN_DEFS.exists() else None
+    made = [p for p in (Path("/etc/jupyter"), Path("/srv/nbgrader")) if not p.exists()]
     opened = _let_users_traverse(ROOT, Path(sys.prefix))
-    _add_users(top / "home")
     try:
-        hub = Hub(top)
-        _make_shared_environment(hub.env)
-        hub.exchange.mkdir(parents=True)
-        hub.exchange.chmod(0o777)
-        hub.config.mkdir(parents=True)
-        (hub.config / "nbgrader_config.py").write_text(
-            "c = get_config()\n"
-            "c.CourseDirectory.course_id = 'tl-hub-course'\n"
-            f"c.Exchange.root = {str(hub.exchange)!r}\n")
-        subprocess.run(["chmod", "-R", "a+rX", str(top / "etc"), str(top / "opt")], check=True)
-        # The instructor's clone: the repository's tracked files, owned by the instructor, in a mode-700 folder.
-        tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-        hub.course.mkdir()
-        for name in filter(None, tracked.decode().split("\0")):
-            if (ROOT / name).is_file():
-                (hub.course / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(ROOT / name, hub.course / name)
-        subprocess.run(["chown", "-R", f"{USERS['instructor']}:", str(hub.course)], check=True)
-        timings = {}
-        hub.run("instructor", "chmod 700 ~/course")
-        with open(hub.course / "nbgrader_config.py", "a") as config:  # the instructor's own edit (late penalties)
-            config.write('\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
-        hub.run("instructor", f"make release MODULE={MODULE}", cwd=hub.course)
-        hub.run("instructor", f"nbgrader release_assignment {MODULE}", cwd=hub.course)
-        for who in ("ada", "bob"):
-            hub.run(who, f"nbgrader fetch_assignment {MODULE}")
+        repo = _local_clone_source(top)
+        start = time.monotonic()
+        _administrator(blocks[0][2].replace("/path/to/a/checkout", str(repo)), repo)
+        namespace = {"c": type("Config", (), {})()}
+        namespace["c"].Spawner = type("Spawner", (), {})()
+        exec(blocks[1][2], namespace)  # the README's spawner environment  # noqa: S102
+        _add_users()
+        hub = Hub(top, dict(namespace["c"].Spawner.environment))
+        timings = {"administrator": time.monotonic() - start}
+        due = {}
+
+        def release_block(code: str) -> str:
+            code = code.replace(URL, str(repo))
+            return re.sub(r'--duedate="[^"]*"', lambda m: f'--duedate="{due["at"]:%Y-%m-%d %H:%M:%S} UTC"', code)
+
         solution = nbtools.read(ROOT / "solutions" / MODULE / f"{MODULE}.ipynb")
-        _work(hub, "ada", _answers(solution))
-        hub.run("ada", f"nbgrader submit {MODULE}")
-        hub.run("bob", f"nbgrader submit {MODULE}")  # as fetched: nothing attempted
+        # The instructor releases with a due date still to come; each student fetches, works and submits; bob
+        # submits again, late.
+        due["at"] = datetime.now(timezone.utc).replace(microsecond=0)
+        due["at"] = due["at"].replace(year=due["at"].year + 1)
+        hub.outputs["release"] = hub.run("instructor", release_block(blocks[2][2]), timeout=600).stdout
+        students = blocks[3][2]
+        hub.outputs["ada"] = _student(hub, "ada", students, lambda: _work(hub, "ada", _answers(solution)))
+        hub.outputs["bob"] = _student(hub, "bob", students)  # as fetched: nothing attempted
         time.sleep(1.1)
-        due = datetime.now(timezone.utc)
-        hub.run("instructor", f"nbgrader db assignment add {MODULE} --duedate='{due:%Y-%m-%d %H:%M:%S} UTC'",
-                cwd=hub.course)
+        due["at"] = datetime.now(timezone.utc)
+        hub.run("instructor", f"nbgrader db assignment add {MODULE} --duedate='{due['at']:%Y-%m-%d %H:%M:%S} UTC'",
+                cwd=hub.course)  # the instructor moves the due date: bob's next submission is late
         time.sleep(1.1)
         _work(hub, "bob", _answers(solution, leave_out="pairwise_sq_dists"))
         hub.run("bob", f"nbgrader submit {MODULE}")  # late, and better
-        hub.listed = hub.run("bob", f"nbgrader list --cached {MODULE} 2>&1").stdout  # what bob submitted, as he sees it
-        hub.run("instructor", f"nbgrader collect --update {MODULE}", cwd=hub.course)
+        hub.listed = hub.run("bob", "nbgrader list --cached 2>&1").stdout  # what bob submitted, as he sees it
+        # eve forges a submission in ada's name, after ada's own: an empty notebook in a folder eve made.
+        forged = f"{USERS['ada']}+{MODULE}+{datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S.%f} UTC+forged"
+        inbound = hub.exchange / COURSE_ID / "inbound"
+        hub.run("eve", f"nbgrader fetch_assignment {MODULE} && mkdir {shlex.quote(str(inbound / forged))} && "
+                       f"cp {MODULE}/{MODULE}.ipynb {shlex.quote(str(inbound / forged))}/ && "
+                       f"date -u '+%Y-%m-%d %H:%M:%S.%6N UTC' > {shlex.quote(str(inbound / forged / 'timestamp.txt'))}")
+        # ... and plants an IPython startup file where an unconfined kernel with fixed paths would find it.
+        hub.run("eve", "mkdir -p /tmp/ipython/profile_default/startup && echo \"open('/tmp/eve-was-here', 'w')\" "
+                       "> /tmp/ipython/profile_default/startup/00-eve.py && chmod -R a+rwX /tmp/ipython")
+        for name, rows in (("canvas-roster.csv", CANVAS_ROSTER), ("moodle-grades.csv", MOODLE_ROSTER)):
+            roster = hub.course / name  # as the instructor downloaded them
+            roster.write_text(rows.format(**USERS))
+            os.chown(roster, pwd.getpwnam(USERS["instructor"]).pw_uid, -1)
         start = time.monotonic()
-        graded = hub.run("instructor", f"make grade ASSIGNMENT={MODULE} SANDBOX=bwrap", cwd=hub.course, timeout=600)
-        timings["grade"] = time.monotonic() - start
-        hub.run("instructor", f"make feedback ASSIGNMENT={MODULE} && nbgrader release_feedback {MODULE}",
-                cwd=hub.course)
+        graded = hub.run("instructor", blocks[4][2], cwd=hub.course, timeout=900)
+        timings["collect, grade, feedback, export"] = time.monotonic() - start
+        hub.outputs["grading"] = graded.stdout + graded.stderr
         for who in ("ada", "bob"):
-            hub.run(who, f"nbgrader fetch_feedback {MODULE}")
-        hub.run("instructor", "make export", cwd=hub.course)
-        roster = hub.course / "canvas-roster.csv"  # as Canvas exports it; carol is enrolled and never submitted
-        roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n    Points Possible,,,,\n"
-                          + "".join(f'"Example, {who.title()}",{i},S{i},{USERS.get(who, who)},Lab\n'
-                                    for i, who in enumerate(("ada", "bob", "carol"))))
-        os.chown(roster, pwd.getpwnam(USERS["instructor"]).pw_uid, -1)
-        hub.lms = hub.run("instructor", "make export FORMAT=canvas ROSTER=canvas-roster.csv", cwd=hub.course).stdout
+            hub.outputs[f"{who} feedback"] = _student(hub, who, blocks[5][2])
         hub.similar = hub.run("instructor", f"make similarity ASSIGNMENT={MODULE}", cwd=hub.course).stdout
-        hub.graded, hub.timings, hub.solution, hub.due = graded, timings, solution, due
+        hub.timings, hub.solution, hub.due = timings, solution, due["at"]
         yield hub
     finally:
         os.umask(umask)
         for folder, mode in opened:
             folder.chmod(mode)
         _remove_users()
+        if defs is not None:
+            LOGIN_DEFS.write_bytes(defs)
+        for path in (ENV, HUB_CONFIG, EXCHANGE / COURSE_ID, Path("/tmp/eve-was-here"), Path("/tmp/ipython"), *made):
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
         shutil.rmtree(top, ignore_errors=True)
+
+
+#: The rosters as the LMSs export them: Canvas's gradebook export (its "Points Possible" and "Manual Posting"
+#: rows and the Test Student), and Moodle's default grade export (e-mail addresses, "Last downloaded" column).
+#: carol is enrolled, never submitted, and already has a grade in the LMS.
+CANVAS_ROSTER = ("Student,ID,SIS User ID,SIS Login ID,Section,01-tensors (1234)\n"
+                 "    Manual Posting,,,,,\n    Points Possible,,,,,12.00\n"
+                 '"Example, Ada",1,S1,{ada},Lab,\n"Example, Bob",2,S2,{bob},Lab,\n'
+                 '"Example, Carol",3,S3,carol,Lab,7.00\n"Student, Test",4,,,Lab,\n')
+MOODLE_ROSTER = ("First name,Last name,ID number,Institution,Department,Email address,"
+                 "Assignment: 01-tensors (Real),Last downloaded from this course\n"
+                 "Ada,Example,1,,,{ada}@example.org,,1764950400\n"
+                 "Bob,Example,2,,,{bob}@example.org,,1764950400\n"
+                 "Carol,Example,3,,,carol@example.org,7.00,1764950400\n")
 
 
 def _scores(hub: Hub) -> dict:
@@ -243,6 +333,50 @@ def _scores(hub: Hub) -> dict:
 
 def _record(hub: Hub) -> dict:
     return json.loads((hub.course / "reports" / MODULE / "grading.json").read_text())
+
+
+def test_the_readme_procedure_grades_in_the_sandbox(hub):
+    """The environment at the README's /opt/torch-ledger (where the package was once mounted too, and the sandbox
+    fell open): every kernel confined, asked for by nobody, and the run's time shown."""
+    record = _record(hub)
+    sandbox = record["sandbox"]
+    assert sandbox["mode"] == "bwrap" and sandbox["confined"] is True and sandbox["asked"] == "auto", sandbox
+    assert record["package"]["kernel"] and not record["package"]["kernel"].startswith(str(ENV) + "/autograder")
+    assert "PACKAGES DIFFER" not in hub.outputs["grading"], hub.outputs["grading"][-3000:]
+    print("README hub section:", {k: round(v, 1) for k, v in hub.timings.items()}, "sandbox:", sandbox["mode"])
+
+
+def test_a_submission_forged_in_a_classmates_name_is_refused_and_named(hub):
+    """eve made a folder in ada's name, newer than ada's own: ada's is graded (full marks), eve's is kept aside and
+    listed with both names, and nobody's grade comes from it."""
+    shown = hub.outputs["grading"]
+    assert f"REFUSED: a submission in {USERS['ada']}'s name was made by the account {USERS['eve']}" in shown, shown[-3000:]
+    kept = list((hub.course / "refused" / MODULE).glob(f"{USERS['ada']}+by+{USERS['eve']}+*"))
+    assert kept and (kept[0] / f"{MODULE}.ipynb").is_file()
+    assert USERS["eve"] not in _scores(hub)
+    assert all(score == maximum for score, maximum in _scores(hub)[USERS["ada"]].values())
+
+
+def test_a_student_cannot_rename_the_courses_exchange_folder(hub):
+    assert stat.S_IMODE(hub.exchange.stat().st_mode) == 0o1777
+    moved = hub.run("eve", f"mv {hub.exchange / COURSE_ID} {hub.exchange / 'mine'}", check=False)
+    assert moved.returncode != 0 and (hub.exchange / COURSE_ID / "inbound").is_dir(), moved.stderr
+
+
+def test_an_unconfined_run_is_asked_for_by_name_and_runs_nothing_planted_in_tmp(hub):
+    """On this machine of several accounts only ``--sandbox off`` grades unconfined; it says so (banner,
+    grading.json, exit status 5), and eve's IPython startup file in /tmp/ipython never runs: each kernel has its
+    own IPython folder."""
+    course = hub.course.parent / "course-unconfined"
+    hub.run("instructor", f"cp -a {hub.course} {course}")
+    grade = f"python -m autograder grade {MODULE} --student {USERS['ada']} --no-progress"
+    off = hub.run("instructor", grade + " --sandbox off", cwd=course, check=False, timeout=600)
+    assert off.returncode == 5, off.stdout[-2000:] + off.stderr[-3000:]
+    assert "SANDBOX OFF (--sandbox off, asked for)" in off.stderr and USERS["eve"] in off.stderr
+    record = json.loads((course / "reports" / MODULE / "grading.json").read_text())
+    assert record["sandbox"]["asked"] == "off" and record["sandbox"]["confined"] is False, record["sandbox"]
+    assert not Path("/tmp/eve-was-here").exists(), "a startup file planted in /tmp/ipython ran in a grading kernel"
+    assert fixture_courses.scores(course, MODULE)[USERS["ada"]] == _scores(hub)[USERS["ada"]]
 
 
 def test_the_instructor_grades_in_a_private_course_with_a_read_only_environment(hub):
@@ -274,7 +408,7 @@ def test_grades_go_to_the_lms_and_the_similarity_page_is_written_as_the_instruct
     by_login = {row[3]: row[5] for row in rows[2:]}
     assert float(by_login[USERS["ada"]]) == float(rows[1][5]) > 0, rows  # full marks
     assert by_login[USERS["bob"]] == "0" and by_login["carol"] == "", rows
-    assert "2 students matched" in hub.lms and "NOT IN THE ROSTER" not in hub.lms, hub.lms
+    assert "2 students matched" in hub.outputs["grading"] and "NOT IN THE ROSTER" not in hub.outputs["grading"]
     page = hub.course / "reports" / MODULE / "similarity.html"
     assert "wrote" in hub.similar and page.is_file()
     for path in (hub.course / "grades-canvas.csv", page):
@@ -283,7 +417,7 @@ def test_grades_go_to_the_lms_and_the_similarity_page_is_written_as_the_instruct
 
 
 def test_the_newest_submission_is_graded_and_its_lateness_shown(hub):
-    assert hub.listed.count(f"tl-hub-course {USERS['bob']} {MODULE}") == 2, hub.listed  # both of bob's submissions, listed to him
+    assert hub.listed.count(f"{COURSE_ID} {USERS['bob']} {MODULE}") == 2, hub.listed  # both of bob's submissions, listed to him
     rows = {row["student_id"]: row for row in csv.DictReader((hub.course / "grades.csv").open())}
     assert float(rows[USERS["bob"]]["score"]) == 0.0 and float(rows[USERS["bob"]]["raw_score"]) > 0, rows
     bob = _scores(hub)[USERS["bob"]]
@@ -315,7 +449,6 @@ def test_scores_equal_a_root_run_of_the_same_submissions(hub, tmp_path):
     course = tmp_path / "course"
     shutil.copytree(hub.course, course, ignore=shutil.ignore_patterns("autograded", "feedback", "reports"))
     env = {k: v for k, v in os.environ.items() if k not in {"COURSE_DB_URL"}}
-    env["JUPYTER_CONFIG_PATH"] = str(hub.config)
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", MODULE, "--sandbox", "bwrap",
                            "--no-progress"], cwd=course, env=env, capture_output=True, text=True, timeout=600)
@@ -345,7 +478,7 @@ def test_a_fault_of_the_grader_changes_no_grade_even_when_forced(hub):
     # bob submits a third time (every answer now): his regrade must write; the gradebook refuses the write.
     _work(hub, "bob", _answers(hub.solution))
     hub.run("bob", f"nbgrader submit {MODULE}")
-    hub.run("instructor", f"nbgrader collect --update {MODULE}", cwd=hub.course)
+    hub.run("instructor", f"make collect ASSIGNMENT={MODULE}", cwd=hub.course)
     gradebook = hub.course / "gradebook.db"
     hub.run("instructor", f"chmod 400 {gradebook}")
     try:

@@ -232,6 +232,23 @@ def test_make_lab_starts_jupyterlab_for_whoever_runs_it(tmp_path):
         proc.wait(timeout=30)
 
 
+def test_make_never_builds_a_venv_under_jupyterhub_and_uses_a_python_that_has_the_course(tmp_path):
+    """Under JupyterHub make refuses to build .venv (2 GB in the course folder); a python3 on PATH that already
+    imports torch, nbgrader and the course package is the environment make uses, as it is."""
+    import os
+
+    for name in ("Makefile", "pyproject.toml"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    env = {k: v for k, v in os.environ.items() if k not in ("TORCH_LEDGER_ENV", "MAKEFLAGS", "VENV")}
+    refused = subprocess.run(["make", "--no-print-directory", "venv", "PYTHON=/bin/false"], cwd=tmp_path,
+                             env={**env, "JUPYTERHUB_USER": "ada"}, capture_output=True, text=True)
+    assert refused.returncode != 0 and "will not build .venv under JupyterHub" in refused.stdout + refused.stderr
+    assert not (tmp_path / ".venv").exists()
+    used = subprocess.run(["make", "--no-print-directory", "-n", "grade", f"PYTHON={sys.executable}"], cwd=tmp_path,
+                          env={**env, "JUPYTERHUB_USER": "ada"}, capture_output=True, text=True)
+    assert f"{sys.prefix}/bin/python -m autograder grade" in used.stdout, used.stdout + used.stderr
+
+
 _RELATIVE_NOTEBOOK_LINK = re.compile(r"\]\(((?![a-z][a-z0-9+.-]*:)[^)\s#]+\.ipynb)(?:#[^)\s]*)?\)", re.IGNORECASE)
 
 
