@@ -146,20 +146,22 @@ def _make_shared_environment(env: Path) -> None:
             target.chmod(0o755)
 
 
-def _administrator(code: str, checkout: Path) -> None:
-    """The administrator's block, as root, line by line (the two installs replaced, see the module's docstring)."""
-    script = []
+def _administrator(code: str) -> None:
+    """The administrator's block, as root, as written but for the two installs (see the module's docstring)."""
+    env = {**os.environ, "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+    parts, script = [], []
     for line in code.replace("\\\n", "").splitlines():
         if re.match(r"\S+/bin/pip install ", line):
-            if "checkout" in line:
-                script.append(f"{shlex.quote(sys.executable)} -c 'import sys; sys.path.insert(0, {str(ROOT)!r}); "
-                              f"from tests.test_multiuser import _make_shared_environment as m; "
-                              f"from pathlib import Path; m(Path({str(ENV)!r}))'")
-            continue
-        script.append(line)
-    subprocess.run(["bash", "-ec", "\n".join(script)], check=True, capture_output=True, text=True,
-                   env={**os.environ, "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"})
-    assert checkout.is_dir()
+            parts.append(script)
+            script = []
+        else:
+            script.append(line)
+    parts.append(script)
+    for i, lines in enumerate(part for part in parts if part):
+        if i:
+            _make_shared_environment(ENV)
+        proc = subprocess.run(["bash", "-ec", "\n".join(lines)], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, f"administrator $ {lines}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
 
 
 def _let_users_traverse(*paths: Path) -> list[tuple[Path, int]]:
@@ -247,13 +249,14 @@ def hub():
     made = [p for p in (Path("/etc/jupyter"), Path("/srv/nbgrader")) if not p.exists()]
     opened = _let_users_traverse(ROOT, Path(sys.prefix))
     try:
-        repo = _local_clone_source(top)
         start = time.monotonic()
-        _administrator(blocks[0][2].replace("/path/to/a/checkout", str(repo)), repo)
+        _administrator(blocks[0][2])
         namespace = {"c": type("Config", (), {})()}
         namespace["c"].Spawner = type("Spawner", (), {})()
         exec(blocks[1][2], namespace)  # the README's spawner environment  # noqa: S102
         _add_users()
+        repo = _local_clone_source(top)  # the instructor's to clone from (git refuses another user's repository)
+        subprocess.run(["chown", "-R", f"{USERS['instructor']}:", str(repo)], check=True)
         hub = Hub(top, dict(namespace["c"].Spawner.environment))
         timings = {"administrator": time.monotonic() - start}
         due = {}
