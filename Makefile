@@ -88,6 +88,11 @@ test: export MPLBACKEND := Agg
 test: venv  ## run the whole test suite (SLOW=false / BROWSER=false to narrow it)
 	$(BIN)/python -m pytest -n $(WORKERS) --dist loadscope --no-loadscope-reorder $(MARK_ARGS) $(PYTEST_ARGS)
 
+.PHONY: check
+check: export MPLBACKEND := Agg
+check: venv  ## the inner loop (under a minute): learner layer, one module's checks (MODULE=04), coordinator, worker, repo rules
+	$(BIN)/python -m pytest -m check --check-module $(if $(filter file,$(origin MODULE)),04,$(MODULE)) $(PYTEST_ARGS)
+
 lint: venv  ## ruff over the package, the tests and the notebooks
 	$(BIN)/ruff check .
 

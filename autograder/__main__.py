@@ -227,11 +227,13 @@ def parser() -> argparse.ArgumentParser:
                        description=_doc("views.lms"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--format", choices=["csv", "canvas", "moodle"], default="csv",
                    help="csv without --roster: nbgrader's grades.csv; canvas/moodle: the LMS's grade import file")
-    p.add_argument("--roster", help="the roster as the LMS exported it (Canvas: its gradebook export CSV)")
+    p.add_argument("--roster", help="the gradebook as the LMS exported it (Canvas: Export Entire Gradebook; Moodle: "
+                                    "its grade export as a plain text file)")
     p.add_argument("--match", help="the roster column holding the hub's user names (default: Canvas 'SIS Login ID', "
-                                   "Moodle 'Username'); e-mail addresses match on the part before the @ too")
+                                   "Moodle 'Email address'); e-mail addresses match on the part before the @ too")
     p.add_argument("--missing", choices=["empty", "zero"], default="empty",
-                   help="a roster student without a submission: an empty cell (the LMS leaves the grade alone) or 0")
+                   help="a roster student without a submission, where the LMS holds no grade either: no grade or 0 "
+                        "(a grade the LMS holds is always kept)")
     p.add_argument("--assignment", action="append", help="only this assignment (repeatable; default: every one)")
     p.add_argument("--to", help="output path (default: COURSE/grades.csv, or COURSE/grades-FORMAT.csv)")
     p.set_defaults(run=cmd_export)

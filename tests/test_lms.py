@@ -1,4 +1,4 @@
-"""Grades into the LMS: Canvas's and Moodle's import files from a gradebook and a roster made here.
+"""Grades into the LMS: Canvas's and Moodle's import files from a gradebook and rosters shaped as each LMS exports.
 
 The gradebook is a real nbgrader gradebook (SQLite) filled through nbgrader's API: alice and bob submitted
 on time, carol late (a penalty of 2 points), dave never submitted, eve is graded but not in the LMS's roster,
@@ -43,22 +43,46 @@ def gradebook(tmp_path_factory):
     return folder, url
 
 
+# Shaped as Canvas's "Export Entire Gradebook" writes it: the Manual Posting row (an assignment whose grades are
+# posted by hand) and the Points Possible row under the header, the totals columns, grades as "7.00", and the
+# Test Student last. dave already holds 7.00 in Canvas and has no submission here; bob's 5.00 is regraded; the
+# line with blank leading cells is nobody's.
 CANVAS_ROSTER = (
-    "\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,01-tensors (1001),Current Score\n"
-    "    Points Possible,,,,,10,(read only)\n"
-    '"Example, Alice",11,S-11,alice,Lab A,,\n'
-    '"Example, Bob",12,S-12,BOB,Lab A,,\n'
-    '"Example, Carol",13,S-13,carol@uni.example,Lab B,,\n'
-    '"Example, Dave",14,S-14,dave,Lab B,,\n'
-    '"Example, Frank",15,S-15,frank,Lab B,,\n'
-    '"Student, Test",99,,,Lab A,,\n')
+    "\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,01-tensors (1001),Current Score,Final Score\n"
+    ",,,,,Manual Posting,,\n"
+    "    Points Possible,,,,,10.00,(read only),(read only)\n"
+    '"Example, Alice",11,S-11,alice,Lab A,,0.00,0.00\n'
+    '"Example, Bob",12,S-12,BOB,Lab A,5.00,50.00,50.00\n'
+    '"Example, Carol",13,S-13,carol@uni.example,Lab B,,0.00,0.00\n'
+    '"Example, Dave",14,S-14,dave,Lab B,7.00,70.00,70.00\n'
+    '"Example, Frank",15,S-15,frank,Lab B,,0.00,0.00\n'
+    ",,,,Lab B,3.00,30.00,30.00\n"
+    '"Student, Test",99,,9f86d081884c7d659a2feaa0c55ad015a3bf4f1b,Lab A,4.00,40.00,40.00\n')
+
+# Shaped as Moodle's grade export ("Plain text file") writes it with its default user fields: no Username, grade
+# items as "Module: name (Real)", "-" for no grade, and the download time last. dave already holds 7.00; frank
+# has no e-mail address (Moodle would give his grades to the row above); gina is in Moodle and not graded here.
+MOODLE_ROSTER = (
+    "First name,Last name,ID number,Institution,Department,Email address,Assignment: 01-tensors (Real),"
+    "Last downloaded from this course\n"
+    "Alice,Example,1011,Uni,CS,alice@uni.example,-,1767225600\n"
+    "Carol,Example,1013,Uni,CS,carol@uni.example,-,1767225600\n"
+    "Dave,Example,1014,Uni,CS,dave@uni.example,7.00,1767225600\n"
+    "Eve,Example,1015,Uni,CS,eve@uni.example,-,1767225600\n"
+    "Frank,Example,1016,Uni,CS,,-,1767225600\n"
+    "Gina,Example,1017,Uni,CS,gina@uni.example,-,1767225600\n")
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def _rows(path):
     return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
 
 
-def test_canvas_file_has_canvas_columns_points_row_final_scores_and_lists_who_is_missing(gradebook, tmp_path):
+def test_canvas_file_keeps_grades_canvas_holds_and_leaves_out_rows_that_are_not_students(gradebook, tmp_path):
     folder, url = gradebook
     roster = tmp_path / "canvas-roster.csv"
     roster.write_text(CANVAS_ROSTER, encoding="utf-8")
@@ -70,33 +94,48 @@ def test_canvas_file_has_canvas_columns_points_row_final_scores_and_lists_who_is
     assert rows[1] == ["    Points Possible", "", "", "", "", "10", "5"]
     by_login = {r[3]: r for r in rows[2:]}
     assert by_login["alice"] == ["Example, Alice", "11", "S-11", "alice", "Lab A", "9", "4"]
-    assert by_login["BOB"][5:] == ["6.5", ""]               # matched case-insensitively; no 02 submission: empty
+    assert by_login["BOB"][5:] == ["6.5", ""]               # matched case-insensitively; regraded; no 02: empty
     assert by_login["carol@uni.example"][5:] == ["6", "0"]  # late: 8 - 2 and 1 - 2 (never below zero)
-    assert by_login["dave"][5:] == ["", ""] and by_login["frank"][5:] == ["", ""]
-    assert len(rows) == 2 + 6, "every roster row, the test student included, and no other"
-    assert result.not_in_roster == ["eve"] and "eve" in result.summary() and "NOT IN THE ROSTER" in result.summary()
+    assert by_login["dave"][5:] == ["7.00", ""], "no submission: the grade Canvas holds goes back unchanged"
+    assert by_login["frank"][5:] == ["", ""]
+    assert list(by_login) == ["alice", "BOB", "carol@uni.example", "dave", "frank"], "the students, no other row"
+    assert result.skipped == ["line 2 (Canvas's posting-policy row: Manual Posting)",
+                              "line 3 (Canvas's Points Possible row)", "line 9 (no Student or ID)",
+                              "line 10 (Canvas's Test Student, 'Student, Test')"]
+    summary = result.summary()
+    assert "left out 4 roster rows that are not students" in summary and "Test Student" in summary
+    assert "01-tensors: 2 roster students have no submission (1 keep what the LMS holds)" in summary
+    assert result.not_in_roster == ["eve"] and "NOT IN THE ROSTER (1)" in summary and "eve" in summary
     assert set(result.matched) == {"alice", "bob", "carol", "dave"}
-    assert sorted(result.without_submission["02-autograd-ledger"]) == ["", "BOB", "dave", "frank"]
+    assert sorted(result.without_submission["02-autograd-ledger"]) == ["BOB", "dave", "frank"]
 
-    zero = lms.write("canvas", lms.final_scores(url), roster, tmp_path / "zero.csv", missing="zero")
-    assert {r[3]: r[5:] for r in _rows(tmp_path / "zero.csv")[2:]}["dave"] == ["0", "0"]
-    assert zero.not_in_roster == ["eve"]
+    lms.write("canvas", lms.final_scores(url), roster, tmp_path / "zero.csv", missing="zero")
+    zero = {r[3]: r[5:] for r in _rows(tmp_path / "zero.csv")[2:]}
+    assert zero["dave"] == ["7.00", "0"] and zero["frank"] == ["0", "0"], "0 only where Canvas holds no grade"
 
 
-def test_moodle_file_keys_rows_by_the_mapped_identifier_and_one_column_per_assignment(gradebook, tmp_path):
+def test_moodle_file_matches_its_default_export_by_email_and_keeps_grades_and_download_time(gradebook, tmp_path):
     _, url = gradebook
     roster = tmp_path / "moodle.csv"
-    roster.write_text("First name,Last name,ID number,Institution,Department,Email address\n"
-                      "Alice,Example,1011,Uni,CS,alice@uni.example\n"
-                      "Carol,Example,1013,Uni,CS,carol@uni.example\n"
-                      "Eve,Example,1015,Uni,CS,eve@uni.example\n", encoding="utf-8")
-    with pytest.raises(lms.RosterError, match="no column 'Username'.*Email address.*--match"):
-        lms.write("moodle", lms.final_scores(url), roster, tmp_path / "out.csv")
-    result = lms.write("moodle", lms.final_scores(url, ["01-tensors"]), roster, tmp_path / "out.csv",
-                       column="Email address")
-    assert _rows(tmp_path / "out.csv") == [["Email address", "01-tensors"], ["alice@uni.example", "9"],
-                                           ["carol@uni.example", "6"], ["eve@uni.example", "7"]]
-    assert result.not_in_roster == ["bob", "dave"]  # dave is in the gradebook without a submission: still listed
+    roster.write_text(MOODLE_ROSTER, encoding="utf-8")
+    result = lms.write("moodle", lms.final_scores(url), roster, tmp_path / "out.csv")
+    assert _rows(tmp_path / "out.csv") == [
+        ["Email address", "Assignment: 01-tensors (Real)", "02-autograd-ledger", "Last downloaded from this course"],
+        ["alice@uni.example", "9", "4", "1767225600"],
+        ["carol@uni.example", "6", "0", "1767225600"],
+        ["dave@uni.example", "7.00", "-", "1767225600"],  # no submission: Moodle's own 7.00 goes back
+        ["eve@uni.example", "7", "-", "1767225600"],
+        ["gina@uni.example", "-", "-", "1767225600"]]
+    assert result.skipped == ["line 6 (no Email address)"]
+    assert result.not_in_roster == ["bob"]
+    assert result.notes == ["the roster has no grades for 02-autograd-ledger: if Moodle holds some, a student "
+                            "without a submission here loses it on import. Export those grade items with the roster"]
+
+    participants = tmp_path / "participants.csv"  # a roster with neither grades nor the download time
+    participants.write_text("First name,Last name,Email address\nAlice,Example,alice@uni.example\n", encoding="utf-8")
+    notes = lms.write("moodle", lms.final_scores(url, ["01-tensors"]), participants, tmp_path / "p.csv").notes
+    assert "no 'Last downloaded from this course' column" in notes[0] and "no grades for 01-tensors" in notes[1]
+    assert _rows(tmp_path / "p.csv") == [["Email address", "01-tensors"], ["alice@uni.example", "9"]]
 
 
 def test_bad_rosters_are_refused_with_what_to_do(gradebook, tmp_path):
@@ -106,6 +145,8 @@ def test_bad_rosters_are_refused_with_what_to_do(gradebook, tmp_path):
     empty.write_text("", encoding="utf-8")
     with pytest.raises(lms.RosterError, match="is empty"):
         lms.write("canvas", scores, empty, tmp_path / "x.csv")
+    with pytest.raises(lms.RosterError, match="no column 'Email address'.*Username.*--match"):
+        lms.write("moodle", scores, _write(tmp_path / "u.csv", "Username\nalice\n"), tmp_path / "x.csv")
     moodle_like = tmp_path / "moodle-like.csv"
     moodle_like.write_text("Username,Email address\nalice,alice@uni.example\n", encoding="utf-8")
     with pytest.raises(lms.RosterError, match="not a Canvas gradebook export.*Student"):
@@ -123,6 +164,7 @@ def test_export_command_writes_the_canvas_file_and_prints_who_is_not_in_the_rost
                            "canvas", "--roster", str(roster)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "4 students matched" in proc.stdout and "NOT IN THE ROSTER (1)" in proc.stdout and "eve" in proc.stdout
+    assert "line 2 (Canvas's posting-policy row: Manual Posting)" in proc.stdout, proc.stdout
     assert _rows(tmp_path / "grades-canvas.csv")[1][0] == "    Points Possible"
     proc = subprocess.run([sys.executable, "-m", "autograder", "export", "--course", str(tmp_path), "--format",
                            "moodle"], capture_output=True, text=True, timeout=120)
