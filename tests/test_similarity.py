@@ -30,8 +30,13 @@ def cohort():
 
 
 @pytest.fixture(scope="module")
-def report(cohort):
-    return sim.compare(cohort.answers, cohort.stubs, MODULE, code=planted.course_code_of_module())
+def code():
+    return planted.course_code_of_module()
+
+
+@pytest.fixture(scope="module")
+def report(cohort, code):
+    return sim.compare(cohort.answers, cohort.stubs, MODULE, code=code)
 
 
 def test_every_disguised_cell_is_found_and_no_independent_pair_is_flagged(cohort, report):
@@ -64,9 +69,8 @@ def test_the_canonical_answer_is_the_courses_never_a_pair(cohort, report):
     assert {"honest-04", "honest-08"} <= set(report.cells["train_step"].course)
 
 
-def test_the_reference_handed_in_is_listed_whatever_the_cohort_size(cohort):
+def test_the_reference_handed_in_is_listed_whatever_the_cohort_size(cohort, code):
     """Three of eight students hand in the reference: too common to weigh anything, and still listed."""
-    code = planted.course_code_of_module()
     answers = {cell: {s: by[s] for s in sorted(by)[:8]} for cell, by in cohort.answers.items()}
     for student in sorted(answers["train_epoch"])[:3]:
         answers["train_epoch"][student] = code.reference["train_epoch"]
@@ -89,10 +93,9 @@ def test_the_page_shows_pairs_side_by_side_with_what_was_discounted(cohort, repo
 
 
 @pytest.mark.parametrize("disguise", [d for _, _, d, _ in planted.COPIES])
-def test_normalising_undoes_each_disguise(disguise):
+def test_normalising_undoes_each_disguise(disguise, cohort):
     copier, classmate, _, cells = next(c for c in planted.COPIES if c[2] == disguise)
-    students = {**planted.HONEST}
-    stubs = planted.planted_cohort().stubs
+    students, stubs = planted.HONEST, cohort.stubs
     for cell, copy in cells.items():
         keep = normalise.defined(stubs[cell])
         assert normalise.normalise(copy, keep) == normalise.normalise(students[classmate][cell], keep), cell

@@ -341,6 +341,7 @@ class Report:
     course_sources: list[str] = field(default_factory=list)
 
     def flagged(self) -> set[frozenset]:
+        """The pairs reported: each matches in at least one cell."""
         return {frozenset((p.a, p.b)) for p in self.pairs}
 
     def matching_cells(self) -> set[tuple[frozenset, str]]:
@@ -413,11 +414,12 @@ def _read_cell(cell, by_student, stub, code, report) -> tuple[CellSummary, list[
         report.answers[student, cell] = answer
         if answer.reference:
             summary.reference[student] = answer.reference
-        if norm.statements(source) < MIN_STATEMENTS or len(answer.hashes) < MIN_FINGERPRINTS:
+        short = norm.statements(source) < MIN_STATEMENTS or len(answer.hashes) < MIN_FINGERPRINTS
+        if answer.is_course and (answer.reference or not short):
+            summary.course.append(student)
+        if short:
             summary.too_short.append(student)
             continue
-        if answer.is_course:
-            summary.course.append(student)
         summary.compared.append(student)
         answers.append(answer)
     return summary, answers
@@ -512,7 +514,7 @@ _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:90em}tabl
 td,th{border:1px solid #d0d7de;padding:.3em .6em;vertical-align:top;text-align:left}
 pre{margin:0;white-space:pre-wrap;font-size:.85em}mark{background:#ffd8b5}mark.course{background:#dde7f3}
 .pair{margin:1.5em 0;border-top:2px solid #d0d7de;padding-top:.5em}.side{width:50%}.quiet{color:#57606a}
-.cell{margin:.8em 0 .3em}"""
+.cell{margin:.8em 0 .3em}table.sbs{width:100%}"""
 
 
 def _esc(text) -> str:
@@ -544,14 +546,22 @@ def _cells_table(report: Report) -> list[str]:
 
 
 def _course_answers(report: Report) -> list[str]:
-    parts = ["<h2>Equal to the reference solution</h2>"]
-    rows = [(cell, student, how) for cell, s in report.cells.items() for student, how in s.reference.items()]
-    if not rows:
+    parts = ["<h2>Equal to the reference solution</h2><p>Counted whatever the cohort's size: handing in the "
+             "reference is a fact to know, even when many did.</p>"]
+    by_student: dict[str, dict[str, list[str]]] = {}
+    for cell, summary in report.cells.items():
+        for student, how in summary.reference.items():
+            by_student.setdefault(student, {}).setdefault(how, []).append(cell)
+    if not by_student:
         parts.append("<p>No answer equals the reference solution.</p>")
     else:
-        parts.append("<table><tr><th>cell</th><th>student</th><th>how</th></tr>" + "".join(
-            f"<tr><td><code>{_esc(c)}</code></td><td>{_esc(s)}</td><td>{_esc(_HOW[h])}</td></tr>"
-            for c, s, h in rows) + "</table>")
+        parts.append("<table><tr><th>student</th><th>word for word</th><th>the same code once names, comments, "
+                     "layout and the order of independent statements are set aside</th></tr>" + "".join(
+                         f"<tr><td>{_esc(student)}</td>" + "".join(
+                             f"<td>{', '.join(f'<code>{_esc(c)}</code>' for c in hows.get(how, []))}</td>"
+                             for how in ("word for word", "same code")) + "</tr>"
+                         for student, hows in sorted(by_student.items(), key=lambda x: (
+                             -len(x[1].get("word for word", [])), -sum(map(len, x[1].values())), x[0]))) + "</table>")
     parts.append("<h2>The course's answer</h2><p>Answers that are the reference's or a lesson's code all but a "
                  "few fingerprints: written by many, or after <code>check.solution</code>; never a pair.</p><ul>")
     for cell, s in report.cells.items():
@@ -559,10 +569,6 @@ def _course_answers(report: Report) -> list[str]:
             parts.append(f"<li><code>{_esc(cell)}</code>: {_course_label(report, cell)}: "
                          f"{_esc(', '.join(s.course))}</li>")
     return parts + ["</ul>"]
-
-
-_HOW = {"word for word": "word for word",
-        "same code": "the same code once names, comments and layout are set aside"}
 
 
 def _course_label(report: Report, cell: str) -> str:
@@ -596,15 +602,15 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     course = shared & (a.course | b.course)
     counted = {h for h in shared - course if m.matches and h not in a.course}
     body = (f"<ul>{''.join(f'<li>{_esc(r)}</li>' for r in m.reasons())}</ul>" if m.matches else "")
-    table = (f"<table><tr><th class='side'>{_esc(pair.a)} (normalised)</th><th class='side'>{_esc(pair.b)} "
+    table = (f"<table class='sbs'><tr><th class='side'>{_esc(pair.a)} (normalised)</th><th class='side'>{_esc(pair.b)} "
              f"(normalised)</th></tr><tr><td><pre>{marked(a, counted, course)}</pre></td>"
              f"<td><pre>{marked(b, counted, course)}</pre></td></tr>"
              f"<tr><td><details><summary>as submitted</summary><pre>{_esc(a.source)}</pre></details></td>"
              f"<td><details><summary>as submitted</summary><pre>{_esc(b.source)}</pre></details></td></tr></table>")
-    head = f"<h4 class='cell'><code>{_esc(m.cell)}</code>: {_esc(verdict)}</h4>"
+    head = f"<code>{_esc(m.cell)}</code>: {_esc(verdict)}"
     if m.matches:
-        return head + body + table
-    return f"<details><summary>{head}</summary>{table}</details>"
+        return f"<h4 class='cell'>{head}</h4>{body}{table}"
+    return f"<details class='cell'><summary>{head}</summary>{table}</details>"
 
 
 def _pairs(report: Report) -> list[str]:
