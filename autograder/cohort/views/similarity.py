@@ -361,12 +361,12 @@ class Report:
             return x
 
         weakest: dict[str, Pair] = {}
-        for p in strong:  # Kruskal's maximum spanning forest: its last edge in a group is the weakest link
+        for p in strong:  # Kruskal's maximum spanning forest: the last pair that joins a group is its weakest link
             ra, rb = find(p.a), find(p.b)
             if ra != rb:
                 parent[ra] = rb
-                links = [weakest.pop(r) for r in (ra, rb) if r in weakest] + [p]
-                weakest[rb] = min(links, key=lambda q: q.strength)
+                weakest.pop(ra, None)
+                weakest[rb] = p
         groups: dict[str, list[str]] = {}
         for student in parent:
             groups.setdefault(find(student), []).append(student)
