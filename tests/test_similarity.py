@@ -129,3 +129,15 @@ def test_the_similarity_command_reads_a_course_and_writes_the_page(cohort, tmp_p
     page = html.unescape((tmp_path / "reports" / MODULE / "similarity.html").read_text())
     assert "copier-class and honest-07" in page and "the reference solution" in page
     assert "canonical-1 and canonical-2" not in page
+
+
+def test_clusters_join_only_pairs_matching_in_two_cells_and_name_their_weakest_link():
+    def pair(a, b, *scores):
+        cells = [sim.CellMatch(f"cell{i}", s, 10.0, 20, 0, 0, 10, 20, 3, False, 12, True) for i, s in enumerate(scores)]
+        return sim.Pair(a, b, cells)
+
+    report = sim.Report("m", sim.THRESHOLD, 6, pairs=[pair("ann", "bob", 1.0, 0.9, 0.8), pair("bob", "cy", 0.7, 0.6),
+                                                        pair("cy", "dan", 1.0), pair("eve", "fay", 0.9, 0.9)])
+    clusters = report.clusters()
+    assert [g for g, _ in clusters] == [["ann", "bob", "cy"], ["eve", "fay"]]  # cy and dan share one cell only
+    assert (clusters[0][1].a, clusters[0][1].b) == ("bob", "cy")
