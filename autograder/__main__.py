@@ -116,8 +116,8 @@ def cmd_similarity(args) -> int:
     clusters = report.clusters()
     print(f"{report.students} students, {len(report.pairs)} pair{'s' if len(report.pairs) != 1 else ''} at or above "
           f"{report.threshold:g} in {len(clusters)} cluster{'s' if len(clusters) != 1 else ''}")
-    for group in clusters:
-        print("  " + ", ".join(group))
+    for group, weakest in clusters:
+        print(f"  {', '.join(group)} (weakest link: {weakest.a} and {weakest.b})")
     print(f"wrote {page}")
     return 0
 

@@ -1,143 +1,143 @@
-"""Answers that look copied: a synthetic cohort of module 04 with planted copies and independent answers.
+"""Answers that look copied, measured on the planted cohort of module 04 (``autograder.dev.planted``).
 
-The cohort: 30 students hand in the solution and 10 a popular other style of `train_step` (common answers,
-never suspicious); one student each hands in every correct variant of the catalogue (independent answers);
-five hand in the release untouched (stubs and starter code, never a match).  Planted: a variant of `train_epoch` copied with
-its names changed, comments added and two independent lines swapped; the same odd bug (a mutant) in three
-notebooks, one as written, one renamed, one commented; a repair copied with its names changed.
+Twelve honest students in their own styles, two who wrote the course's canonical answer independently, six
+who copied a classmate and disguised two or three answers each a different way (renamed, re-commented,
+wrapped in a class, split into helpers, loops turned into comprehensions, statements reordered).  The
+similarity report must find every disguised cell, flag no pair of independent students, and show the
+canonical pair as the course's answer.
 """
 
 import ast
+import html
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder.cells import answer_sources
 from autograder.cohort.views import normalise
 from autograder.cohort.views import similarity as sim
-from autograder.dev import nbtools
-from autograder.dev.catalogue import m04_five_line_step as cat
+from autograder.dev import nbtools, planted
 from conftest import ROOT
 
-MODULE = "04-five-line-step"
-
-
-def renamed(source: str, suffix: str = "_mine") -> str:
-    """``source`` with every function's arguments and assigned names renamed (what a copier does first)."""
-    tree = ast.parse(source)
-    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-        local = {a.arg for a in fn.args.args} | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
-                                                 and isinstance(n.ctx, ast.Store)}
-        for node in ast.walk(fn):
-            if isinstance(node, ast.arg) and node.arg in local:
-                node.arg += suffix
-            elif isinstance(node, ast.Name) and node.id in local:
-                node.id += suffix
-    return ast.unparse(tree)
-
-
-def commented(source: str) -> str:
-    """``source`` with a comment above every line and blank lines between them."""
-    out = []
-    for line in source.splitlines():
-        indent = line[:len(line) - len(line.lstrip())]
-        out += [f"{indent}# my own step, see the lesson", line, ""]
-    return "\n".join(out)
-
-
-def reordered(source: str) -> str:
-    """``source`` with the first two adjacent, independent assignments of a function swapped."""
-    tree = ast.parse(source)
-    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-        for body in [n.body for n in ast.walk(fn) if isinstance(getattr(n, "body", None), list)]:
-            for i in range(len(body) - 1):
-                a, b = body[i], body[i + 1]
-                if isinstance(a, ast.Assign) and isinstance(b, ast.Assign):
-                    (ra, wa), (rb, wb) = normalise._names(a), normalise._names(b)
-                    if not (wa & (rb | wb) or wb & ra):
-                        body[i], body[i + 1] = b, a
-                        return ast.unparse(tree)
-    raise AssertionError("no two independent assignments to swap")
+MODULE = planted.MODULE
 
 
 @pytest.fixture(scope="module")
 def cohort():
-    solution = {k: nbtools.strip_solution_markers(c.source) for k, c in
-                nbtools.answer_cells(nbtools.read(ROOT / "solutions" / MODULE / f"{MODULE}.ipynb")).items()}
-    release = answer_sources(nbtools.read(ROOT / "exercises" / MODULE / f"{MODULE}.ipynb"))
-    students: dict[str, dict[str, str]] = {}
-    for i in range(30):
-        students[f"common-{i:02d}"] = dict(solution)
-    for i in range(10):
-        students[f"popular-{i:02d}"] = {**solution, **cat.VARIANTS["step_zero_grad_at_end"]}
-    for name, answers in cat.VARIANTS.items():
-        students[f"variant-{name}"] = {**solution, **answers}
-    for i in range(5):
-        students[f"untouched-{i}"] = dict(release)
-    copied = cat.VARIANTS["epoch_dataset_length"]["train_epoch"]
-    students["copy-epoch"] = {**solution, "train_epoch": commented(reordered(renamed(copied)))}
-    bug = cat.MUTANTS["epoch_tensor_total"].answers["train_epoch"]
-    students["bug-a"] = {**solution, "train_epoch": bug}
-    students["bug-b"] = {**solution, "train_epoch": renamed(bug, "_b")}
-    students["bug-c"] = {**solution, "train_epoch": commented(bug)}
-    repair = cat.VARIANTS["repair_model_zero_grad_and_counter"]["repair_train_epoch"]
-    students["copy-repair"] = {**solution, "repair_train_epoch": renamed(repair, "_r")}
-    planted = {frozenset(p) for p in [("variant-epoch_dataset_length", "copy-epoch"), ("bug-a", "bug-b"),
-                                      ("bug-a", "bug-c"), ("bug-b", "bug-c"),
-                                      ("variant-repair_model_zero_grad_and_counter", "copy-repair")]}
-    by_cell = {cell: {s: answers[cell] for s, answers in students.items()} for cell in release}
-    return by_cell, release, students, planted
+    return planted.planted_cohort()
 
 
-def test_every_planted_copy_is_found_and_no_independent_pair_is(cohort, tmp_path):
-    by_cell, release, students, planted = cohort
-    copied = cat.VARIANTS["epoch_dataset_length"]["train_epoch"]
-    assert reordered(copied) != ast.unparse(ast.parse(copied)), "the copy really is reordered"
-    report, kept = sim.compare(by_cell, release, MODULE)
-    flagged = report.flagged()
-    assert planted <= flagged, planted - flagged
-    # the catalogue writes one variant's train_step twice, word for word: the same code is not independent
-    same_code = {frozenset(("variant-overfit_own_loop_zero_at_end", "variant-step_zero_grad_at_end"))}
-    assert flagged - planted <= same_code, flagged - planted
-    assert ["bug-a", "bug-b", "bug-c"] in report.clusters()
-    assert not any(s.startswith("untouched-") for pair in flagged for s in pair), "a stub or starter code matched"
-    assert all(n == len(students) - 5 for n in report.cells.values()), report.cells  # untouched cells are not answers
-    bug = next(p for p in report.pairs if {p.a, p.b} == {"bug-a", "bug-b"})
-    assert bug.cell == "train_epoch" and bug.identical and bug.score == 1.0 and "identical" in " ".join(bug.reasons())
+@pytest.fixture(scope="module")
+def code():
+    return planted.course_code_of_module()
 
-    page = sim.write_report(report, kept, tmp_path)
-    text = page.read_text()
-    assert "bug-a, bug-b, bug-c" in text and "<mark>" in text and "as submitted" in text
+
+@pytest.fixture(scope="module")
+def report(cohort, code):
+    return sim.compare(cohort.answers, cohort.stubs, MODULE, code=code)
+
+
+def test_every_disguised_cell_is_found_and_no_independent_pair_is_flagged(cohort, report):
+    measures = planted.measure(cohort, report)
+    missed = [(sorted(pair), cell) for pair, cell in cohort.disguised if (pair, cell) not in report.matching_cells()]
+    assert not missed, missed
+    assert measures.disguised_found == measures.disguised == 15
+    assert report.flagged() == set(cohort.copied), report.flagged() ^ set(cohort.copied)
+    assert measures.false_pairs == 0 and measures.independent_pairs == 184
+    # one entry per pair, every cell the two answered in it; a cluster is a copied pair (two cells or more)
+    assert len(report.pairs) == len({frozenset((p.a, p.b)) for p in report.pairs})
+    for p in report.pairs:
+        both = {c for c, s in report.cells.items() if {p.a, p.b} <= set(s.compared)}
+        assert {c.cell for c in p.cells} == both
+        assert len(p.matching) >= 2
+    assert sorted(frozenset(g) for g, _ in report.clusters()) == sorted(cohort.copied, key=sorted)
+
+
+def test_the_canonical_answer_is_the_courses_never_a_pair(cohort, report):
+    assert cohort.canonical not in report.flagged()
+    for cell in ("train_step", "train_epoch", "accumulate_step"):
+        summary = report.cells[cell]
+        assert cohort.canonical <= set(summary.course), (cell, summary.course)
+        # handed in word for word (after check.solution) or the same code in one's own names: both listed
+        assert summary.reference["canonical-1"] == "word for word"
+        assert summary.reference["canonical-2"] == "same code"
+    # the one-line overfit_one_batch is too short to tell, whoever wrote it
+    assert {"canonical-1", "canonical-2", "honest-01"} <= set(report.cells["overfit_one_batch"].too_short)
+    # a convergent short variant (the tutorial's order of train_step) is the course's lines, not a pair
+    assert {"honest-04", "honest-08"} <= set(report.cells["train_step"].course)
+
+
+def test_the_reference_handed_in_is_listed_whatever_the_cohort_size(cohort, code):
+    """Three of eight students hand in the reference: too common to weigh anything, and still listed."""
+    answers = {cell: {s: by[s] for s in sorted(by)[:8]} for cell, by in cohort.answers.items()}
+    for student in sorted(answers["train_epoch"])[:3]:
+        answers["train_epoch"][student] = code.reference["train_epoch"]
+    report = sim.compare(answers, cohort.stubs, MODULE, code=code)
+    listed = {s for s, how in report.cells["train_epoch"].reference.items() if how == "word for word"}
+    assert listed == set(sorted(answers["train_epoch"])[:3])
+    assert not any(c.cell == "train_epoch" and c.matches for p in report.pairs for c in p.cells)
+
+
+def test_the_page_shows_pairs_side_by_side_with_what_was_discounted(cohort, report, tmp_path):
+    page = html.unescape(sim.write_report(report, tmp_path).read_text())
+    assert page.count("<div class='pair'>") == len(report.pairs) == 6
+    assert "copier-class and honest-07: 3 matching cells" in page
+    assert "weakest link" in page and "<mark>" in page and "as submitted" in page
+    assert "lie on the course's own lines" in page and "common in the cohort" in page
+    assert "the course's answer (written by" in page and "canonical-1, canonical-2" in page
     saved = json.loads((tmp_path / "similarity.json").read_text())
-    assert {frozenset((p["a"], p["b"])) for p in saved["pairs"]} == flagged
+    assert {frozenset((p["a"], p["b"])) for p in saved["pairs"]} == report.flagged()
+    assert saved["cells"]["train_epoch"]["reference"]["canonical-1"] == "word for word"
 
 
-def test_normalising_undoes_renaming_comments_and_reordering():
-    source = cat.VARIANTS["epoch_dataset_length"]["train_epoch"]
-    assert normalise.normalise(commented(reordered(renamed(source)))) == normalise.normalise(source)
-    # a real change of what the code does is kept apart
-    assert normalise.normalise(source.replace("+", "-", 1)) != normalise.normalise(source)
+@pytest.mark.parametrize("disguise", [d for _, _, d, _ in planted.COPIES])
+def test_normalising_undoes_each_disguise(disguise, cohort):
+    copier, classmate, _, cells = next(c for c in planted.COPIES if c[2] == disguise)
+    students, stubs = planted.HONEST, cohort.stubs
+    for cell, copy in cells.items():
+        keep = normalise.defined(stubs[cell])
+        assert normalise.normalise(copy, keep) == normalise.normalise(students[classmate][cell], keep), cell
+    # a real change of what the code does is kept apart: the first arithmetic operator swapped
+    source = students[classmate][next(iter(cells))]
+    tree = ast.parse(source)
+    op = next(n for n in ast.walk(tree) if isinstance(n, ast.BinOp))
+    op.op = ast.Sub() if isinstance(op.op, ast.Add) else ast.Add()
+    assert normalise.normalise(ast.unparse(tree)) != normalise.normalise(source)
 
 
 def test_the_similarity_command_reads_a_course_and_writes_the_page(cohort, tmp_path):
-    by_cell, release, students, planted = cohort
     (tmp_path / "nbgrader_config.py").write_text(
         "c = get_config()\nc.CourseDirectory.release_directory = 'exercises'\n"
+        "c.CourseDirectory.source_directory = 'solutions'\n"
         f"c.CourseDirectory.db_url = 'sqlite:///{tmp_path}/gradebook.db'\n")
     released = nbtools.read(ROOT / "exercises" / MODULE / f"{MODULE}.ipynb")
-    (tmp_path / "exercises" / MODULE).mkdir(parents=True)
-    nbformat.write(released, tmp_path / "exercises" / MODULE / f"{MODULE}.ipynb")
-    for student in ("bug-a", "bug-b", "common-00", "common-01", "common-02", "common-03"):
+    for folder in ("exercises", "solutions"):
+        (tmp_path / folder / MODULE).mkdir(parents=True)
+        nbformat.write(nbtools.read(ROOT / folder / MODULE / f"{MODULE}.ipynb"),
+                       tmp_path / folder / MODULE / f"{MODULE}.ipynb")
+    for student in ("copier-class", "honest-07", "canonical-1", "canonical-2", "honest-01", "honest-02"):
         folder = tmp_path / "submitted" / student / MODULE
         folder.mkdir(parents=True)
-        nbformat.write(nbtools.substitute(released, students[student]), folder / f"{MODULE}.ipynb")
+        answers = {cell: by[student] for cell, by in cohort.answers.items()}
+        nbformat.write(nbtools.substitute(released, answers), folder / f"{MODULE}.ipynb")
     proc = subprocess.run([sys.executable, "-m", "autograder", "similarity", MODULE, "--course", str(tmp_path)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "1 pair" in proc.stdout and "bug-a, bug-b" in proc.stdout, proc.stdout
-    page = Path(tmp_path / "reports" / MODULE / "similarity.html")
-    assert page.is_file() and "bug-a and bug-b" in page.read_text()
+    assert "1 pair" in proc.stdout and "copier-class, honest-07" in proc.stdout, proc.stdout
+    page = html.unescape((tmp_path / "reports" / MODULE / "similarity.html").read_text())
+    assert "copier-class and honest-07" in page and "the reference solution" in page
+    assert "canonical-1 and canonical-2" not in page
+
+
+def test_clusters_join_only_pairs_matching_in_two_cells_and_name_their_weakest_link():
+    def pair(a, b, *scores):
+        cells = [sim.CellMatch(f"cell{i}", s, 10.0, 20, 0, 0, 10, 20, 3, False, 12, True) for i, s in enumerate(scores)]
+        return sim.Pair(a, b, cells)
+
+    report = sim.Report("m", sim.THRESHOLD, 6, pairs=[pair("ann", "bob", 1.0, 0.9, 0.8), pair("bob", "cy", 0.7, 0.6),
+                                                        pair("cy", "dan", 1.0), pair("eve", "fay", 0.9, 0.9)])
+    clusters = report.clusters()
+    assert [g for g, _ in clusters] == [["ann", "bob", "cy"], ["eve", "fay"]]  # cy and dan share one cell only
+    assert (clusters[0][1].a, clusters[0][1].b) == ("bob", "cy")

@@ -1,64 +1,118 @@
-"""``similarity ASSIGNMENT``: answers that look copied, scored against how common each answer is.
+"""``similarity ASSIGNMENT``: answers that look copied, told apart from the course's own answer and from what
+the cohort wrote anyway.
 
-For every graded answer cell, every submission's code is **normalised** for what copying changes: comments,
-docstrings and layout go (the code is parsed and written back), each function's local names become
-``v0, v1, …`` in order of first use, and runs of assignments that do not depend on each other are put in
-one canonical order.  The normalised code is **fingerprinted** by copydetect (a well-kept implementation of
-winnowing, the method of MOSS: hashes of every run of ``K`` characters of the normalised code, the smallest
-in each window kept), the released stub or starter code of the cell counting as boilerplate, so
-it never matches.
+For every graded answer cell, every submission's code is **normalised** for what copying changes
+(:mod:`.normalise`): comments, docstrings and layout go; a class the answer made up becomes the functions its
+methods wrap; a helper called once is written out where it is called; a comprehension becomes the loop it
+replaces; independent statements are put in one order; local names are numbered.  The normalised code is
+**fingerprinted** by winnowing (the method of MOSS: hashes of every run of ``K`` characters, the smallest in
+each window kept); the released stub or starter code never matches.
 
-Each fingerprint is weighted by how rare it is in the cohort (:func:`rarity`): one that only one or two
-students have counts 1, one that ``d`` students have counts ``1 / (d - 1)``, and one that more than
-:data:`COMMON` of the cohort has counts nothing.  An answer's *distinctive* part is its weighted
-fingerprints; a pair's **score** in a cell is the share of the shorter answer's distinctive part that the
-two share (and they must share at least :data:`MIN_EVIDENCE` of it).  The same five-line ``train_step``
-written by half the class has no distinctive part and is therefore not suspicious; the same odd bug in three
-notebooks is distinctive, and shared.  A pair at or above the threshold in some cell is reported; pairs are
-grouped into clusters (students linked by reported pairs), each pair with its cells side by side, the
-counted matches marked and the reasons in words.
+**The course's answer.**  Each answer is compared line by line, variables set aside, with the reference
+solution (``solutions/``), the exercise's own code cells and the lesson cells of its module and the modules
+before.  A fingerprint that lies on the course's lines is the course's: it never counts towards a pair.  An
+answer that is the course's all but a few fingerprints is listed as *the course's answer* with how many
+students wrote it, never as a pair; an answer equal to the reference is listed on its own, whatever the
+cohort's size (word for word, or once names, comments and layout are set aside).
 
-What it can detect: copies edited by renaming, re-commenting, re-spacing and reordering independent
-assignments, whole or in part.  What it cannot: copies rewritten by hand (another loop form, another
-library call), answers too short to tell apart (fewer than :data:`MIN_FINGERPRINTS` fingerprints: a
-one-line answer is skipped), and copying of an answer most of the cohort wrote anyway (weighted down by
-design).  A reported pair is a reason to look, never a verdict.
+**Scores.**  The other fingerprints are weighted by how rare they are in the cohort (:func:`rarity`): one
+that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one that more than
+:data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
+weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
+:data:`MIN_EVIDENCE` of it.  An answer of one statement, or with fewer than :data:`MIN_FINGERPRINTS`
+fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is counted, not compared.
 
-It reads ``submitted/`` and the release (for the stubs), and writes ``reports/ASSIGNMENT/similarity.html``
-and ``similarity.json``.
+**The page** has one entry per pair that matches in some cell, with every cell the two answered side by
+side, its score and why (how many shared fingerprints were discounted as the course's or as common);
+clusters are built only from pairs that match in at least two cells, each with its weakest link.  A pair is
+a reason to open the two notebooks, never a verdict.  It cannot find a copy rewritten by hand (another
+algorithm, another library call), nor a copy of the course's own answer.
+
+It reads ``submitted/``, the release (for the stubs), the reference solution and the lessons, and writes
+``reports/ASSIGNMENT/similarity.html`` and ``similarity.json``.
 """
 
 from __future__ import annotations
 
+import ast
 import html
-import io
 import json
 import math
+import zlib
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
 from ...cells import answer_sources
-from .normalise import normalise
+from ...hints import strip_solution_markers
+from . import normalise as norm
 
 #: Characters of normalised code per fingerprint, and the winnowing window.
 K, WINDOW = 24, 6
 #: A fingerprint more than this share of the cohort has is common: it counts nothing.
 COMMON = 0.2
-#: An answer with fewer fingerprints than this is too short to tell a copy from a coincidence.
+#: An answer with fewer fingerprints of its own (beyond the stub) is too short to tell a copy from a coincidence;
+#: an answer with fewer beyond the course's lines is the course's answer.
 MIN_FINGERPRINTS = 6
-#: The default score from which a pair is reported.
+#: An answer of fewer statements is too short to tell (a one-line answer can only be written a few ways).
+MIN_STATEMENTS = 2
+#: The default score from which a cell matches.
 THRESHOLD = 0.5
-#: The least distinctive content (weighted fingerprints) a reported pair must share: one unusual idiom two
-#: students happen to share is not a copy.
-MIN_EVIDENCE = 4.0
+#: The least shared weight of a matching cell, and the least lines of their own (neither the course's nor the
+#: stub's) it must cover: one unusual line two students happen to share is not a copy.
+MIN_EVIDENCE, MIN_LINES = 8.0, 2
 
 
-# ---- normalising what copying changes
+# ---- the course's own code
+
+@dataclass
+class CourseCode:
+    """What the course itself wrote: ``reference`` answers by cell, and ``lines``, every normalised line of
+    the reference, the exercise's own cells and the lessons (variables folded), with where it comes from."""
+
+    reference: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, str] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)  # what was read, for the page
+
+    def add(self, source: str, where: str, keep=(), variables=None) -> None:
+        tree = norm.normalise_tree(source, keep)
+        if tree is not None:
+            self._add(tree, where, norm.assigned(tree) if variables is None else variables)
+
+    def _add(self, tree, where: str, variables: set[str]) -> None:
+        for line in norm.folded(tree, variables):
+            self.lines.setdefault(line.strip(), where)
+
+    def add_notebook(self, nb, where: str, skip=()) -> None:
+        """Every code cell of ``nb`` but those in ``skip``; a variable is any name the notebook binds."""
+        cells = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and i not in skip]
+        trees = {i: norm.normalise_tree(nb["cells"][i]["source"]) for i in cells}
+        variables = set().union(*(norm.assigned(t) for t in trees.values() if t is not None))
+        for i, tree in trees.items():
+            if tree is not None:
+                self._add(tree, f"{where}, cell {i}", variables)
+        self.sources.append(where)
 
 
+def course_code(reference_nb=None, release_nb=None, lessons=()) -> CourseCode:
+    """The course's code from the reference (solution) notebook, the released notebook and ``lessons``
+    (``[(name, notebook)]``, the lessons of the module and before)."""
+    code = CourseCode()
+    if reference_nb is not None:
+        code.reference = {cell: strip_solution_markers(src) for cell, src in answer_sources(reference_nb).items()}
+        for cell, source in code.reference.items():
+            code.add(source, f"the reference answer of {cell}", keep=norm.defined(source), variables=set())
+        code.sources.append("the reference solution")
+    if release_nb is not None:
+        answers = {i for i, c in enumerate(release_nb["cells"]) if c["source"] in answer_sources(release_nb).values()}
+        code.add_notebook(release_nb, "the exercise", skip=answers)
+    for name, nb in lessons:
+        code.add_notebook(nb, name)
+    return code
 
-# ---- fingerprints and scores
+
+# ---- answers and their fingerprints
 
 @dataclass
 class Answer:
@@ -66,72 +120,105 @@ class Answer:
     cell: str
     source: str
     normal: str
-    fingerprint: object  # copydetect.CodeFingerprint of ``normal``
+    fingerprint: Fingerprint  # of ``normal``
+    course: set = field(default_factory=set)  # fingerprints that lie on the course's lines
+    reference: str = ""  # "word for word", "same code" (as the reference once normalised), or ""
+    starts: list[int] = field(default_factory=list)  # where each line of ``normal`` starts
+    own_lines: set[int] = field(default_factory=set)  # lines of ``normal`` neither the course's nor the stub's
+
+    def lines_at(self, at: int) -> range:
+        """The lines of ``normal`` that the fingerprint starting at ``at`` covers."""
+        last = len(self.starts) - 2
+        return range(min(bisect_right(self.starts, at) - 1, last), min(bisect_right(self.starts, at + K - 1) - 1, last) + 1)
+
+    def own_lines_of(self, hashes: set) -> set[int]:
+        """The lines of its own that the fingerprints ``hashes`` cover."""
+        return {i for h in hashes for at in self.fingerprint.hash_idx.get(h, ()) for i in self.lines_at(at)} & self.own_lines
 
     @property
     def hashes(self) -> set:
         return self.fingerprint.hashes
 
+    @property
+    def own(self) -> set:
+        """Fingerprints beyond the course's lines."""
+        return self.hashes - self.course
 
-def fingerprint(code: str, boilerplate=None):
-    from copydetect import CodeFingerprint
-
-    # The code is already normalised (locals renamed, layout canonical): its text is fingerprinted as it is, so
-    # that the calls and attributes it names (which copydetect's own filter folds into one letter) still count.
-    return CodeFingerprint("answer.py", K, WINDOW, boilerplate=boilerplate, filter=False, fp=io.StringIO(code))
-
-
-@dataclass
-class Pair:
-    a: str
-    b: str
-    cell: str
-    score: float
-    shared: int  # fingerprints the two share (boilerplate left out)
-    alone: int  # of those, how many no one else in the cohort has
-    smaller: int  # fingerprints of the shorter answer
-    identical: bool  # the normalised answers are the same
-    writers: int  # students who answered the cell
-
-    def reasons(self) -> list[str]:
-        said = [f"they share {self.shared} fingerprints that few others have (the shorter answer has {self.smaller} in "
-                f"all); {self.alone} of them no other student of the {self.writers} who answered this cell has"]
-        if self.identical:
-            said.append("the two answers are identical once names, comments, layout and the order of "
-                        "independent assignments are set aside")
-        return said
+    @property
+    def is_course(self) -> bool:
+        return bool(self.reference) or len(self.own) < MIN_FINGERPRINTS
 
 
 @dataclass
-class Report:
-    assignment: str
-    threshold: float
-    students: int
-    cells: dict[str, int] = field(default_factory=dict)  # cell -> answers compared
-    skipped: dict[str, int] = field(default_factory=dict)  # cell -> answers too short to compare
-    pairs: list[Pair] = field(default_factory=list)
+class Fingerprint:
+    """The winnowed fingerprints of a text: ``hash_idx`` maps each kept hash to where its ``K`` characters
+    start; ``hashes`` the kept ones that are not boilerplate."""
 
-    def clusters(self) -> list[list[str]]:
-        """Students linked by reported pairs, largest group first."""
-        parent: dict[str, str] = {}
+    hashes: set
+    hash_idx: dict[int, list[int]]
 
-        def find(x: str) -> str:
-            parent.setdefault(x, x)
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
 
-        for p in self.pairs:
-            parent[find(p.a)] = find(p.b)
-        groups: dict[str, list[str]] = {}
-        for student in parent:
-            groups.setdefault(find(student), []).append(student)
-        return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
+def _hash(text: str) -> int:
+    # A stable hash (Python's own is salted per process): the same answers give the same report on every run.
+    data = text.encode()
+    return zlib.crc32(data) << 32 | zlib.adler32(data)
 
-    def flagged(self) -> set[frozenset]:
-        return {frozenset((p.a, p.b)) for p in self.pairs}
 
+def fingerprint(code: str, boilerplate=()) -> Fingerprint:
+    """Winnowing (Schleimer, Wilkerson and Aiken, 2003, the method of MOSS): the hash of every run of ``K``
+    characters, the smallest in each window of ``WINDOW`` kept (the rightmost on a tie).  The code is already
+    normalised: its text is fingerprinted as it is."""
+    grams = [_hash(code[i:i + K]) for i in range(len(code) - K + 1)]
+    kept: dict[int, list[int]] = {}
+    last = -1
+    for start in range(max(0, len(grams) - WINDOW + 1)):
+        window = grams[start:start + WINDOW]
+        low = min(window)
+        at = start + WINDOW - 1 - window[::-1].index(low)
+        if at != last:
+            kept.setdefault(low, []).append(at)
+            last = at
+    return Fingerprint(set(kept) - set(boilerplate), kept)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _read_lines(answer: Answer, tree: ast.Module | None, code: CourseCode, stub_lines: set[str]) -> None:
+    """Set ``answer.course`` (fingerprints all of whose occurrences lie on lines the course wrote too) and
+    ``answer.own_lines`` (the lines that are neither the course's nor the stub's)."""
+    folded = norm.folded(tree) if tree is not None else answer.normal.splitlines()
+    course_line = [line.strip() in code.lines for line in folded]
+    answer.own_lines = {i for i, line in enumerate(folded) if not course_line[i] and line.strip() not in stub_lines}
+    fp = answer.fingerprint
+    answer.course = {h for h, where in fp.hash_idx.items() if h in fp.hashes
+                     and all(course_line[i] for at in where for i in answer.lines_at(at))}
+
+
+def _plain(source: str) -> list[str]:
+    return [line.rstrip() for line in strip_solution_markers(source).splitlines() if line.strip()]
+
+
+def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, stub_lines: set[str],
+                code: CourseCode, reference_normal: str | None) -> Answer:
+    tree = norm.normalise_tree(source, keep)
+    normal = source if tree is None else ast.unparse(tree)
+    answer = Answer(student, cell, source, normal, fingerprint(normal, boilerplate), starts=_line_starts(normal))
+    _read_lines(answer, tree, code, stub_lines)
+    reference = code.reference.get(cell)
+    if reference is not None:
+        if _plain(source) == _plain(reference):
+            answer.reference = "word for word"
+        elif normal == reference_normal:
+            answer.reference = "same code"
+    return answer
+
+
+# ---- pairs and scores
 
 def rarity(holders: int, writers: int) -> float:
     """What one fingerprint that ``holders`` of the cell's ``writers`` have weighs: 1 for a fingerprint one or
@@ -142,76 +229,215 @@ def rarity(holders: int, writers: int) -> float:
     return 1.0 / max(1, holders - 1)
 
 
-def score_cell(answers: list[Answer], threshold: float) -> list[Pair]:
-    """Every pair of ``answers`` (one cell's) that shares at least ``threshold`` of the distinctive part of the
-    shorter answer (its fingerprints weighted by :func:`rarity`), and at least :data:`MIN_EVIDENCE` of it."""
-    writers = len(answers)
+@dataclass
+class CellMatch:
+    """One cell of a pair: how much of the two answers is shared, and what of it was discounted."""
+
+    cell: str
+    score: float
+    counted: float  # shared weight that counts
+    shared: int  # fingerprints the two share (the stub left out)
+    course: int  # of those, on the course's lines
+    common: int  # of those, common in the cohort
+    alone: int  # of those counted, how many no other student has
+    smaller: int  # fingerprints of the shorter answer beyond the course's lines
+    lines: int  # lines of their own (neither the course's nor the stub's) that the counted fingerprints cover
+    identical: bool  # the normalised answers are the same
+    writers: int  # students whose answers were compared in this cell
+    matches: bool  # from the threshold on, with at least MIN_EVIDENCE counted
+
+    def reasons(self) -> list[str]:
+        discounted = self.course + self.common
+        said = [f"they share {self.shared - discounted} fingerprints of their own, on {self.lines} lines that are "
+                f"neither the course's nor the stub's (the shorter answer has {self.smaller} fingerprints beyond the "
+                f"course's lines); {self.alone} of them no other student of the {self.writers} compared has",
+                f"{discounted} more shared fingerprints were discounted: {self.course} lie on the course's own "
+                f"lines (reference or lesson) and {self.common} are common in the cohort (more than "
+                f"{COMMON:.0%} of it has them)"]
+        if self.identical:
+            said.append("the two answers are identical once names, comments, layout, helpers, classes, "
+                        "comprehensions and the order of independent statements are set aside")
+        return said
+
+
+@dataclass
+class Cohort:
+    """One cell's compared answers, with how many of them hold each fingerprint and what it weighs."""
+
+    answers: list[Answer]
+    holders: dict[int, int] = field(default_factory=dict)
+    weight: dict[int, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for answer in self.answers:
+            for h in answer.hashes:
+                self.holders[h] = self.holders.get(h, 0) + 1
+        self.weight = {h: rarity(n, len(self.answers)) for h, n in self.holders.items()}
+
+    def by_student(self, student: str) -> Answer:
+        return next(a for a in self.answers if a.student == student)
+
+
+def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
+    weight, holders = cohort.weight, cohort.holders
+    shared = a.hashes & b.hashes
+    course = shared & (a.course | b.course)
+    own = shared - course
+    common = {h for h in own if weight.get(h, 0.0) == 0.0}
+    counted = sum(weight[h] for h in own - common)
+    base = min(sum(weight.get(h, 0.0) for h in a.own), sum(weight.get(h, 0.0) for h in b.own))
+    score = min(counted / base, 1.0) if base else 0.0
+    lines = min(len(a.own_lines_of(own - common)), len(b.own_lines_of(own - common)))
+    return CellMatch(a.cell, round(score, 3), round(counted, 2), len(shared), len(course), len(common),
+                     sum(holders.get(h) == 2 for h in own - common), min(len(a.own), len(b.own)), lines,
+                     a.normal == b.normal, len(cohort.answers),
+                     score >= threshold and counted >= MIN_EVIDENCE and lines >= MIN_LINES)
+
+
+def candidates(cohort: Cohort) -> set[tuple[int, int]]:
+    """Index pairs of the cell's answers that share a fingerprint that counts (rare ones only: cheap)."""
     holders: dict[int, list[int]] = {}
-    for i, answer in enumerate(answers):
-        for h in answer.hashes:
-            holders.setdefault(h, []).append(i)
-    weight = {h: rarity(len(who), writers) for h, who in holders.items()}
-    distinctive = [sum(weight[h] for h in answer.hashes) for answer in answers]
-    together: dict[tuple[int, int], float] = {}
-    shared: dict[tuple[int, int], int] = {}
-    alone: dict[tuple[int, int], int] = {}
-    for h, who in holders.items():
-        if len(who) < 2 or weight[h] == 0.0:
-            continue
-        for i, j in combinations(who, 2):
-            together[i, j] = together.get((i, j), 0.0) + weight[h]
-            shared[i, j] = shared.get((i, j), 0) + 1
-            if len(who) == 2:
-                alone[i, j] = alone.get((i, j), 0) + 1
-    pairs = []
-    for (i, j), total in together.items():
-        base = min(distinctive[i], distinctive[j])
-        score = total / base if base else 0.0
-        if score >= threshold and total >= MIN_EVIDENCE:
-            a, b = answers[i], answers[j]
-            first, second = sorted((a.student, b.student))
-            pairs.append(Pair(first, second, a.cell, round(min(score, 1.0), 3), shared[i, j], alone.get((i, j), 0),
-                              min(len(a.hashes), len(b.hashes)), a.normal == b.normal, writers))
-    return pairs
+    for i, answer in enumerate(cohort.answers):
+        for h in answer.own:
+            if cohort.weight[h] > 0.0:
+                holders.setdefault(h, []).append(i)
+    return {pair for who in holders.values() if len(who) > 1 for pair in combinations(who, 2)}
+
+
+# ---- the report
+
+@dataclass
+class CellSummary:
+    compared: list[str] = field(default_factory=list)
+    too_short: list[str] = field(default_factory=list)
+    course: list[str] = field(default_factory=list)  # the course's answer (reference included)
+    reference: dict[str, str] = field(default_factory=dict)  # student -> "word for word" | "same code"
+
+
+@dataclass
+class Pair:
+    a: str
+    b: str
+    cells: list[CellMatch]  # every cell the two answered, matching ones first
+
+    @property
+    def matching(self) -> list[CellMatch]:
+        return [c for c in self.cells if c.matches]
+
+    @property
+    def strength(self) -> tuple[int, float]:
+        scores = [c.score for c in self.matching]
+        return len(scores), round(sum(scores) / len(scores), 3) if scores else 0.0
+
+
+@dataclass
+class Report:
+    assignment: str
+    threshold: float
+    students: int
+    cells: dict[str, CellSummary] = field(default_factory=dict)
+    pairs: list[Pair] = field(default_factory=list)
+    answers: dict[tuple[str, str], Answer] = field(default_factory=dict)
+    course_sources: list[str] = field(default_factory=list)
+
+    def flagged(self) -> set[frozenset]:
+        """The pairs reported: each matches in at least one cell."""
+        return {frozenset((p.a, p.b)) for p in self.pairs}
+
+    def matching_cells(self) -> set[tuple[frozenset, str]]:
+        return {(frozenset((p.a, p.b)), c.cell) for p in self.pairs for c in p.matching}
+
+    def clusters(self) -> list[tuple[list[str], Pair]]:
+        """Students linked by pairs that match in at least two cells, largest group first, each with its
+        weakest link: the weakest pair of the strongest links that hold the group together."""
+        strong = sorted((p for p in self.pairs if len(p.matching) >= 2), key=lambda p: p.strength, reverse=True)
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            parent.setdefault(x, x)
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        weakest: dict[str, Pair] = {}
+        for p in strong:  # Kruskal's maximum spanning forest: the last pair that joins a group is its weakest link
+            ra, rb = find(p.a), find(p.b)
+            if ra != rb:
+                parent[ra] = rb
+                weakest.pop(ra, None)
+                weakest[rb] = p
+        groups: dict[str, list[str]] = {}
+        for student in parent:
+            groups.setdefault(find(student), []).append(student)
+        return sorted(((sorted(g), weakest[root]) for root, g in groups.items()), key=lambda x: (-len(x[0]), x[0]))
 
 
 def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], assignment: str = "",
-            threshold: float = THRESHOLD) -> tuple[Report, dict[tuple[str, str], Answer]]:
-    """Score ``{cell: {student: source}}``; ``stubs`` holds each cell's released code (never a match)."""
+            threshold: float = THRESHOLD, code: CourseCode | None = None) -> Report:
+    """Score ``{cell: {student: source}}``; ``stubs`` holds each cell's released code (never a match) and
+    ``code`` the course's own (its lines never count; answers equal to its reference are listed)."""
+    code = code or CourseCode()
     students = {s for by_student in answers_by_cell.values() for s in by_student}
-    report = Report(assignment, threshold, len(students))
-    kept: dict[tuple[str, str], Answer] = {}
+    report = Report(assignment, threshold, len(students), course_sources=list(code.sources))
+    by_pair: dict[tuple[str, str], list[CellMatch]] = {}
+    cohorts: dict[str, Cohort] = {}
     for cell, by_student in sorted(answers_by_cell.items()):
-        stub_normal = normalise(stubs.get(cell, ""))
-        boilerplate = sorted(fingerprint(stub_normal).hashes) if stub_normal.strip() else []
-        answers = []
-        for student, source in sorted(by_student.items()):
-            normal = normalise(source)
-            if normal == stub_normal:
-                continue  # the released stub or starter code, untouched: not an answer
-            answer = Answer(student, cell, source, normal, fingerprint(normal, boilerplate))
-            if len(answer.hashes) < MIN_FINGERPRINTS:
-                report.skipped[cell] = report.skipped.get(cell, 0) + 1
-                continue
-            answers.append(answer)
-            kept[student, cell] = answer
-        report.cells[cell] = len(answers)
-        report.pairs += score_cell(answers, threshold)
-    report.pairs.sort(key=lambda p: (-p.score, p.cell, p.a, p.b))
-    return report, kept
+        report.cells[cell], answers = _read_cell(cell, by_student, stubs.get(cell, ""), code, report)
+        cohort = cohorts[cell] = Cohort(answers)
+        for i, j in candidates(cohort):
+            m = match(answers[i], answers[j], cohort, threshold)
+            if m.matches:
+                by_pair.setdefault(tuple(sorted((answers[i].student, answers[j].student))), []).append(m)
+    for (a, b), found in by_pair.items():
+        done = {m.cell for m in found}
+        others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
+                  if cell not in done and {a, b} <= set(report.cells[cell].compared)]
+        report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
+    report.pairs.sort(key=lambda p: (tuple(-x for x in p.strength), p.a, p.b))
+    return report
 
 
-# ---- reading a course and writing the page
+def _read_cell(cell, by_student, stub, code, report) -> tuple[CellSummary, list[Answer]]:
+    keep = norm.defined(stub)
+    stub_normal = norm.normalise(stub, keep)
+    boilerplate = fingerprint(stub_normal).hashes if stub_normal.strip() else set()
+    stub_tree = norm.normalise_tree(stub, keep)
+    stub_lines = {line.strip() for line in norm.folded(stub_tree)} if stub_tree is not None else set()
+    reference = code.reference.get(cell)
+    reference_normal = None if reference is None else norm.normalise(reference, keep)
+    summary, answers = CellSummary(), []
+    for student, source in sorted(by_student.items()):
+        answer = make_answer(student, cell, source, keep, boilerplate, stub_lines, code, reference_normal)
+        if answer.normal == stub_normal:
+            continue  # the released stub or starter code, untouched: not an answer
+        report.answers[student, cell] = answer
+        if answer.reference:
+            summary.reference[student] = answer.reference
+        short = norm.statements(source) < MIN_STATEMENTS or len(answer.hashes) < MIN_FINGERPRINTS
+        if answer.is_course and (answer.reference or not short):
+            summary.course.append(student)
+        if short:
+            summary.too_short.append(student)
+            continue
+        summary.compared.append(student)
+        answers.append(answer)
+    return summary, answers
 
-def read_course(course, assignment: str) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
-    """``({cell: {student: source}}, {cell: released source})`` from ``submitted/`` and the release."""
+
+# ---- reading a course
+
+def read_course(course, assignment: str) -> tuple[dict[str, dict[str, str]], dict[str, str], CourseCode]:
+    """``({cell: {student: source}}, {cell: released source}, the course's code)`` from ``submitted/``, the
+    release, the source (reference) notebook and the lessons of the module and before."""
     import nbformat
 
     release = course.folder("release") / assignment / f"{assignment}.ipynb"
     if not release.is_file():
         raise FileNotFoundError(f"{release}: the released notebook (its stubs and starter code are never a match); "
                                 "run `make release` first")
-    stubs = answer_sources(nbformat.read(release, as_version=4))
+    release_nb = nbformat.read(release, as_version=4)
+    stubs = answer_sources(release_nb)
     by_cell: dict[str, dict[str, str]] = {cell: {} for cell in stubs}
     for student in course.students(assignment):
         path = course.submitted(student, assignment) / f"{assignment}.ipynb"
@@ -222,70 +448,187 @@ def read_course(course, assignment: str) -> tuple[dict[str, dict[str, str]], dic
         for cell, source in answer_sources(nb).items():
             if cell in by_cell:
                 by_cell[cell][student] = source
-    return by_cell, stubs
+    source = course.source(assignment) / f"{assignment}.ipynb"
+    reference = nbformat.read(source, as_version=4) if source.is_file() else None
+    lessons = [(path, nbformat.read(course.root / path, as_version=4)) for path in lesson_paths(assignment)
+               if (course.root / path).is_file()]
+    return by_cell, stubs, course_code(reference, release_nb, lessons)
 
 
-def _marked(answer: Answer, hashes: set) -> str:
-    """The normalised code of ``answer`` as HTML, the fingerprints in ``hashes`` marked."""
-    import numpy as np
-    from copydetect.utils import get_copied_slices, highlight_overlap
+def lesson_paths(assignment: str) -> list[str]:
+    """The lessons of ``assignment``'s module and the modules before it (none for a module the syllabus lacks)."""
+    from ...syllabus import MODULES
 
-    fp = answer.fingerprint
-    idx = [i for h in hashes if h in fp.hash_idx for i in fp.hash_idx[h]]
-    if not idx:
-        return html.escape(answer.normal)
-    slices = get_copied_slices(np.array(idx), fp.k)
-    if len(fp.offsets) > 0:
-        slices = slices + fp.offsets[:, 1][np.clip(np.searchsorted(fp.offsets[:, 0], slices), 0,
-                                                   fp.offsets.shape[0] - 1)]
-    marked, _ = highlight_overlap(answer.normal, slices, "<mark>", "</mark>", escape_html=True)
-    return marked
-
-
-_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}
-td,th{border:1px solid #d0d7de;padding:.3em .6em;vertical-align:top}pre{margin:0;white-space:pre-wrap;font-size:.85em}
-mark{background:#ffd8b5}.pair{margin:1.5em 0;border-top:2px solid #d0d7de;padding-top:.5em}.side{width:50%}"""
-
-
-def write_report(report: Report, kept: dict, out_dir: Path) -> Path:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    parts = [f"<!doctype html><meta charset='utf-8'><title>Similarity: {html.escape(report.assignment)}</title>"
-             f"<style>{_STYLE}</style><h1>Answers that look alike: {html.escape(report.assignment)}</h1>",
-             f"<p>{report.students} students; a pair is shown from a score of {report.threshold:g} in some cell (the "
-             "share of the shorter answer's fingerprints the two share, each weighted by how rare it is in the "
-             "cohort). A reported pair is a reason to look at the two notebooks, never a verdict.</p>",
-             "<h2>Cells compared</h2><table><tr><th>cell</th><th>answers compared</th><th>too short to tell</th></tr>"]
-    for cell, n in report.cells.items():
-        parts.append(f"<tr><td>{html.escape(cell)}</td><td>{n}</td><td>{report.skipped.get(cell, 0)}</td></tr>")
-    parts.append("</table>")
-    clusters = report.clusters()
-    parts.append(f"<h2>Clusters ({len(clusters)})</h2>")
-    if not clusters:
-        parts.append("<p>No pair reached the threshold.</p>")
-    parts.append("<ol>" + "".join(f"<li>{html.escape(', '.join(g))}</li>" for g in clusters) + "</ol>")
-    parts.append("<h2>Pairs</h2>")
-    for p in report.pairs:
-        a, b = kept[p.a, p.cell], kept[p.b, p.cell]
-        counted = a.hashes & b.hashes
-        parts.append(f"<div class='pair'><h3>{html.escape(p.a)} and {html.escape(p.b)}: "
-                     f"<code>{html.escape(p.cell)}</code>, score {p.score:.2f}</h3><ul>"
-                     + "".join(f"<li>{html.escape(r)}</li>" for r in p.reasons()) + "</ul>"
-                     f"<table><tr><th class='side'>{html.escape(p.a)} (normalised)</th>"
-                     f"<th class='side'>{html.escape(p.b)} (normalised)</th></tr>"
-                     f"<tr><td><pre>{_marked(a, counted)}</pre></td><td><pre>{_marked(b, counted)}</pre></td></tr>"
-                     f"<tr><td><details><summary>as submitted</summary><pre>{html.escape(a.source)}</pre></details></td>"
-                     f"<td><details><summary>as submitted</summary><pre>{html.escape(b.source)}</pre></details></td>"
-                     "</tr></table></div>")
-    page = out_dir / "similarity.html"
-    page.write_text("\n".join(parts), encoding="utf-8")
-    (out_dir / "similarity.json").write_text(json.dumps({
-        "assignment": report.assignment, "threshold": report.threshold, "students": report.students,
-        "cells": report.cells, "skipped": report.skipped, "clusters": clusters,
-        "pairs": [{**p.__dict__, "reasons": p.reasons()} for p in report.pairs]}, indent=1), encoding="utf-8")
-    return page
+    ids = [m.id for m in MODULES]
+    if assignment not in ids:
+        return []
+    return [path for m in MODULES[:ids.index(assignment) + 1] for path in m.lessons]
 
 
 def run(course, assignment: str, threshold: float = THRESHOLD) -> tuple[Report, Path]:
-    by_cell, stubs = read_course(course, assignment)
-    report, kept = compare(by_cell, stubs, assignment, threshold)
-    return report, write_report(report, kept, course.reports(assignment))
+    by_cell, stubs, code = read_course(course, assignment)
+    report = compare(by_cell, stubs, assignment, threshold, code)
+    return report, write_report(report, course.reports(assignment))
+
+
+def to_json(report: Report) -> dict:
+    return {
+        "assignment": report.assignment, "threshold": report.threshold, "students": report.students,
+        "course_code": report.course_sources,
+        "cells": {cell: {"compared": len(s.compared), "too_short": s.too_short, "course": s.course,
+                         "reference": s.reference} for cell, s in report.cells.items()},
+        "clusters": [{"students": g, "weakest_link": [w.a, w.b]} for g, w in report.clusters()],
+        "pairs": [{"a": p.a, "b": p.b, "matching_cells": len(p.matching), "mean_score": p.strength[1],
+                   "cells": [{**c.__dict__, "matches": c.matches, "reasons": c.reasons()} for c in p.cells]}
+                  for p in report.pairs]}
+
+
+def save_json(report: Report, out_dir: Path) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "similarity.json"
+    path.write_text(json.dumps(to_json(report), indent=1), encoding="utf-8")
+    return path
+
+
+# ---- the page
+
+def marked(answer: Answer, counted: set, course: set) -> str:
+    """The normalised code of ``answer`` as HTML: fingerprints in ``counted`` marked, those in ``course`` (the
+    course's lines) marked apart."""
+    kind = [0] * len(answer.normal)
+    for h, where in answer.fingerprint.hash_idx.items():
+        level = 2 if h in counted else 1 if h in course else 0
+        for at in where if level else ():
+            for i in range(at, min(at + K, len(kind))):
+                kind[i] = max(kind[i], level)
+    out, start = [], 0
+    for i in range(1, len(kind) + 1):
+        if i == len(kind) or kind[i] != kind[start]:
+            text = html.escape(answer.normal[start:i])
+            out.append({0: text, 1: f"<mark class='course'>{text}</mark>", 2: f"<mark>{text}</mark>"}[kind[start]])
+            start = i
+    return "".join(out)
+
+
+_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:90em}table{border-collapse:collapse}
+td,th{border:1px solid #d0d7de;padding:.3em .6em;vertical-align:top;text-align:left}
+pre{margin:0;white-space:pre-wrap;font-size:.85em}mark{background:#ffd8b5}mark.course{background:#dde7f3}
+.pair{margin:1.5em 0;border-top:2px solid #d0d7de;padding-top:.5em}.side{width:50%}.quiet{color:#57606a}
+.cell{margin:.8em 0 .3em}table.sbs{width:100%}"""
+
+
+def _esc(text) -> str:
+    return html.escape(str(text))
+
+
+def _header(report: Report) -> list[str]:
+    clusters = report.clusters()
+    read = ", ".join(report.course_sources) or "nothing (no reference solution and no lesson was found)"
+    return [f"<!doctype html><meta charset='utf-8'><title>Similarity: {_esc(report.assignment)}</title>"
+            f"<style>{_STYLE}</style><h1>Answers that look alike: {_esc(report.assignment)}</h1>",
+            f"<p>{report.students} students; {len(report.pairs)} pair{'s' * (len(report.pairs) != 1)} match in some "
+            f"cell (score {report.threshold:g} or more: the share of the shorter answer's own part the two share, "
+            f"each fingerprint weighted by how rare it is in the cohort), {len(clusters)} cluster"
+            f"{'s' * (len(clusters) != 1)} of pairs matching in two cells or more. A pair is a reason to open the two "
+            "notebooks, never a verdict.</p>",
+            f"<p class='quiet'>The course's own code, whose lines never count towards a pair: {_esc(read)}. "
+            "<mark>Marked</mark>: shared fingerprints that count; <mark class='course'>marked apart</mark>: "
+            "the course's lines.</p>"]
+
+
+def _cells_table(report: Report) -> list[str]:
+    rows = ["<h2>Cells</h2><table><tr><th>cell</th><th>answers compared</th><th>too short to tell</th>"
+            "<th>the course's answer</th><th>equal to the reference</th></tr>"]
+    for cell, s in report.cells.items():
+        rows.append(f"<tr><td><code>{_esc(cell)}</code></td><td>{len(s.compared)}</td><td>{len(s.too_short)}</td>"
+                    f"<td>{len(s.course)}</td><td>{len(s.reference)}</td></tr>")
+    return rows + ["</table>"]
+
+
+def _course_answers(report: Report) -> list[str]:
+    parts = ["<h2>Equal to the reference solution</h2><p>Counted whatever the cohort's size: handing in the "
+             "reference is a fact to know, even when many did.</p>"]
+    by_student: dict[str, dict[str, list[str]]] = {}
+    for cell, summary in report.cells.items():
+        for student, how in summary.reference.items():
+            by_student.setdefault(student, {}).setdefault(how, []).append(cell)
+    if not by_student:
+        parts.append("<p>No answer equals the reference solution.</p>")
+    else:
+        parts.append("<table><tr><th>student</th><th>word for word</th><th>the same code once names, comments, "
+                     "layout and the order of independent statements are set aside</th></tr>" + "".join(
+                         f"<tr><td>{_esc(student)}</td>" + "".join(
+                             f"<td>{', '.join(f'<code>{_esc(c)}</code>' for c in hows.get(how, []))}</td>"
+                             for how in ("word for word", "same code")) + "</tr>"
+                         for student, hows in sorted(by_student.items(), key=lambda x: (
+                             -len(x[1].get("word for word", [])), -sum(map(len, x[1].values())), x[0]))) + "</table>")
+    parts.append("<h2>The course's answer</h2><p>Answers that are the reference's or a lesson's code all but a "
+                 "few fingerprints: written by many, or after <code>check.solution</code>; never a pair.</p><ul>")
+    for cell, s in report.cells.items():
+        if s.course:
+            parts.append(f"<li><code>{_esc(cell)}</code>: {_course_label(report, cell)}: "
+                         f"{_esc(', '.join(s.course))}</li>")
+    return parts + ["</ul>"]
+
+
+def _course_label(report: Report, cell: str) -> str:
+    n = len(report.cells[cell].course)
+    return f"the course's answer (written by {n} student{'s' * (n != 1)})"
+
+
+def _clusters(report: Report) -> list[str]:
+    clusters = report.clusters()
+    parts = [f"<h2>Clusters ({len(clusters)})</h2><p>Students linked by pairs that match in two cells or more; "
+             "the weakest link is the weakest pair that holds the group together.</p>"]
+    if not clusters:
+        parts.append("<p>No pair matches in two cells.</p>")
+    items = []
+    for group, weakest in clusters:
+        n, mean = weakest.strength
+        items.append(f"<li>{_esc(', '.join(group))} <span class='quiet'>(weakest link: {_esc(weakest.a)} and "
+                     f"{_esc(weakest.b)}, {n} cells, mean score {mean:.2f})</span></li>")
+    return parts + ["<ol>" + "".join(items) + "</ol>"]
+
+
+def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
+    a, b = report.answers[pair.a, m.cell], report.answers[pair.b, m.cell]
+    if m.matches:
+        verdict = f"matches, score {m.score:.2f}"
+    elif a.is_course and b.is_course:
+        verdict = _course_label(report, m.cell)
+    else:
+        verdict = f"does not match, score {m.score:.2f}"
+    shared = a.hashes & b.hashes
+    course = shared & (a.course | b.course)
+    counted = {h for h in shared - course if m.matches and h not in a.course}
+    body = (f"<ul>{''.join(f'<li>{_esc(r)}</li>' for r in m.reasons())}</ul>" if m.matches else "")
+    table = (f"<table class='sbs'><tr><th class='side'>{_esc(pair.a)} (normalised)</th><th class='side'>{_esc(pair.b)} "
+             f"(normalised)</th></tr><tr><td><pre>{marked(a, counted, course)}</pre></td>"
+             f"<td><pre>{marked(b, counted, course)}</pre></td></tr>"
+             f"<tr><td><details><summary>as submitted</summary><pre>{_esc(a.source)}</pre></details></td>"
+             f"<td><details><summary>as submitted</summary><pre>{_esc(b.source)}</pre></details></td></tr></table>")
+    head = f"<code>{_esc(m.cell)}</code>: {_esc(verdict)}"
+    if m.matches:
+        return f"<h4 class='cell'>{head}</h4>{body}{table}"
+    return f"<details class='cell'><summary>{head}</summary>{table}</details>"
+
+
+def _pairs(report: Report) -> list[str]:
+    parts = [f"<h2>Pairs ({len(report.pairs)})</h2>"]
+    for p in report.pairs:
+        n, mean = p.strength
+        parts.append(f"<div class='pair'><h3>{_esc(p.a)} and {_esc(p.b)}: {n} matching cell{'s' * (n != 1)} of "
+                     f"{len(p.cells)} both answered, mean score {mean:.2f}</h3>")
+        parts += [_pair_cell(report, p, m) for m in p.cells]
+        parts.append("</div>")
+    return parts
+
+
+def write_report(report: Report, out_dir: Path) -> Path:
+    """``similarity.html`` and ``similarity.json`` in ``out_dir``; the page's path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    parts = _header(report) + _cells_table(report) + _clusters(report) + _pairs(report) + _course_answers(report)
+    page = out_dir / "similarity.html"
+    page.write_text("\n".join(parts), encoding="utf-8")
+    save_json(report, out_dir)
+    return page
