@@ -127,7 +127,9 @@ SANDBOX ?= auto
 COHORT_DIR ?= cohort
 # WORKERS is honoured when given on the command line or in the environment; otherwise grade uses every core.
 GRADE_WORKERS = $(if $(filter command line environment,$(origin WORKERS)),--workers $(WORKERS))
-AUTOGRADER := $(BIN)/python -m autograder
+# PYTHONSAFEPATH: the environment's installed package, the one its nbgrader imports, never this folder's own
+# autograder/ by accident (grade warns when the two differ).
+AUTOGRADER := PYTHONSAFEPATH=1 $(BIN)/python -m autograder
 
 .PHONY: collect grade feedback export similarity report demo-cohort bench-grade bench-checks
 

@@ -539,3 +539,19 @@ def test_an_unconfined_kernel_keeps_every_cache_in_a_private_folder_of_its_own(t
         assert place.is_relative_to(box / "private"), (key, env[key])
         assert (place.parent.stat().st_mode & 0o777) == 0o700 and place.is_dir(), key
     assert env["HOME"] == str(box / "home") and env["PYTHONPATH"] == str(box / "lib")
+
+
+def test_grade_warns_when_nbgrader_or_the_course_hold_another_package(tmp_path):
+    """A copy of the running package is the same package; a changed check, or none for nbgrader, is named."""
+    import shutil
+
+    from autograder.cohort.kernels.preflight import package_mismatch
+
+    running = confinement.package_dir()
+    same = tmp_path / "same" / "autograder"
+    shutil.copytree(running, same, ignore=shutil.ignore_patterns("__pycache__"))
+    assert package_mismatch(running, running, str(same)) == ""
+    (same / "checks" / "m01_tensors.py").write_text("# edited\n", encoding="utf-8")
+    warning = package_mismatch(running, running, str(same))
+    assert "the course directory holds " + str(same) in warning and "pip install ." in warning
+    assert "cannot import the course package" in package_mismatch(running, "")

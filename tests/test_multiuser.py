@@ -403,18 +403,28 @@ def test_the_instructor_grades_in_a_private_course_with_a_read_only_environment(
 
 
 def test_grades_go_to_the_lms_and_the_similarity_page_is_written_as_the_instructor(hub):
-    """Canvas's import file from the real gradebook: ada's full marks, bob's late submission at 0 (the course's
-    late-penalty rule is "zero"), carol enrolled without a submission; and the similarity page. Both are
-    written by the instructor, readable by no one else."""
+    """Canvas's and Moodle's import files from the real gradebook, for rosters as the LMSs export them: ada's full
+    marks, bob's late submission at 0 (the course's late-penalty rule is "zero"), carol enrolled without a submission
+    keeps the 7.00 the LMS already holds; Canvas's Manual Posting row and Test Student left out and named; Moodle's
+    "Last downloaded" column carried through.  Both files and the similarity page are the instructor's alone."""
+    shown = hub.outputs["grading"]
     rows = list(csv.reader((hub.course / "grades-canvas.csv").read_text().splitlines()))
-    assert rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] and rows[0][5] == MODULE
+    assert rows[0][:6] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "01-tensors (1234)"], rows[0]
+    assert rows[1][0].strip() == "Points Possible" and not any("Manual Posting" in row[0] for row in rows), rows
     by_login = {row[3]: row[5] for row in rows[2:]}
     assert float(by_login[USERS["ada"]]) == float(rows[1][5]) > 0, rows  # full marks
-    assert by_login[USERS["bob"]] == "0" and by_login["carol"] == "", rows
-    assert "2 students matched" in hub.outputs["grading"] and "NOT IN THE ROSTER" not in hub.outputs["grading"]
+    assert by_login[USERS["bob"]] == "0" and by_login["carol"] == "7.00", rows
+    assert not any(row[0] == "Student, Test" for row in rows), rows
+    assert "Manual Posting" in shown and "Test Student" in shown and "NOT IN THE ROSTER" not in shown, shown[-3000:]
+    moodle = list(csv.DictReader((hub.course / "grades-moodle.csv").read_text().splitlines()))
+    grade = {row["Email address"].split("@")[0]: row["Assignment: 01-tensors (Real)"] for row in moodle}
+    assert float(grade[USERS["ada"]]) > 0 and grade[USERS["bob"]] == "0" and grade["carol"] == "7.00", moodle
+    assert all(row["Last downloaded from this course"] == "1764950400" for row in moodle), moodle
+    print("grades-canvas.csv:\n" + (hub.course / "grades-canvas.csv").read_text())
+    print("grades-moodle.csv:\n" + (hub.course / "grades-moodle.csv").read_text())
     page = hub.course / "reports" / MODULE / "similarity.html"
     assert "wrote" in hub.similar and page.is_file()
-    for path in (hub.course / "grades-canvas.csv", page):
+    for path in (hub.course / "grades-canvas.csv", hub.course / "grades-moodle.csv", page):
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, f"{path} is readable by others"
         assert path.stat().st_uid == pwd.getpwnam(USERS["instructor"]).pw_uid
 

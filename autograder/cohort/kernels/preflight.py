@@ -119,13 +119,30 @@ def nbgrader_package() -> str:
     return os.path.dirname(os.path.realpath(origin)) if origin else ""
 
 
-def package_mismatch(running: str, installed: str) -> str:
-    """The warning ``grade`` prints when the package it runs is not the one ``nbgrader`` commands import ("" when
-    they are the same)."""
-    if os.path.realpath(running) == os.path.realpath(installed or running):
+def _digest(package: str) -> str:
+    """One digest of a package's Python files (their paths inside it and their bytes)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    root = Path(package)
+    for path in sorted(root.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def package_mismatch(running: str, installed: str, course: str | None = None) -> str:
+    """The warning ``grade`` prints when the package it runs is not what ``nbgrader`` commands import, or not the
+    course directory's own ``autograder/`` ("" when all hold the same files: a copy is the same package)."""
+    others = {"`nbgrader` commands in this environment import": installed or "",
+              "the course directory holds": course or ""}
+    mine = _digest(running)
+    differ = [f"{what} {where}" for what, where in others.items()
+              if where and os.path.realpath(where) != os.path.realpath(running) and _digest(where) != mine]
+    if installed == "":
+        differ.append("`nbgrader` commands in this environment cannot import the course package")
+    if not differ:
         return ""
-    where = installed or "none (nbgrader cannot import the course package)"
-    return (f"this run grades with the checks of {running}, but `nbgrader` commands in this environment import "
-            f"{where}: nbgrader's own autograde, feedback and release would use other checks. Run `python -m "
-            "autograder` outside the course clone, or install the clone's package into the environment "
-            "(`pip install .`), so that both are the same.")
+    return (f"this run grades with the checks of {running}, but {'; and '.join(differ)}: grades would come from "
+            "other checks than the ones this run uses. Install the course's package into the environment "
+            "(`pip install .` from the course, by its administrator on a hub), so that all are the same.")

@@ -129,7 +129,9 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     try:
         package = kernel_package(scratch / "preflight", grader_uid(os.getpid()), options.limits, sandboxed,
                                  _kernel_name(reference_nb))
-        mismatch = package_mismatch(package.coordinator, nbgrader_package())
+        own = course.root / "autograder"
+        mismatch = package_mismatch(package.coordinator, nbgrader_package(),
+                                    str(own) if (own / "__init__.py").is_file() else None)
         if mismatch:
             warn("PACKAGES DIFFER: " + mismatch)
         if package.problem:
