@@ -237,9 +237,14 @@ DIAGNOSES: dict[str, str] = {
     "threshold_on_logits": "thresholded the logits at 0.5 as if they were probabilities",
     "too_fast": "reported times shorter than the calls take",
     "torch_rng_not_restored": "the checkpoint did not restore torch's CPU RNG state",
-    "trace_wrong_grad": "the trace's grad column is wrong (what .grad holds after a statement)",
-    "trace_wrong_graph": "the trace's graph_alive column is wrong (when a graph is recorded and freed)",
-    "trace_wrong_weights": "the trace's weights_changed column is wrong (which statement moved the weights)",
+    "trace_wrong_grad": "the trace's grad column is wrong (what a parameter's .grad holds after a statement)",
+    "trace_wrong_graph": "the trace's graph column is wrong (when a graph is recorded, freed, or made unusable by an "
+                         "in-place step)",
+    "trace_wrong_loss": "the trace's loss column is wrong (the value `loss` holds after a statement)",
+    "trace_wrong_momentum": "the trace's momentum column is wrong (when step() creates or changes a buffer)",
+    "trace_wrong_type": "a row of the trace is not of the stated types (a dict of floats, strings and bools)",
+    "trace_wrong_weights": "the trace's changed or delta column is wrong (which statement moved which parameter, and "
+                           "by how much)",
     "trains_a_copy": "the compiled module trains a copy, not the original parameters",
     "unbalanced": "the classes are not balanced",
     "unknown_code": "returned codes outside the health_check vocabulary",

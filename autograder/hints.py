@@ -272,17 +272,18 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "its gradients from. Aim for `steps` Python floats, the first one the untouched model's loss, the last far "
             "below it.",
         ),
-        "trace_loop": (
-            "Keep three owners in your head and let each statement touch only its own: zero_grad() and backward() "
-            "are the only statements that change .grad, a forward pass is the only one that records a graph, and "
-            "step() is the only one that moves the weights.",
-            "Model the state rather than the statements: what .grad holds is best kept as the list of batches "
-            "whose gradients it sums (or no tensor at all), and `loss` as the batch whose graph it holds (or "
-            "none). Reread what zero_grad(set_to_none=False) does to a .grad that is None.",
-            "Model the state, not the history: two facts give every row, which batches `.grad` sums (or no tensor) and "
-            "which batch's graph `loss` holds (or none). The traps are the lesson's: backward frees its graph, a step "
-            "over zeros or None moves nothing, a false condition changes nothing. Run the wrong orders of section 4 "
-            "and check each row against that section.",
+        "trace_batch": (
+            "One statement at a time, ask each owner what it holds, as the lesson's owner table does: the loss, each "
+            "parameter's `.grad`, the optimizer's buffers, the parameters' values, autograd's graph. Five of them "
+            "can be read off the objects you are given; the graph cannot, so it is the one to reason about.",
+            "Look up where each owner keeps its state: `p.grad`, `optimizer.state[p]` (it gains a momentum buffer "
+            "the first time step() updates p) and `optimizer.param_groups` (the tensors the optimizer's step() and "
+            "zero_grad() touch; the model's zero_grad() touches every parameter). Compare with copies taken "
+            "before the statement: a reference you kept changes under you when step() writes in place.",
+            "The graph is the trap. Module 02's version counter counts writes, not changes: a step() writes into every "
+            "tensor it holds whose .grad is not None (zeros included) and skips a None, and a graph alive at that "
+            "moment can no longer be walked. Test your rule by experiment: run a short body on copies of the "
+            "objects, then call backward() once and see whether it raises.",
         ),
         "repair_train_epoch": (
             _REPAIR_1,
