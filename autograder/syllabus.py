@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Where the course is published; the Colab set-up cells and the badges use it.
-REPOSITORY = "torch-ledger/torch-ledger-course"
-BRANCH = "main"
+# Where the course is published (the Colab set-up cells, the badges and check.solution read it there).
+from .published import BRANCH, REPOSITORY, binder_url, colab_url  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True)
@@ -90,14 +89,6 @@ def module_of_checks(checks_module: str) -> Module | None:
     """The module whose checks live in ``autograder.checks.<checks_module>``."""
     short = checks_module.rsplit(".", 1)[-1]
     return next((m for m in MODULES if m.checks == short), None)
-
-
-def colab_url(path: str) -> str:
-    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{path}"
-
-
-def binder_url(path: str = "course/00-start.ipynb") -> str:
-    return f"https://mybinder.org/v2/gh/{REPOSITORY}/{BRANCH}?urlpath=lab/tree/{path}"
 
 
 COLAB_MARKER = "# Colab set-up"

@@ -196,6 +196,24 @@ def test_readme_has_binder_and_a_colab_badge_per_notebook():
         assert all(colab_url(path) in readme for path in m.lessons) and colab_url(m.exercise) in readme, m.id
 
 
+def test_readme_states_the_range_of_graded_functions_and_the_answer_after_the_hints(monkeypatch):
+    from autograder import hints, published
+    from autograder.syllabus import MODULES
+
+    readme = (ROOT / "README.md").read_text()
+    counts = [len(m.functions) for m in MODULES]
+    assert f"Each exercise has {min(counts)}–{max(counts)} graded functions" in readme
+    assert 'check.solution("' in readme and hints.SOLUTIONS_URL_ENV in readme and "autograder/published.py" in readme
+    # One place for the published repository: the badges, the Colab set-up cells and check.solution read it.
+    monkeypatch.delenv(hints.SOLUTIONS_URL_ENV, raising=False)
+    path = "solutions/04-five-line-step/04-five-line-step.ipynb"
+    assert hints.solutions_url("04-five-line-step") == published.raw_url(path)
+    assert published.raw_url(path).startswith(f"https://raw.githubusercontent.com/{published.REPOSITORY}/")
+    for path in ("README.md", "course/00-start.ipynb"):
+        text = (ROOT / path).read_text()
+        assert published.binder_url() in text and published.colab_url("course/00-start.ipynb").split("/blob/")[0] in text
+
+
 def test_make_lab_starts_jupyterlab_for_whoever_runs_it(tmp_path):
     """`make lab` serves the course as the user CI runs as (root included: JupyterLab refuses root
     without --allow-root)."""
