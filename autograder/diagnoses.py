@@ -233,6 +233,7 @@ DIAGNOSES: dict[str, str] = {
     "stuck_in_eval": "training forwards ran in eval mode (never switched back after validating)",
     "sum_cancels": "reported a gradient whose entries sum to 0 as 'zero'",
     "sum_not_mean": "returned a sum instead of a mean",
+    "storage_replaced": "replaced a parameter's storage (`p.data = ...`) instead of updating it in place",
     "sync_without_cuda": "synchronised CUDA for CPU arguments",
     "threshold_on_logits": "thresholded the logits at 0.5 as if they were probabilities",
     "too_fast": "reported times shorter than the calls take",

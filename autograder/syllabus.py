@@ -36,9 +36,12 @@ class Module:
 
     @property
     def exercise_minutes(self) -> int:
-        """The exercise's sitting, estimated: ten minutes per graded function, fifteen for a repair task."""
-        repairs = sum(f.startswith("repair_") for f in self.functions)
-        return 10 * (len(self.functions) - repairs) + 15 * repairs
+        """The exercise's sitting, as its first cell states it (``*About 60 minutes.*``): the one source the start
+        page repeats."""
+        minutes, stated = lesson_minutes(self.exercise)
+        if not stated:
+            raise ValueError(f"{self.exercise}: its first cell states no time (*About N minutes.*)")
+        return minutes
 
     @property
     def exercise(self) -> str:
@@ -137,7 +140,7 @@ def whats_next_source(module_id: str) -> str:
 
 
 def lesson_minutes(path: str, root=None) -> tuple[int, bool]:
-    """A lesson's sitting in minutes, and whether the lesson states it (``*About 50 minutes.*`` in its first
+    """A notebook's sitting in minutes, and whether the notebook states it (``*About 50 minutes.*`` in its first
     cell); otherwise an estimate from its size: prose at 150 words a minute, six seconds a line of code."""
     import json
     import re
@@ -169,6 +172,6 @@ def start_table() -> str:
         minutes = " + ".join(f"{n}" if stated else f"≈{n}" for n, stated in times)
         total += sum(n for n, _ in times) + m.exercise_minutes
         rows.append(f"| {m.number} | {lesson} | {minutes} | [exercise](../{m.exercise}) · "
-                    f"[on Colab]({colab_url(m.exercise)}) | ≈{m.exercise_minutes} |")
+                    f"[on Colab]({colab_url(m.exercise)}) | {m.exercise_minutes} |")
     rows.append(f"| | **the whole course** | | | **about {round(total / 60)} hours** |")
     return "\n".join(rows)
