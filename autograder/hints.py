@@ -272,17 +272,18 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "its gradients from. Aim for `steps` Python floats, the first one the untouched model's loss, the last far "
             "below it.",
         ),
-        "trace_loop": (
-            "Keep three owners in your head and let each statement touch only its own: zero_grad() and backward() "
-            "are the only statements that change .grad, a forward pass is the only one that records a graph, and "
-            "step() is the only one that moves the weights.",
-            "Model the state rather than the statements: what .grad holds is best kept as the list of batches "
-            "whose gradients it sums (or no tensor at all), and `loss` as the batch whose graph it holds (or "
-            "none). Reread what zero_grad(set_to_none=False) does to a .grad that is None.",
-            "Model the state, not the history: two facts give every row, which batches `.grad` sums (or no tensor) and "
-            "which batch's graph `loss` holds (or none). The traps are the lesson's: backward frees its graph, a step "
-            "over zeros or None moves nothing, a false condition changes nothing. Run the wrong orders of section 4 "
-            "and check each row against that section.",
+        "trace_batch": (
+            "One statement at a time, ask each owner what it holds, as the lesson's owner table does: the loss, each "
+            "parameter's `.grad`, the optimizer's buffers, the parameters' values, autograd's graph. Five of them "
+            "can be read off the objects you are given; the graph cannot, so it is the one to reason about.",
+            "Look up where each owner keeps its state: `p.grad`, `optimizer.state[p]` (it gains a momentum buffer "
+            "the first time step() updates p) and `optimizer.param_groups` (the tensors the optimizer's step() and "
+            "zero_grad() touch; the model's zero_grad() touches every parameter). Compare with copies taken "
+            "before the statement: a reference you kept changes under you when step() writes in place.",
+            "The graph is the trap. Module 02's version counter counts writes, not changes: a step() writes into every "
+            "tensor it holds whose .grad is not None (zeros included) and skips a None, and a graph alive at that "
+            "moment can no longer be walked. Test your rule by experiment: run a short body on copies of the "
+            "objects, then call backward() once and see whether it raises.",
         ),
         "repair_train_epoch": (
             _REPAIR_1,
@@ -698,6 +699,12 @@ _SHOWN: dict[tuple[str, str], int] = {}
 
 #: Where a course's reference answers live when it has them (a public clone does; a cohort's release does not).
 SOLUTIONS_ENV = "TORCH_LEDGER_SOLUTIONS"
+#: Where the answers are read from when this copy has no ``solutions/`` (Colab, Binder, a pip-installed course):
+#: a base URL that ``solutions/<module>/<module>.ipynb`` is read under; unset, the published repository
+#: (:mod:`autograder.published`); set but empty, nowhere (a cohort whose instructor keeps the answers).
+SOLUTIONS_URL_ENV = "TORCH_LEDGER_SOLUTIONS_URL"
+#: Seconds to wait for the published repository before saying it cannot be reached.
+FETCH_TIMEOUT = 5.0
 
 
 def _solutions_dirs():
@@ -721,28 +728,100 @@ def strip_solution_markers(source: str) -> str:
                      if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"
 
 
+def _answer_in(nb, name: str) -> str | None:
+    from .cells import answer_cells
+
+    cell = answer_cells(nb).get(name)
+    return None if cell is None else strip_solution_markers(cell.source).rstrip("\n")
+
+
 def reference_answer(module_id: str, name: str) -> str | None:
-    """The reference answer cell of ``name`` from the course's ``solutions/`` (without nbgrader's markers), or
+    """The reference answer cell of ``name`` from this copy's ``solutions/`` (without nbgrader's markers), or
     None when this copy of the course has no solutions."""
+    found = local_reference(module_id, name)
+    return None if found is None else found[0]
+
+
+def local_reference(module_id: str, name: str) -> tuple[str | None, str] | None:
+    """``(answer, the notebook it came from)`` from this copy's ``solutions/``; None when it has none."""
     import nbformat
 
     for folder in _solutions_dirs():
         path = folder / module_id / f"{module_id}.ipynb"
-        if not path.is_file():
-            continue
-        from .cells import answer_cells
-
-        cell = answer_cells(nbformat.read(path, as_version=4)).get(name)
-        return None if cell is None else strip_solution_markers(cell.source).rstrip("\n")
+        if path.is_file():
+            return _answer_in(nbformat.read(path, as_version=4), name), str(path)
     return None
+
+
+def solutions_url(module_id: str) -> str | None:
+    """Where the published reference notebook of ``module_id`` is read from; None when that is switched off."""
+    import os
+
+    from .published import raw_url
+
+    base = os.environ.get(SOLUTIONS_URL_ENV)
+    if base is None:
+        base = raw_url()
+    if not base.strip():
+        return None
+    return base.rstrip("/") + f"/solutions/{module_id}/{module_id}.ipynb"
+
+
+class ReferenceUnreachable(Exception):
+    """The published reference could not be read; the message says where from and why."""
+
+
+#: Published reference notebooks read in this process, by URL.
+_FETCHED: dict = {}
+
+
+def published_reference(module_id: str, name: str) -> tuple[str | None, str] | None:
+    """``(answer, URL)`` from the course's published repository; None when reading it is switched off.
+    Raises :class:`ReferenceUnreachable` when it cannot be read within :data:`FETCH_TIMEOUT` seconds."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    import nbformat
+
+    url = solutions_url(module_id)
+    if url is None:
+        return None
+    if url not in _FETCHED:
+        try:
+            with urllib.request.urlopen(url, timeout=FETCH_TIMEOUT) as response:  # noqa: S310 - the course's URL
+                text = response.read().decode("utf-8")
+            _FETCHED[url] = nbformat.reads(text, as_version=4)
+        except urllib.error.HTTPError as error:
+            raise ReferenceUnreachable(f"{url} answered {error.code} {error.reason}") from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise ReferenceUnreachable(f"{url} could not be reached ({reason})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, nbformat.reader.NotJSONError) as error:
+            raise ReferenceUnreachable(f"{url} did not hold a notebook ({type(error).__name__})") from None
+    return _answer_in(_FETCHED[url], name), url
+
+
+def _show_answer(name: str, source: str, origin: str) -> None:
+    text = f"the reference answer (from {origin}), one way among several that pass:"
+    if core._in_notebook():
+        from IPython.display import HTML, display
+
+        display(HTML(f'<div class="autograder-answer"><span style="background:{_COLOUR};color:white;'
+                     f'border-radius:3px;padding:1px 6px;font-weight:bold">answer</span> <code>{html.escape(name)}'
+                     f'</code> — {html.escape(text)}<pre>{html.escape(source)}</pre></div>'))
+    else:
+        print(f"[answer] {name} — {text}\n{source}")
 
 
 def solution(module_id: str, name) -> None:
     """Show the reference answer of graded function ``name`` once every hint level of it was shown.
 
     Before that it says how many hints remain.  It records that the answer was revealed in the learner's
-    progress; under grading it shows and records nothing.  The answer is read from the course's ``solutions/``
-    (a public clone has it); where there is none, it says that the instructor has it.  Returns ``None``.
+    progress; under grading it shows and records nothing.  The answer is read from this copy's ``solutions/``
+    (a clone has it); where there is none (Colab, Binder, a pip-installed course), from the course's published
+    repository (:func:`solutions_url`), saying so; offline it says that it could not be read and why; where
+    that reading is switched off, that the instructor has it.  Returns ``None``.
     """
     if progress.is_grading():
         return None
@@ -760,20 +839,23 @@ def solution(module_id: str, name) -> None:
               "The answer is shown after the last hint, once the hints had their chance.",
               f"Next: `{next_call(name, shown + 1)}`.", colour=_GREY)
         return None
-    source = reference_answer(module_id, name)
-    if source is None:
+    try:
+        found = local_reference(module_id, name) or published_reference(module_id, name)
+    except ReferenceUnreachable as error:
+        _show("answer", name, f"this copy of the course has no solutions/ folder, and the reference answer could not "
+              f"be read from the course's published repository: {error}.",
+              "Connect to the internet and call it again, or read the answer in a clone of the course "
+              f"(solutions/{module_id}/).", colour=_GREY)
+        return None
+    if found is None:
         _show("answer", name, "this copy of the course has no reference answers (a course handed out for grading "
               "does not ship them): your instructor has it.", colour=_GREY)
         return None
-    if core._in_notebook():
-        from IPython.display import HTML, display
-
-        display(HTML(f'<div class="autograder-answer"><span style="background:{_COLOUR};color:white;'
-                     f'border-radius:3px;padding:1px 6px;font-weight:bold">answer</span> <code>{html.escape(name)}'
-                     f'</code> — the reference answer, one way among several that pass:<pre>{html.escape(source)}'
-                     "</pre></div>"))
-    else:
-        print(f"[answer] {name} — the reference answer, one way among several that pass:\n{source}")
+    source, origin = found
+    if source is None:
+        _show("answer", name, f"the reference notebook at {origin} has no answer cell `{name}`.", colour=_GREY)
+        return None
+    _show_answer(name, source, origin)
     progress.record_revealed(module_id, name)
     return None
 

@@ -12,6 +12,8 @@ from functools import partial
 import torch
 from torch import nn
 
+from . import owners
+
 
 class RunProbe:
     """What each owner did while a ``with`` block ran, with the figures a diagnosis reads.
@@ -120,50 +122,10 @@ def show_moved(moved: dict, title: str) -> None:
         print(f"{n:14s} .grad = {'tensor' if moved[n][1] else 'None':6s} |Δw| = {moved[n][0]:.5f}")
 
 
-# -- lesson 04: one step, owner by owner ------------------------------------------
+# -- lesson 04: one step, owner by owner, in the words of exercise 04's graded trace (autograder.owners)
 
-
-def graph_state(t) -> str:
-    """Autograd's side of a tensor: nothing yet, no graph, a graph ready for ``backward()``, or one it freed.
-
-    PyTorch has no public way to ask whether ``backward()`` has freed a graph; this reads the node's saved
-    tensors (the ``_saved_*`` attributes, which raise once freed) and is meant for looking, not for code to
-    rely on."""
-    if t is None:
-        return "nothing recorded for this step yet"
-    if t.grad_fn is None:
-        return "no graph: the tensor has no grad_fn"
-    node = type(t.grad_fn).__name__
-    for attr in dir(t.grad_fn):
-        if attr.startswith("_saved_"):
-            try:
-                getattr(t.grad_fn, attr)
-            except RuntimeError:
-                return f"{node}: freed by backward()"
-    return f"{node}: recorded, ready for backward()"
-
-
-def step_snapshot(model: nn.Module, optimizer, start: dict, newest) -> dict:
-    """What each owner holds right now: the module's mode, autograd's graph behind ``newest`` (the newest
-    tensor of the step, or None), the optimizer's state, and per parameter its value (moved since ``start``?),
-    its ``.grad`` and what Adam keeps for it."""
-    from .ledger import grad_state
-
-    params = {}
-    for name, p in model.named_parameters():
-        moved = (p.detach() - start[name]).norm().item()
-        state = grad_state(p)
-        if p.grad is not None:
-            state += f" ‖g‖={p.grad.norm().item():.4f}"
-        kept = optimizer.state.get(p, {})
-        adam = f"step {int(kept['step'])}, ‖m‖={kept['exp_avg'].norm().item():.4f}" if "exp_avg" in kept \
-            else "no state yet"
-        params[name] = {"value (module)": f"moved ‖Δ‖={moved:.4f}" if moved > 0 else "as at the start of the step",
-                        ".grad (parameter)": state, "Adam state (optimizer)": adam}
-    return {"mode": "train" if model.training else "eval", "graph": graph_state(newest),
-            "optimizer": f"state for {len(optimizer.state)} of {len(params)} parameters"
-                         + "".join(f", step {int(st['step'])}" for st in list(optimizer.state.values())[:1]),
-            "params": params}
+#: The entry whose change the tables report, as exercise 04's trace does.
+WATCH = ("out.weight", (0, 0))
 
 
 def html_table(rows: list[dict], marked=()) -> str:
@@ -180,51 +142,59 @@ def html_table(rows: list[dict], marked=()) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _compact(snap: dict) -> dict:
-    rows = snap["params"].values()
-    grads = [r[".grad (parameter)"].split()[0] for r in rows]
-    moved = sum(r["value (module)"].startswith("moved") for r in rows)
-    return {"mode": snap["mode"], "graph (autograd)": snap["graph"],
-            ".grad (parameters)": ", ".join(f"{s} ×{grads.count(s)}" for s in dict.fromkeys(grads)),
-            "optimizer state": snap["optimizer"],
-            "values (module)": f"{moved} of {len(grads)} moved" if moved else "as at the start"}
+def _count(states: dict) -> str:
+    """``{"a": "none", "b": "none"}`` as ``none ×2``."""
+    values = list(states.values())
+    return ", ".join(f"{s} ×{values.count(s)}" for s in dict.fromkeys(values))
+
+
+def _summary(row: dict) -> dict:
+    moved = [n for n, c in row["changed"].items() if c]
+    return {"loss": "None" if row["loss"] is None else f"{row['loss']:.4f}", "graph": row["graph"],
+            ".grad": _count(row["grad"]), "momentum": _count(row["momentum"]),
+            "changed": f"{len(moved)} of {len(row['changed'])}" if moved else "none",
+            f"Δ {WATCH[0]}[0, 0]": f"{row['delta']:+.5f}" if row["delta"] else "0"}
 
 
 def event_table(ledger, snaps: list[dict], lines: list[str]) -> str:
-    """One row per line of a traced step: the line, the ledger's event, every owner's state after it, with what
+    """One row per line of a traced step: the line, the ledger's event and every owner after it, in the graded
+    trace's words (``snaps``: :func:`autograder.owners.snapshot` before the first line and after each), with what
     the line changed highlighted (HTML)."""
     rows, marked = [], set()
-    for i, (line, event, snap) in enumerate(zip(lines, ledger.events, snaps)):
-        rows.append({"#": i, "line": line, "event": event.kind, **_compact(snap)})
-        if i > 0:
-            marked |= {(i, k) for k, v in rows[i].items()
-                       if k not in ("#", "line", "event") and v != rows[i - 1][k]}
+    for i, (line, event, row) in enumerate(zip(lines, ledger.events, owners.rows(snaps, WATCH))):
+        rows.append({"#": i, "line": line, "event": event.kind, **_summary(row)})
+        before = rows[i - 1] if i else {"momentum": "", "graph": "none", ".grad": "", "loss": "None"}
+        marked |= {(i, k) for k in ("loss", "graph", ".grad") if rows[i][k] != before[k]}
+        marked |= {(i, k) for k in ("momentum", "changed", f"Δ {WATCH[0]}[0, 0]")
+                   if any(s in rows[i][k] for s in ("created", "updated", "of"))
+                   or (k.startswith("Δ") and rows[i][k] != "0")}
     return html_table(rows, marked)
-
-
-_OWNER_COLUMNS = ["value (module)", ".grad (parameter)", "Adam state (optimizer)"]
 
 
 def event_readout(trace: tuple, lines: list[str], i: int) -> str:
     """One moment of a traced step ``(ledger, snaps)`` as HTML: the listing with line ``i`` marked, the ledger's
-    event, and every owner's state per parameter with what that line changed highlighted."""
+    event, and every owner's state per parameter after it, with what that line changed highlighted."""
     import html
 
     ledger, snaps = trace
-    now, before = snaps[i], snaps[max(i - 1, 0)]
+    row = owners.row(snaps[i], snaps[i + 1], WATCH)
     listing = "".join(f"<div style='font-family:monospace; {'font-weight:bold' if j == i else 'color:#888'}'>"
                       f"{'▶' if j == i else '&nbsp;'} {html.escape(line)}</div>" for j, line in enumerate(lines))
     event = ledger.events[i]
     header = (f"<p><b>ledger event {i}: {event.kind}</b> (owner: {html.escape(event.owner)}) — "
               f"{html.escape(event.summary())}</p>")
-    owners = [{"owner": "module", "state": f"mode = {now['mode']}"}, {"owner": "autograd", "state": now["graph"]},
-              {"owner": "optimizer", "state": now["optimizer"]}]
-    changed = {(r, "state") for r, k in enumerate(["mode", "graph", "optimizer"]) if now[k] != before[k]}
-    rows, marked = [], set()
-    for r, (name, cols) in enumerate(now["params"].items()):
-        rows.append({"parameter": name, **cols})
-        marked |= {(r, k) for k in _OWNER_COLUMNS if cols[k] != before["params"][name][k]}
-    return listing + header + html_table(owners, changed) + "<br>" + html_table(rows, marked)
+    loss = "None" if row["loss"] is None else f"{row['loss']:.4f}"
+    owners_now = [{"owner": "loss", "state": loss}, {"owner": "autograd", "state": f"graph {row['graph']}"}]
+    changed = {(k, "state") for k, key in enumerate(("loss", "graph")) if snaps[i][key] != snaps[i + 1][key]}
+    per_param, marked = [], set()
+    for r, name in enumerate(row["grad"]):
+        before = snaps[i]["grad"][name]
+        per_param.append({"parameter": name, ".grad": row["grad"][name], "momentum buffer": row["momentum"][name],
+                          "values": "changed" if row["changed"][name] else "as before"})
+        marked |= {(r, k) for k, hit in ((".grad", row["grad"][name] != before),
+                                         ("momentum buffer", row["momentum"][name] in ("created", "updated")),
+                                         ("values", row["changed"][name])) if hit}
+    return listing + header + html_table(owners_now, changed) + "<br>" + html_table(per_param, marked)
 
 
 def step_explorer(traces: dict, lines: list[str]):
@@ -696,8 +666,8 @@ def draw_seed_spread(axes, per_seed: dict) -> None:
         ax.grid(alpha=0.3)
 
 
-__all__ = ["RunProbe", "confusion", "draw_confusion", "event_readout", "event_table", "graph_state", "html_table",
-           "show_moved", "step_explorer", "step_snapshot",
+__all__ = ["RunProbe", "confusion", "draw_confusion", "event_readout", "event_table", "html_table",
+           "show_moved", "step_explorer",
            "draw_lr_run", "graph_nodes", "lr_explorer", "plot_bars", "plot_curves", "plot_lr_sweep",
            "GraphMeter", "describe_checkpoint", "draw_graph_memory", "draw_history", "draw_resumes",
            "draw_seed_spread", "draw_two_runs", "spread_explorer", "spread_report"]

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Where the course is published; the Colab set-up cells and the badges use it.
-REPOSITORY = "torch-ledger/torch-ledger-course"
-BRANCH = "main"
+# Where the course is published (the Colab set-up cells, the badges and check.solution read it there).
+from .published import BRANCH, REPOSITORY, binder_url, colab_url  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True)
@@ -37,9 +36,12 @@ class Module:
 
     @property
     def exercise_minutes(self) -> int:
-        """The exercise's sitting, estimated: ten minutes per graded function, fifteen for a repair task."""
-        repairs = sum(f.startswith("repair_") for f in self.functions)
-        return 10 * (len(self.functions) - repairs) + 15 * repairs
+        """The exercise's sitting, as its first cell states it (``*About 60 minutes.*``): the one source the start
+        page repeats."""
+        minutes, stated = lesson_minutes(self.exercise)
+        if not stated:
+            raise ValueError(f"{self.exercise}: its first cell states no time (*About N minutes.*)")
+        return minutes
 
     @property
     def exercise(self) -> str:
@@ -61,7 +63,7 @@ MODULES: tuple[Module, ...] = (
     Module("03-nn-module", "Who owns the parameters",
            ("MLP", "plan_mlp", "count_parameters", "freeze", "untrained_parameters")),
     Module("04-five-line-step", "The order is not arbitrary",
-           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "trace_loop",
+           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "trace_batch",
             "repair_train_epoch")),
     Module("05-train-vs-eval", "Two switches, two jobs",
            ("evaluate", "accuracy", "predict_proba", "fit", "repair_evaluate")),
@@ -90,14 +92,6 @@ def module_of_checks(checks_module: str) -> Module | None:
     """The module whose checks live in ``autograder.checks.<checks_module>``."""
     short = checks_module.rsplit(".", 1)[-1]
     return next((m for m in MODULES if m.checks == short), None)
-
-
-def colab_url(path: str) -> str:
-    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{path}"
-
-
-def binder_url(path: str = "course/00-start.ipynb") -> str:
-    return f"https://mybinder.org/v2/gh/{REPOSITORY}/{BRANCH}?urlpath=lab/tree/{path}"
 
 
 COLAB_MARKER = "# Colab set-up"
@@ -146,7 +140,7 @@ def whats_next_source(module_id: str) -> str:
 
 
 def lesson_minutes(path: str, root=None) -> tuple[int, bool]:
-    """A lesson's sitting in minutes, and whether the lesson states it (``*About 50 minutes.*`` in its first
+    """A notebook's sitting in minutes, and whether the notebook states it (``*About 50 minutes.*`` in its first
     cell); otherwise an estimate from its size: prose at 150 words a minute, six seconds a line of code."""
     import json
     import re
@@ -178,6 +172,6 @@ def start_table() -> str:
         minutes = " + ".join(f"{n}" if stated else f"≈{n}" for n, stated in times)
         total += sum(n for n, _ in times) + m.exercise_minutes
         rows.append(f"| {m.number} | {lesson} | {minutes} | [exercise](../{m.exercise}) · "
-                    f"[on Colab]({colab_url(m.exercise)}) | ≈{m.exercise_minutes} |")
+                    f"[on Colab]({colab_url(m.exercise)}) | {m.exercise_minutes} |")
     rows.append(f"| | **the whole course** | | | **about {round(total / 60)} hours** |")
     return "\n".join(rows)

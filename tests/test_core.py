@@ -179,24 +179,6 @@ def test_a_warning_is_passed_on_as_a_note_only_when_the_learners_code_raised_it(
     assert notes("<frozen importlib._bootstrap>") == []
 
 
-def test_a_reference_trace_runs_once_and_leaves_the_rng_as_its_run_does():
-    """Module 04's trace checks ask for each body's reference once per column: it runs once, every caller gets
-    its own copy of the rows, and torch's global RNG is left where the run itself leaves it."""
-    from autograder.checks import m04_five_line_step as m04
-
-    body = m04.VISIBLE_BODIES[0]
-    torch.manual_seed(7)
-    rows, _ = m04._run_trace.__wrapped__(tuple(body), 3, 0, "cpu")  # the run itself, uncached
-    after_run = torch.rand(4)
-    m04._run_trace.cache_clear()
-    for _ in range(2):
-        torch.manual_seed(99)
-        got = m04.reference_trace(body, 3)
-        assert got == rows and torch.equal(torch.rand(4), after_run)
-        got[0]["grad"] = "changed by a caller"
-    assert m04._run_trace.cache_info().misses == 1 and m04.reference_trace(body, 3) == rows
-
-
 def test_a_warm_template_trains_module_09s_reference_cnns_once_and_leaves_the_rng(monkeypatch):
     """In a grading template, module 09's checks train predict_digits' reference CNNs before any kernel is
     forked: the same models a kernel trains for itself, and torch's global RNG where it was."""

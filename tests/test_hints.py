@@ -475,7 +475,8 @@ def test_module_02s_checks_and_hints_land_under_its_id(checks_modules, learner):
 def test_the_answer_comes_after_the_last_hint(check, learner, capsys, monkeypatch, tmp_path):
     """`check.solution("name")`: refused (saying how many hints remain) until every hint was shown, then the
     reference answer from solutions/, recorded in progress and shown on the progress table; inert under grading;
-    and where the course has no solutions/, it says that the instructor has the answer."""
+    and where the course has no solutions/ and the published answers are switched off, it says that the
+    instructor has the answer."""
     monkeypatch.setattr(hints, "_SHOWN", {})
     total = len(hints.hints_of("01-tensors", "standardize"))
     check.solution("standardize")
@@ -496,11 +497,79 @@ def test_the_answer_comes_after_the_last_hint(check, learner, capsys, monkeypatc
     monkeypatch.setattr(hints, "_SHOWN", {})
     check.solution("standardize")
     assert "[answer] standardize" in capsys.readouterr().out
-    # A course handed out without solutions/.
+    # A course handed out without solutions/, whose instructor switched the published answers off.
     monkeypatch.setenv(hints.SOLUTIONS_ENV, str(tmp_path / "nowhere"))
+    monkeypatch.setenv(hints.SOLUTIONS_URL_ENV, "")
     check.solution("standardize")
     assert "your instructor has it" in capsys.readouterr().out
     # Under grading: nothing shown, nothing recorded.
     monkeypatch.setenv(progress.GRADING_ENV, "1")
     before = learner.read_text()
     assert check.solution("standardize") is None and capsys.readouterr().out == "" and learner.read_text() == before
+
+
+@pytest.fixture
+def served(tmp_path):
+    """The course's solutions/ served over HTTP on 127.0.0.1, as the published repository serves them."""
+    import functools
+    import http.server
+    import shutil
+    import threading
+
+    root = tmp_path / "published"
+    shutil.copytree(ROOT / "solutions" / "01-tensors", root / "solutions" / "01-tensors")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_without_solutions_the_answer_comes_from_the_published_repository(check, learner, capsys, monkeypatch,
+                                                                          tmp_path, served):
+    """As on Colab: a folder with no solutions/ above it. After the last hint the answer is read from the
+    published repository (here a local server standing in for it), says where it came from and is recorded;
+    offline, it says it could not be read and why, within the timeout, and records nothing."""
+    import socket
+    import time
+
+    colab = tmp_path / "content"
+    colab.mkdir()
+    monkeypatch.chdir(colab)
+    monkeypatch.delenv(hints.SOLUTIONS_ENV, raising=False)
+    monkeypatch.setattr(hints, "_SHOWN", {})
+    monkeypatch.setattr(hints, "_FETCHED", {})
+    assert hints.local_reference("01-tensors", "standardize") is None
+    monkeypatch.delenv(hints.SOLUTIONS_URL_ENV, raising=False)
+    assert hints.solutions_url("01-tensors") == ("https://raw.githubusercontent.com/torch-ledger/torch-ledger-course/"
+                                                "main/solutions/01-tensors/01-tensors.ipynb")  # the badges' repository
+    for level in range(1, len(hints.hints_of("01-tensors", "standardize")) + 1):
+        check.hint("standardize", level)
+    capsys.readouterr()
+    # Offline: a port where nothing listens.
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv(hints.SOLUTIONS_URL_ENV, f"http://127.0.0.1:{port}/")
+    started = time.perf_counter()
+    check.solution("standardize")
+    out = capsys.readouterr().out
+    assert time.perf_counter() - started < hints.FETCH_TIMEOUT + 1
+    assert "no solutions/ folder" in out and f"127.0.0.1:{port}/solutions/01-tensors/01-tensors.ipynb could not be " \
+        "reached" in out and "Connect to the internet" in out
+    assert progress.revealed() == {}
+    # A repository without that notebook.
+    monkeypatch.setenv(hints.SOLUTIONS_URL_ENV, served + "elsewhere/")
+    check.solution("standardize")
+    assert "answered 404" in capsys.readouterr().out and progress.revealed() == {}
+    # Online.
+    monkeypatch.setenv(hints.SOLUTIONS_URL_ENV, served)
+    check.solution("standardize")
+    out = capsys.readouterr().out
+    want = nbtools.strip_solution_markers(nbtools.answer_cells(nbtools.read(
+        ROOT / "solutions" / "01-tensors" / "01-tensors.ipynb"))["standardize"].source).rstrip("\n")
+    assert f"[answer] standardize — the reference answer (from {served}solutions/01-tensors/01-tensors.ipynb)" in out
+    assert want in out and "### BEGIN" not in out
+    assert progress.revealed() == {"01-tensors": ["standardize"]}

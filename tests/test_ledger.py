@@ -1,5 +1,7 @@
 """The ledger records the hand-offs of one call in order, and leaves no trace behind."""
 
+from collections import OrderedDict
+
 import torch
 from torch import nn
 
@@ -168,34 +170,39 @@ def test_lessons_confusion_counts_pairs_and_draws():
     plt.close(fig)
 
 
-def test_lessons_step_snapshot_tables_and_explorer():
-    """Lesson 04's instruments: every owner read after each line of a step, the graph seen recorded then freed,
-    the table marking what a line changed, and the explorer's readout for a picked event."""
-    from autograder.lessons import event_readout, event_table, graph_state, step_explorer, step_snapshot
+def test_lessons_owner_table_and_explorer():
+    """Lesson 04's instruments: every owner read before a step and after each line, in the graded trace's words
+    (autograder.owners), the table marking what a line changed, and the explorer's readout for a picked event."""
+    from autograder.lessons import event_readout, event_table, step_explorer
+    from autograder.owners import graph_state, rows, snapshot
 
-    model, _, loss_fn, x, y = _setup()
-    opt = torch.optim.Adam(model.parameters(), lr=0.01)
-    lines = ["opt.zero_grad()", "loss = loss_fn(model(x), y)", "loss.backward()", "opt.step()"]
-    start = {n: p.detach().clone() for n, p in model.named_parameters()}
-    snaps = []
+    _, _, loss_fn, x, y = _setup()
+    torch.manual_seed(0)
+    model = nn.Sequential(OrderedDict(hidden=nn.Linear(2, 4), act=nn.ReLU(), out=nn.Linear(4, 1)))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    lines = ["opt.zero_grad()", "logits = model(x)", "loss = loss_fn(logits, y)", "loss.backward()", "opt.step()"]
     with Ledger(model, opt, loss_fn=loss_fn) as ledger:
+        snaps = [snapshot(model, opt, None)]
         opt.zero_grad()
-        snaps.append(step_snapshot(model, opt, start, None))
-        loss = loss_fn(model(x), y)
-        snaps.append(step_snapshot(model, opt, start, loss))
+        snaps.append(snapshot(model, opt, None))
+        logits = model(x)
+        snaps.append(snapshot(model, opt, None, graph_of=logits))
+        loss = loss_fn(logits, y)
+        snaps.append(snapshot(model, opt, loss))
         loss.backward()
-        snaps.append(step_snapshot(model, opt, start, loss))
+        snaps.append(snapshot(model, opt, loss))
         opt.step()
-        snaps.append(step_snapshot(model, opt, start, loss))
-    assert graph_state(None).startswith("nothing") and graph_state(x).startswith("no graph")
-    assert "recorded" in snaps[1]["graph"] and "freed" in snaps[2]["graph"]
-    grads = [s["params"]["0.weight"][".grad (parameter)"].split()[0] for s in snaps]
-    assert grads == ["none", "none", "nonzero", "nonzero"]
-    assert snaps[3]["params"]["0.weight"]["value (module)"].startswith("moved") and "step 1" in snaps[3]["optimizer"]
-    table = event_table(ledger, snaps, lines)
-    assert table.count("<tr>") == 5 and "#fff8c5" in table
-    assert "▶ loss.backward()" in event_readout((ledger, snaps), lines, 2)
+        snaps.append(snapshot(model, opt, loss))
+    assert graph_state(None) == "none" and graph_state(x) == "none"
+    table = rows(snaps, ("out.weight", (0, 0)))
+    assert [r["graph"] for r in table] == ["none", "alive", "alive", "freed", "freed"]
+    assert [r["grad"]["out.weight"] for r in table] == ["none", "none", "none", "nonzero", "nonzero"]
+    assert [r["momentum"]["out.weight"] for r in table] == ["absent"] * 4 + ["created"]
+    assert table[-1]["changed"]["out.weight"] and table[-1]["delta"] != 0 and table[2]["loss"] == loss.item()
+    html = event_table(ledger, snaps, lines)
+    assert html.count("<tr>") == 6 and "#fff8c5" in html and "created ×" in html
+    assert "▶ loss.backward()" in event_readout((ledger, snaps), lines, 3)
     explorer = step_explorer({"one step": (ledger, snaps)}, lines)
     picker, slider, readout = explorer.children
-    slider.value = 3
-    assert "▶ opt.step()" in readout.value
+    slider.value = 4
+    assert "▶ opt.step()" in readout.value and "created" in readout.value

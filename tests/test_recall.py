@@ -18,7 +18,7 @@ def test_common_in_order_is_the_longest_common_subsequence():
 
 def test_at_most_one_answer_per_module_is_a_lesson_cells_calls():
     rows = recall.measure()
-    assert {r.function for r in rows} >= {"train_step", "manual_gradients", "trace_loop", "plan_mlp"}
+    assert {r.function for r in rows} >= {"train_step", "manual_gradients", "trace_batch", "plan_mlp"}
     assert not any(r.function.startswith("repair_") for r in rows)
     train_step = next(r for r in rows if r.function == "train_step")
     assert train_step.is_recall, "the seeds' five lines are 04's lesson; the measure must see it"

@@ -196,6 +196,24 @@ def test_readme_has_binder_and_a_colab_badge_per_notebook():
         assert all(colab_url(path) in readme for path in m.lessons) and colab_url(m.exercise) in readme, m.id
 
 
+def test_readme_states_the_range_of_graded_functions_and_the_answer_after_the_hints(monkeypatch):
+    from autograder import hints, published
+    from autograder.syllabus import MODULES
+
+    readme = (ROOT / "README.md").read_text()
+    counts = [len(m.functions) for m in MODULES]
+    assert f"Each exercise has {min(counts)}–{max(counts)} graded functions" in readme
+    assert 'check.solution("' in readme and hints.SOLUTIONS_URL_ENV in readme and "autograder/published.py" in readme
+    # One place for the published repository: the badges, the Colab set-up cells and check.solution read it.
+    monkeypatch.delenv(hints.SOLUTIONS_URL_ENV, raising=False)
+    path = "solutions/04-five-line-step/04-five-line-step.ipynb"
+    assert hints.solutions_url("04-five-line-step") == published.raw_url(path)
+    assert published.raw_url(path).startswith(f"https://raw.githubusercontent.com/{published.REPOSITORY}/")
+    for path in ("README.md", "course/00-start.ipynb"):
+        text = (ROOT / path).read_text()
+        assert published.binder_url() in text and published.colab_url("course/00-start.ipynb").split("/blob/")[0] in text
+
+
 def test_make_lab_starts_jupyterlab_for_whoever_runs_it(tmp_path):
     """`make lab` serves the course as the user CI runs as (root included: JupyterLab refuses root
     without --allow-root)."""
@@ -504,6 +522,16 @@ def test_glossary_entries_point_to_the_sections_that_teach_them():
             assert key in _norm(section), f"{term}: {path} §{number} does not use it"
 
 
+def test_cheat_sheets_health_codes_have_the_owners_of_lesson_06s_table():
+    """The cheat sheet's health-check table names each code's owner as 06 part 2's table does, code for code."""
+    def owners(text: str) -> dict:
+        return dict(re.findall(r"^\| `(\w+)` \| ([^|]+?) \|", text, flags=re.M))
+
+    lesson = " ".join(c.source for c in nbtools.read(ROOT / "course" / "06-failure-modes-part2.ipynb").cells)
+    sheet = (ROOT / "course" / "cheatsheet.md").read_text().split("## Health check", 1)[1].split("\n## ", 1)[0]
+    assert owners(sheet) == owners(lesson) and len(owners(sheet)) == 7
+
+
 def test_cheat_sheet_links_every_pattern_to_its_lesson_and_the_start_page_links_both():
     text = (ROOT / "course" / "cheatsheet.md").read_text()
     for pattern in ("## The five-line step", "## Validation: both switches", "## Gradient accumulation",
@@ -518,7 +546,7 @@ def test_cheat_sheet_links_every_pattern_to_its_lesson_and_the_start_page_links_
 
 
 def test_start_page_states_every_sitting_and_the_total():
-    from autograder.syllabus import MODULES, lesson_minutes, start_table
+    from autograder.syllabus import MODULES, colab_url, lesson_minutes, start_table
 
     table = start_table()
     assert "| minutes |" in table and "**the whole course**" in table and "hours**" in table
@@ -528,7 +556,10 @@ def test_start_page_states_every_sitting_and_the_total():
             nb = nbtools.read(ROOT / path)
             assert stated == (nbtools.stated_minutes(nb) is not None)
             assert minutes == (nbtools.stated_minutes(nb) or round(nbtools.estimated_minutes(nb))), path
-        assert f"≈{m.exercise_minutes} |" in table
+        exercise = nbtools.read(ROOT / m.exercise)
+        assert nbtools.stated_minutes(exercise) == m.exercise_minutes, f"{m.exercise}: *About N minutes.* first"
+        assert nbtools.stated_minutes(nbtools.read(ROOT / "solutions" / m.id / f"{m.id}.ipynb")) == m.exercise_minutes
+        assert f"[on Colab]({colab_url(m.exercise)}) | {m.exercise_minutes} |" in table
 
 
 def test_every_lesson_links_each_glossary_terms_first_use():

@@ -436,6 +436,7 @@ def sgd_momentum_step_owners(sgd_momentum_step, lr: float = 0.05, momentum: floa
             grads = [p.grad for p in ours]
             grad_values = [None if g is None else plain(g) for g in grads]
             start = [plain(p) for p in ours]
+            memory = [p.untyped_storage().data_ptr() for p in ours]  # where each parameter's values live
             with torch.enable_grad():
                 buffers = _call_step(sgd_momentum_step, ours, buffers, lr, momentum, step)
             _expect_buffers(buffers, ours, step)
@@ -444,12 +445,19 @@ def sgd_momentum_step_owners(sgd_momentum_step, lr: float = 0.05, momentum: floa
                              "updating in place, keeping the parameters leaves and leaving .grad alone", "the "
                              "parameters: the step updates each of them in place.",
                              "subtract lr times the tensor's momentum buffer from each tensor of params, in place.")
-            for name, p, obj, g, gv, s, buf in zip(names, ours, objects, grads, grad_values, start, buffers):
+            for name, p, obj, g, gv, s, buf, at in zip(names, ours, objects, grads, grad_values, start, buffers, memory):
                 where = f"after step {step}, {name}"
                 if p is not obj:
                     fail(f"{where} is another tensor object than the one passed in.",
                          "the caller's parameters: the model and the optimizer hold these very tensors.",
                          "update each tensor in place.", code="not_same_object")
+                if p.untyped_storage().data_ptr() != at:
+                    fail(f"{where} is the same tensor object, but its values now live in new memory (`p.data = ...` "
+                         "swaps in a new tensor's storage).",
+                         "the parameter's memory: whatever holds the old one (a view of the parameter, a weight tied "
+                         "to it, a captured CUDA graph) keeps the old values, and autograd's version counter never "
+                         "sees the change.", "write into the parameter's own memory: an in-place operation on `p`, "
+                         "with recording off.", code="storage_replaced")
                 if not p.is_leaf or p.grad_fn is not None or not p.requires_grad:
                     fail(f"{where} has grad_fn={type(p.grad_fn).__name__ if p.grad_fn else None}, "
                          f"requires_grad={p.requires_grad}, is_leaf={p.is_leaf}.",

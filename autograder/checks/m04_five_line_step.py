@@ -8,11 +8,13 @@ update.
 
 from __future__ import annotations
 
-import copy
-import functools
+from collections import OrderedDict
 
 import torch
+from torch import nn
+from torch.nn.utils import skip_init
 
+from .. import owners
 from ..core import call, describe, fail, graded, job_not_done
 from ..devices import each_device, generator, manual_seed
 from ..hints import hint_for, solution_for
@@ -396,246 +398,244 @@ def show_train_step(train_step, seed: int = 0):
 hint, solution = hint_for(__name__), solution_for(__name__)
 
 
+
+
 # --------------------------------------------------------------------------
-# trace_loop: the learner predicts, line by line, what each owner holds
+# trace_batch: one batch traced through every owner, statement by statement, in lesson 04's words
 
-ZERO_GRAD = "optimizer.zero_grad()"
-ZERO_FILL = "optimizer.zero_grad(set_to_none=False)"
-FORWARD = "loss = loss_fn(model(x), y)"
-BACKWARD = "loss.backward()"
-STEP = "optimizer.step()"
-ODD = "if i % 2 == 1: "
-STATEMENTS = (ZERO_GRAD, ZERO_FILL, FORWARD, BACKWARD, STEP)
-GRAD_STATES = ("none", "zero", "this_batch", "earlier_batch", "accumulated")
+ZERO_GRAD, ZERO_FILL, MODEL_ZERO_GRAD, FORWARD, BACKWARD, STEP = owners.STATEMENTS
+LR, MOMENTUM = 0.1, 0.9
+#: The entry whose change the delta column reports.
+WATCH = ("out.weight", (0, 0))
 
-#: The loops the visible check traces; hidden tests trace others (and more iterations).
-VISIBLE_BODIES = (
-    (ZERO_GRAD, FORWARD, BACKWARD, STEP),
-    (FORWARD, BACKWARD, STEP),
-    (FORWARD, BACKWARD, ZERO_GRAD, STEP),
-    (ZERO_GRAD, FORWARD, STEP, BACKWARD),
-    (ZERO_FILL, FORWARD, BACKWARD, STEP),
-    (FORWARD, BACKWARD, ZERO_FILL, STEP),
-    (FORWARD, ZERO_GRAD, BACKWARD, STEP),
-    (FORWARD, BACKWARD, ODD + STEP, ODD + ZERO_GRAD),
+#: How the objects handed to trace_batch start: whether the optimizer holds only the head (``model.out``), and
+#: whether one correct step on an earlier batch came first (every .grad then holds that batch's gradient, and
+#: every tensor the optimizer holds has a momentum buffer).
+STARTS = {
+    "fresh": (False, False, "a new model, the optimizer over all its parameters"),
+    "after_one_step": (False, True, "one step on an earlier batch done, the optimizer over all parameters"),
+    "head_only": (True, False, "a new model, the optimizer over `model.out` only"),
+    "head_only_after_one_step": (True, True, "one step on an earlier batch done, the optimizer over `model.out` "
+                                             "only"),
+}
+
+#: The cases the visible checks trace; the hidden tests trace others, from other weights.
+VISIBLE_CASES = (
+    ("fresh", (ZERO_GRAD, FORWARD, BACKWARD, STEP)),
+    ("after_one_step", (ZERO_GRAD, FORWARD, BACKWARD, STEP)),
+    ("after_one_step", (FORWARD, BACKWARD, STEP)),
+    ("after_one_step", (FORWARD, BACKWARD, ZERO_FILL, STEP)),
+    ("fresh", (ZERO_GRAD, FORWARD, STEP, BACKWARD)),
+    ("after_one_step", (FORWARD, STEP, ZERO_GRAD)),
+    ("head_only_after_one_step", (ZERO_GRAD, FORWARD, BACKWARD, STEP)),
+    ("head_only", (MODEL_ZERO_GRAD, FORWARD, BACKWARD, STEP)),
 )
-HIDDEN_BODIES = (
-    (FORWARD, FORWARD, BACKWARD, STEP, ZERO_GRAD),
-    (ZERO_GRAD, FORWARD, ODD + BACKWARD, STEP),
-    (FORWARD, BACKWARD, FORWARD, STEP),
-    (ZERO_FILL, FORWARD, BACKWARD, ODD + STEP),
-    (FORWARD, BACKWARD, ODD + ZERO_FILL, ODD + STEP),
-    (FORWARD, BACKWARD, STEP, ODD + ZERO_GRAD, FORWARD),
+HIDDEN_CASES = (
+    ("fresh", (FORWARD, BACKWARD, FORWARD, STEP)),
+    ("fresh", (ZERO_FILL, FORWARD, BACKWARD, STEP, STEP)),
+    ("fresh", (FORWARD, BACKWARD, ZERO_FILL, STEP, FORWARD)),
+    ("after_one_step", (ZERO_FILL, FORWARD, STEP, FORWARD, BACKWARD, STEP)),
+    ("after_one_step", (FORWARD, FORWARD, BACKWARD, STEP, ZERO_GRAD)),
+    ("after_one_step", (MODEL_ZERO_GRAD, FORWARD, BACKWARD, ZERO_FILL, STEP)),
+    ("head_only", (FORWARD, BACKWARD, STEP, ZERO_GRAD, STEP)),
+    ("head_only_after_one_step", (FORWARD, BACKWARD, MODEL_ZERO_GRAD, STEP)),
+    ("head_only_after_one_step", (FORWARD, ZERO_GRAD, STEP, BACKWARD, STEP)),
 )
 
 
-def _grad_state(held, i: int) -> str:
-    """What ``.grad`` holds, named from the batches whose gradients are in it (None: no tensor at all)."""
-    if held is None:
-        return "none"
-    if not held:
-        return "zero"
-    if len(held) > 1:
-        return "accumulated"
-    return "this_batch" if held[0] == i else "earlier_batch"
+def trace_setup(start: str, seed: int):
+    """``(model, optimizer, loss_fn, x, y)`` for one traced case: the same for the same ``(start, seed)``, drawn
+    from a generator of their own (torch's global RNG is left alone)."""
+    head_only, stepped, _ = STARTS[start]
+    g = generator(seed)
+    model = nn.Sequential(OrderedDict(hidden=skip_init(nn.Linear, 3, 4), act=nn.Tanh(),
+                                      out=skip_init(nn.Linear, 4, 1)))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * 0.7)
+    optimizer = torch.optim.SGD(model.out.parameters() if head_only else model.parameters(), lr=LR,
+                                momentum=MOMENTUM)
+    loss_fn = nn.BCEWithLogitsLoss()
+    (x0, y0), (x, y) = [(torch.randn(6, 3, generator=g), torch.randint(0, 2, (6, 1), generator=g).float())
+                        for _ in range(2)]  # (6, 3), (6, 1): an earlier batch and the traced one
+    if stepped:
+        optimizer.zero_grad()
+        loss_fn(model(x0), y0).backward()
+        optimizer.step()
+    return model, optimizer, loss_fn, x, y
 
 
-def reference_trace(body, iterations: int, seed: int = 0, device: str = "cpu") -> list[dict]:
-    """Run ``for i, (x, y) in enumerate(loader): <body>`` for real on a small model with plain SGD, and read the
-    owners after every statement: each parameter's ``.grad`` (named by the batches whose gradients it sums,
-    which are checked against the real tensors), whether the weights changed, whether ``loss`` holds a graph.
-
-    The rows depend on the arguments alone, and the trace checks ask for each body once per column: a body
-    runs once per process and its rows are copied out to every caller.  Each call leaves torch's global RNG
-    as the run does: seeded with ``seed``, then advanced past the model's initialisation."""
-    rows, rng_after = _run_trace(tuple(body), iterations, seed, device)
-    manual_seed(seed)
-    torch.set_rng_state(rng_after)
-    return copy.deepcopy(rows)
+def reference_trace(start: str, body, seed: int = 0) -> list[dict]:
+    """The rows a real run of ``body`` gives from ``trace_setup(start, seed)`` (:func:`autograder.owners.run`)."""
+    return owners.run(*trace_setup(start, seed), list(body), WATCH)
 
 
-@functools.lru_cache(maxsize=64)
-def _run_trace(body: tuple, iterations: int, seed: int, device: str) -> tuple[list[dict], torch.Tensor]:
-    """:func:`reference_trace`'s rows, and torch's CPU RNG state once they were made."""
-    manual_seed(seed)
-    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    loss_fn = torch.nn.MSELoss()
-    g = generator(seed + 1)
-    batches = [(torch.randn(5, 3, generator=g).to(device), torch.randn(5, 1, generator=g).to(device))
-               for _ in range(iterations)]
-    params = list(model.parameters())
-    held, graph, loss, expected = None, None, None, []
-    for i, (x, y) in enumerate(batches):
-        for line in body:
-            statement, runs = (line[len(ODD):], i % 2 == 1) if line.startswith(ODD) else (line, True)
-            before = [p.detach().clone() for p in params]
-            if runs:
-                if statement == ZERO_GRAD:
-                    optimizer.zero_grad()
-                    held = None
-                elif statement == ZERO_FILL:
-                    optimizer.zero_grad(set_to_none=False)
-                    held = None if held is None else []
-                elif statement == FORWARD:
-                    loss, graph = loss_fn(model(x), y), i
-                elif statement == BACKWARD:
-                    loss.backward()
-                    held, graph = (held or []) + [graph], None
-                elif statement == STEP:
-                    optimizer.step()
-                else:  # pragma: no cover - the course's own bodies
-                    raise ValueError(f"not a statement of the trace: {line!r}")
-            state = _grad_state(held, i)
-            real = params[0].grad
-            assert (real is None) == (state == "none"), (body, i, line)
-            assert state != "zero" or not real.any(), (body, i, line)
-            expected.append({"grad": state, "held": None if held is None else list(held),
-                             "weights_changed": any(not torch.equal(b, p) for b, p in zip(before, params)),
-                             "graph_alive": graph is not None})
-    return expected, torch.get_rng_state()
+def _expect_row_form(row, names: list[str], where: str) -> None:
+    """Fail unless ``row`` is a plain dict of the stated keys and types (a subclass that equals anything is not)."""
+    def bad(problem: str, *, code: str) -> None:
+        fail(f"{where} {problem}.", f"the trace's rows: each a dict with the keys {', '.join(owners.COLUMNS)}, of "
+             "the types the exercise states.", "build every row from plain Python values: float, str, bool and "
+             "dicts keyed by the parameters' names.", code=code)
+
+    if type(row) is not dict:
+        bad(f"is {describe(row)}, not a dict", code="trace_wrong_type")
+    missing = [c for c in owners.COLUMNS if c not in row]
+    if missing:
+        bad(f"has no key {missing[0]!r}", code="wrong_keys")
+    if not (row["loss"] is None or type(row["loss"]) is float):
+        bad(f"has loss={describe(row['loss'])}, not a Python float (or None)", code="trace_wrong_type")
+    if type(row["graph"]) is not str or row["graph"] not in owners.GRAPH_STATES:
+        bad(f"has graph={describe(row['graph'])}, not one of {owners.GRAPH_STATES}", code="trace_wrong_type")
+    for column, states in (("grad", owners.GRAD_STATES), ("momentum", owners.MOMENTUM_STATES),
+                           ("changed", (True, False))):
+        value = row[column]
+        if type(value) is not dict:
+            bad(f"has {column}={describe(value)}, not a dict keyed by the parameters' names", code="trace_wrong_type")
+        if sorted(k for k in value if type(k) is str) != sorted(names) or len(value) != len(names):
+            bad(f"has {column} keyed by {sorted(map(str, value))}; the model's parameters are {names}",
+                code="wrong_keys")
+        kind = bool if column == "changed" else str
+        for name, state in value.items():
+            if type(state) is not kind or state not in states:
+                bad(f"has {column}[{name!r}]={describe(state)}, not one of {states}", code="trace_wrong_type")
+    if type(row["delta"]) not in (float, int):
+        bad(f"has delta={describe(row['delta'])}, not a Python float", code="trace_wrong_type")
 
 
-def _holds(state: str, held, i: int) -> str:
-    if state == "none":
-        return "no tensor at all (None)"
-    if state == "zero":
-        return "a tensor of zeros"
-    batches = " and ".join(f"batch {k + 1}" for k in held)
-    if state == "accumulated":
-        return f"the sum of the gradients of {batches} ('accumulated')"
-    return f"the gradient of {batches} alone" + (" ('this_batch')" if state == "this_batch" else
-                                                  f", not of this iteration's batch {i + 1} ('earlier_batch')")
-
-
-def _why_grad(statement: str, runs: bool, want: dict, before) -> str:
-    """The owners' reason for the state .grad is in after ``statement``."""
-    if not runs:
-        return "the condition was false in this iteration, so the statement did nothing and .grad kept its state."
-    if statement == ZERO_GRAD:
-        return "zero_grad() sets every parameter's .grad to None (set_to_none is its default)."
-    if statement == ZERO_FILL:
-        return ("zero_grad(set_to_none=False) fills an existing .grad with zeros, and leaves a .grad that is None "
-                "as None.")
-    if statement == BACKWARD:
-        return ("backward() adds the gradient of the loss it was called on into each parameter's .grad; "
-                "only zero_grad() empties .grad, so whatever was there stays in the sum, and the loss "
-                "belongs to the batch its forward pass ran on.")
-    if statement == FORWARD:
-        return "a forward pass records a graph; it does not touch .grad."
-    return "step() reads .grad to update the weights; it does not change .grad."
-
-
-def _why_weights(statement: str, runs: bool, want: dict, before_state: str) -> str:
-    if not runs:
-        return "the condition was false, so nothing ran."
-    if statement != STEP:
-        return "only the optimizer's step() writes into the weights."
-    if before_state == "none":
-        return "step() skips a parameter whose .grad is None: there was nothing to apply."
-    if before_state == "zero":
-        return "plain SGD moves each weight by the learning rate times its .grad, and .grad was all zeros."
-    return "step() moved each weight by the learning rate times the .grad it held."
-
-
-def _why_graph(statement: str, runs: bool, want: dict) -> str:
-    if not runs:
-        return "the condition was false, so nothing ran."
-    if statement == FORWARD:
-        return "the forward pass recorded a new graph for this batch, and `loss` holds it."
-    if statement == BACKWARD:
-        return "backward() walks the graph once and frees it (there is no retain_graph here)."
-    return "this statement neither records nor frees a graph: `loss` keeps what it held."
-
-
-def _call_trace(trace_loop, body, iterations):
-    out = call(trace_loop, list(body), iterations)
-    where = f"trace_loop({list(body)}, {iterations})"
-    rows = len(body) * iterations
+def _call_trace(trace_batch, start: str, body, seed: int) -> list:
+    """The learner's trace of one case, its form checked: a list of one well-formed row per statement."""
+    model, optimizer, loss_fn, x, y = trace_setup(start, seed)
+    names = [n for n, _ in model.named_parameters()]
+    out = call(trace_batch, model, optimizer, loss_fn, x, y, list(body))
+    where = f"trace_batch(model, optimizer, loss_fn, x, y, {list(body)}) ({STARTS[start][2]})"
     if out is None:
-        job_not_done(f"{where} returned None.", "nothing", "the trace trace_loop returns.",
-                     f"return a list of {rows} dictionaries, one per statement run, in order.")
-    if not isinstance(out, (list, tuple)):
-        fail(f"{where} returned {describe(out)}, not a list.", "the trace: one row per statement run, in order.",
-             f"return a list of {rows} dictionaries.", code="not_a_list")
-    if len(out) != rows:
-        fail(f"{where} returned {len(out)} rows; {len(body)} statements run {iterations} times make {rows}.",
-             "the trace: one row after every statement the loop runs (a statement whose condition is false "
-             "still gets its row).", f"return exactly {rows} rows, in the order the statements run.",
+        job_not_done(f"{where} returned None.", "nothing", "the trace trace_batch returns.",
+                     f"return a list of {len(body)} dictionaries, one per statement, in order.")
+    if type(out) is not list:
+        fail(f"{where} returned {describe(out)}, not a list.", "the trace: one row per statement, in order.",
+             f"return a plain list of {len(body)} dictionaries.", code="not_a_list")
+    if len(out) != len(body):
+        fail(f"{where} returned {len(out)} rows for {len(body)} statements.",
+             "the trace: one row after every statement of the body.", f"return exactly {len(body)} rows, in order.",
              code="wrong_length")
     for n, row in enumerate(out):
-        if not isinstance(row, dict) or not {"grad", "weights_changed", "graph_alive"} <= set(row):
-            fail(f"{where}: row {n} is {describe(row)}.", "the trace's rows: each one a dictionary with the keys "
-                 "'grad', 'weights_changed' and 'graph_alive'.", "give every row those three keys.",
-                 code="wrong_keys")
-        if row["grad"] not in GRAD_STATES:
-            fail(f"{where}: row {n} has grad={row['grad']!r}.", "the trace's grad column: one of "
-                 f"{', '.join(map(repr, GRAD_STATES))}.", "use exactly those names.", code="wrong_keys")
+        _expect_row_form(row, names, f"{where}: row {n} (after `{body[n]}`)")
     return out
 
 
-def _first_wrong(trace_loop, bodies, iterations, column: str):
-    """The first row (of any body) whose ``column`` differs from the reference, with how many rows differ."""
-    for body in bodies:
-        out = _call_trace(trace_loop, body, iterations)
-        want = reference_trace(body, iterations)
-        wrong = [n for n, (got, exp) in enumerate(zip(out, want)) if got[column] != exp[column]]
-        if wrong:
-            return body, out, want, wrong
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 + 1e-4 * abs(b)
+
+
+def _differs(column: str, got, want):
+    """None when the cells agree; otherwise the parameter whose entry differs (or True for a single value)."""
+    if column == "loss":
+        same = (got is None) == (want is None) and (got is None or _close(got, want))
+    elif column == "delta":
+        same = _close(float(got), want)
+    elif column in ("grad", "momentum", "changed"):
+        return next((name for name in want if got[name] != want[name]), None)
+    else:
+        same = got == want
+    return None if same else True
+
+
+def _first_wrong(trace_batch, cases, seed: int, columns):
+    for start, body in cases:
+        got, want = _call_trace(trace_batch, start, body, seed), reference_trace(start, body, seed)
+        for n, (g, w) in enumerate(zip(got, want)):
+            for column in columns:
+                name = _differs(column, g[column], w[column])
+                if name is not None:
+                    return start, body, n, column, name, g, w, want[n - 1] if n else None
     return None
 
 
-def _row_text(body, n: int) -> tuple[str, str, bool, int]:
-    i, line = divmod(n, len(body))
-    statement = body[line]
-    runs = not statement.startswith(ODD) or i % 2 == 1
-    return f"iteration {i + 1} (i = {i}), `{statement}`", statement.removeprefix(ODD), runs, i
+def _why(column: str, statement: str, want: dict, previous) -> str:
+    """The owner's reason for the state a real run shows in ``column`` after ``statement``."""
+    if column == "loss":
+        if statement == FORWARD:
+            return "`loss`, which the forward statement sets from the parameters as they are at that moment."
+        return ("`loss`, which only the forward statement sets: this statement leaves the value it holds"
+                + (" (no forward pass has run yet: None)." if want["loss"] is None else "."))
+    if column == "grad":
+        return "each parameter's .grad: " + {
+            ZERO_GRAD: "optimizer.zero_grad() sets .grad to None for the tensors the optimizer holds, and only those.",
+            MODEL_ZERO_GRAD: "model.zero_grad() sets every parameter's .grad to None.",
+            ZERO_FILL: "zero_grad(set_to_none=False) fills with zeros an existing .grad of the tensors the optimizer "
+                       "holds; a .grad that is None stays None.",
+            BACKWARD: "backward() adds this batch's gradient into the .grad of every parameter on the path to the "
+                      "loss, whatever it held before.",
+        }.get(statement, "a forward pass and step() read or record; neither changes .grad.")
+    if column == "momentum":
+        if statement != STEP:
+            return "the optimizer's state, which only step() writes: zero_grad() clears .grad, never a buffer."
+        return ("the optimizer's state: step() creates a buffer the first time it updates a parameter and changes "
+                "it (momentum × buffer + .grad) each later time, for the tensors it holds whose .grad is not None "
+                "(zeros included); a None .grad is skipped, and a tensor it does not hold gets no buffer.")
+    if column in ("changed", "delta"):
+        if statement != STEP:
+            return "the parameters' values, which only step() writes."
+        return ("the parameters' values: step() moves each tensor it updates by lr × its buffer, so a .grad of "
+                "zeros still moves a parameter whose buffer holds earlier gradients, a .grad summed over two "
+                "batches moves it further, and a tensor with no .grad, or one the optimizer does not hold, stays.")
+    graph = want["graph"]
+    if statement == FORWARD:
+        return "autograd's graph: a forward pass records a new graph, and `loss` holds it."
+    if statement == BACKWARD:
+        return "autograd's graph: backward() walks it once and frees it."
+    if statement == STEP and graph == "unusable":
+        return ("autograd's graph: step() wrote into the parameters in place while the graph was alive (an update "
+                "of zeros is a write too), and the graph saved `out.weight` for its backward pass: the version "
+                "counter (module 02) makes backward() refuse it.")
+    if statement == STEP and previous is not None and previous["graph"] == graph == "alive":
+        return ("autograd's graph: this step() updated no parameter (none it holds had a .grad), so nothing the "
+                "graph saved was written.")
+    return "autograd's graph: this statement records, walks and writes nothing the graph saved; it stays as it was."
 
 
-@graded("trace_loop")
-def trace_loop_grads(trace_loop, iterations: int = 3, hidden: bool = False, *, notes):
-    """The grad column: what every parameter's .grad holds after each statement."""
-    found = _first_wrong(trace_loop, HIDDEN_BODIES if hidden else VISIBLE_BODIES, iterations, "grad")
-    if found:
-        body, out, want, wrong = found
-        n = wrong[0]
-        where, statement, runs, i = _row_text(body, n)
-        exp = want[n]
-        previous = want[n - 1]["grad"] if n else "none"
-        fail(f"tracing the loop body {list(body)} over {iterations} batches, {len(wrong)} row(s) of the grad "
-             f"column differ; the first: after {where} you said {out[n]['grad']!r}, and .grad holds "
-             f"{_holds(exp['grad'], exp['held'], i)}.",
-             f"each parameter's .grad: before this statement it was {previous!r}; "
-             + _why_grad(statement, runs, exp, previous),
-             "follow .grad from the start of the loop, statement by statement: only zero_grad() empties it, only "
-             "backward() adds to it, and a loss belongs to the batch of the forward pass that made it. Run the "
-             "loop and look, if it helps.", code="trace_wrong_grad")
+#: Per column: what to do, and the diagnosis code.
+_COLUMNS = {
+    "loss": ("read `loss` after each statement as a Python float (`.item()`), None while no forward pass has run.",
+             "trace_wrong_loss"),
+    "grad": ("follow each parameter's .grad from the state the objects start in: is it None, all zeros, or not?",
+             "trace_wrong_grad"),
+    "momentum": ("look in `optimizer.state[p]` before and after each statement: is there a momentum buffer, and did "
+                 "this statement change it?", "trace_wrong_momentum"),
+    "changed": ("compare each parameter with a copy taken before the statement (`p.detach().clone()`).",
+                "trace_wrong_weights"),
+    "delta": ("report `model.out.weight[0, 0]` after the statement minus before it, as a Python float.",
+              "trace_wrong_weights"),
+    "graph": ("mark where each graph is recorded, walked and freed, and whether a step() wrote into the parameters "
+              "while it was alive; lesson 04, sections 3 and 4, shows each case.", "trace_wrong_graph"),
+}
 
 
-@graded("trace_loop")
-def trace_loop_weights_and_graph(trace_loop, iterations: int = 3, hidden: bool = False, *, notes):
-    """The weights_changed and graph_alive columns: which statement moved the weights, and when a graph is alive."""
-    bodies = HIDDEN_BODIES if hidden else VISIBLE_BODIES
-    found = _first_wrong(trace_loop, bodies, iterations, "weights_changed")
-    if found:
-        body, out, want, wrong = found
-        n = wrong[0]
-        where, statement, runs, _ = _row_text(body, n)
-        before = want[n - 1]["grad"] if n else "none"
-        fail(f"tracing {list(body)}, {len(wrong)} row(s) of weights_changed differ; the first: after {where} you "
-             f"said {out[n]['weights_changed']}, and the weights {'changed' if want[n]['weights_changed'] else 'did not change'}.",
-             "the parameters' values, which the optimizer owns the right to change: "
-             + _why_weights(statement, runs, want[n], before),
-             "ask of every statement whether it is the optimizer's step, and what .grad held when it ran.",
-             code="trace_wrong_weights")
-    found = _first_wrong(trace_loop, bodies, iterations, "graph_alive")
-    if found:
-        body, out, want, wrong = found
-        n = wrong[0]
-        where, statement, runs, _ = _row_text(body, n)
-        fail(f"tracing {list(body)}, {len(wrong)} row(s) of graph_alive differ; the first: after {where} you said "
-             f"{out[n]['graph_alive']}, and `loss` {'holds' if want[n]['graph_alive'] else 'holds no'} graph that "
-             "backward() could still use.",
-             "autograd's graph of the current forward pass: " + _why_graph(statement, runs, want[n]),
-             "mark where each graph is recorded and where backward() frees it; the other statements leave it.",
-             code="trace_wrong_graph")
+def _judge(trace_batch, hidden: bool, columns) -> None:
+    found = _first_wrong(trace_batch, HIDDEN_CASES if hidden else VISIBLE_CASES, 3 if hidden else 0, columns)
+    if found is None:
+        return
+    start, body, n, column, name, got, want, previous = found
+    cell = column if name is True else f"{column}[{name!r}]"
+    value = (lambda row: row[column]) if name is True else (lambda row: row[column][name])
+    fail(f"tracing {list(body)} ({STARTS[start][2]}): after statement {n + 1}, `{body[n]}`, your {cell} is "
+         f"{value(got)!r}; running it gives {value(want)!r}.",
+         _why(column, body[n], want, previous), _COLUMNS[column][0], code=_COLUMNS[column][1])
+
+
+@graded("trace_batch")
+def trace_batch_loss_and_grads(trace_batch, hidden: bool = False, *, notes):
+    """The loss and grad columns: what `loss` and each parameter's .grad hold after every statement"""
+    _judge(trace_batch, hidden, ("loss", "grad"))
+
+
+@graded("trace_batch")
+def trace_batch_optimizer_and_parameters(trace_batch, hidden: bool = False, *, notes):
+    """The momentum, changed and delta columns: what step() wrote into the optimizer's state and the parameters"""
+    _judge(trace_batch, hidden, ("momentum", "changed", "delta"))
+
+
+@graded("trace_batch")
+def trace_batch_graph(trace_batch, hidden: bool = False, *, notes):
+    """The graph column: after every statement, whether loss.backward() could walk the graph"""
+    _judge(trace_batch, hidden, ("graph",))

@@ -34,7 +34,7 @@ TERMS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
     ("clipping", r"\bclipp(?:ing|ed)\b", ()),
     ("confusion-matrix", r"\bconfusion matri(?:x|ces)\b", ()),
     ("convolution", r"\bconvolutions?\b", ("nn.Conv2d", "Conv2d")),
-    ("cross-entropy", r"\bcross-entropy\b", ("nn.CrossEntropyLoss", "CrossEntropyLoss")),
+    ("cross-entropy", r"(?<!binary )\bcross-entropy\b", ("nn.CrossEntropyLoss", "CrossEntropyLoss")),
     ("dataloader", None, ("DataLoader",)),
     ("dataset", None, ("Dataset",)),
     ("determinism", r"\bdetermini(?:sm|stic)\b", ()),

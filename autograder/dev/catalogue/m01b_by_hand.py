@@ -115,6 +115,8 @@ MUTANTS = {
                                 _STEP_BOTH, ["inplace_on_leaf"]),
     "step_rebinds_the_name": Mutant(patched(MODULE, "sgd_momentum_step", ("p.sub_(lr * buf)", "p = p - lr * buf")),
                                     _STEP_BOTH, ["did_nothing"]),
+    "step_assigns_data": Mutant(patched(MODULE, "sgd_momentum_step", ("p.sub_(lr * buf)", "p.data = p.data - lr * buf")),
+                                ["test_sgd_momentum_step_owners"], ["storage_replaced"]),
     "step_new_tensors_written_back": Mutant(patched(MODULE, "sgd_momentum_step",
                                                     ("for p, buf in zip(params, buffers):",
                                                      "for i, (p, buf) in enumerate(zip(params, buffers)):"),

@@ -282,75 +282,113 @@ VARIANTS["repair_model_zero_grad_and_counter"] = {"repair_train_epoch": edited(
                                             "        count += inputs.size(0)\n"),
     ("running_loss / len(loader)", "running_loss / count"))}
 
-# --- trace_loop: the misconceptions a learner's prediction can hold --------------------------------------------
-_TRACE = "trace_loop"
+# --- trace_batch: the misconceptions a trace of one batch can hold, and stand-ins that fake the rows ---------
+_TRACE = "trace_batch"
+_UNUSABLE = ("            if graph == \"alive\" and writes:                      # in place, into weights the graph saved\n"
+             "                graph = \"unusable\"\n")
 MUTANTS.update({
-    "trace_backward_overwrites": Mutant(patched(MODULE, _TRACE, ("held = (held or []) + [graph]", "held = [graph]")),
-                                        ["test_trace_loop_grads"], ["trace_wrong_grad"]),
-    "trace_fill_makes_zeros_from_none": Mutant(patched(MODULE, _TRACE, ("held = None if held is None else []",
-                                                                        "held = []")),
-                                               ["test_trace_loop_grads"], ["trace_wrong_grad"]),
-    "trace_fill_same_as_none": Mutant(patched(MODULE, _TRACE, ("held = None if held is None else []", "held = None")),
-                                      ["test_trace_loop_grads"], ["trace_wrong_grad"]),
-    "trace_step_consumes_grads": Mutant(patched(MODULE, _TRACE, ("changed = bool(held)                    # None is",
-                                                                 "changed, held = bool(held), None  # None is")),
-                                        ["test_trace_loop_grads"], ["trace_wrong_grad"]),
-    "trace_forward_clears_grads": Mutant(patched(MODULE, _TRACE, ("graph = i                               #",
-                                                                  "graph, held = i, None  #")),
-                                         ["test_trace_loop_grads"], ["trace_wrong_grad"]),
-    "trace_one_batch_is_this_batch": Mutant(patched(MODULE, _TRACE, ('"this_batch" if held[0] == i else "earlier_batch"',
-                                                                     '"this_batch"')),
-                                            ["test_trace_loop_grads"], ["trace_wrong_grad"]),
-    "trace_condition_ignored": Mutant(patched(MODULE, _TRACE, ("i % 2 == 1\n", "True\n")),
-                                      ["test_trace_loop_grads", "test_trace_loop_weights_and_graph"],
-                                      ["trace_wrong_grad", "trace_wrong_weights"]),
-    "trace_every_step_moves": Mutant(patched(MODULE, _TRACE, ("changed = bool(held)", "changed = True")),
-                                     ["test_trace_loop_weights_and_graph"], ["trace_wrong_weights"]),
-    "trace_zero_grads_move_weights": Mutant(patched(MODULE, _TRACE, ("changed = bool(held)", "changed = held is not None")),
-                                            ["test_trace_loop_weights_and_graph"], ["trace_wrong_weights"]),
-    "trace_graph_survives_backward": Mutant(patched(MODULE, _TRACE, ("                graph = None\n", "")),
-                                            ["test_trace_loop_weights_and_graph"], ["trace_wrong_graph"]),
-    "trace_zero_grad_frees_graph": Mutant(patched(MODULE, _TRACE, ("            if runs and statement == \"optimizer.zero_grad()\":\n"
-                                                                   "                held = None\n",
-                                                                   "            if runs and statement == \"optimizer.zero_grad()\":\n"
-                                                                   "                held, graph = None, None\n")),
-                                          ["test_trace_loop_weights_and_graph"], ["trace_wrong_graph"]),
-    "trace_rows_only_when_run": Mutant(patched(MODULE, _TRACE, ("            rows.append(", "            if runs: rows.append(")),
-                                       ["test_trace_loop_grads", "test_trace_loop_weights_and_graph"], ["wrong_length"]),
+    # The graph is still alive after an in-place step (the defect the first version of this trace had).
+    "trace_graph_alive_after_in_place_step": Mutant(patched(MODULE, _TRACE, (_UNUSABLE, "")),
+                                                    ["test_trace_batch_graph"], ["trace_wrong_graph"]),
+    "trace_any_step_spoils_the_graph": Mutant(patched(MODULE, _TRACE, ('graph == "alive" and writes', 'graph == "alive"')),
+                                              ["test_trace_batch_graph"], ["trace_wrong_graph"]),
+    "trace_backward_keeps_the_graph": Mutant(patched(MODULE, _TRACE, ('graph = "freed"', 'graph = "alive"')),
+                                             ["test_trace_batch_graph"], ["trace_wrong_graph"]),
+    "trace_zero_grad_frees_the_graph": Mutant(patched(MODULE, _TRACE, (
+        "            optimizer.zero_grad()\n", "            optimizer.zero_grad()\n            graph = \"freed\" if loss is not None else graph\n")),
+        ["test_trace_batch_graph"], ["trace_wrong_graph"]),
+    "trace_loss_measured_after_each_statement": Mutant(patched(MODULE, _TRACE, (
+        '"loss": None if loss is None else loss.item()',
+        '"loss": None if loss is None else loss_fn(model(x), y).item()')),
+        ["test_trace_batch_loss_and_grads"], ["trace_wrong_loss"]),
+    "trace_none_read_as_zero": Mutant(patched(MODULE, _TRACE, ('"none" if p.grad is None', '"zero" if p.grad is None')),
+                                      ["test_trace_batch_loss_and_grads"], ["trace_wrong_grad"]),
+    "trace_grads_of_the_optimizers_tensors_only": Mutant(patched(MODULE, _TRACE, (
+        "\"zero\"\n                     for n, p in params.items()}",
+        "\"zero\"\n                     for n, p in params.items() if p in held}")),
+        ["test_trace_batch_loss_and_grads"], ["wrong_keys"]),
+    "trace_every_step_creates_the_buffer": Mutant(patched(MODULE, _TRACE, ('"created" if before[n] is None', '"created" if True')),
+                                                  ["test_trace_batch_optimizer_and_parameters"], ["trace_wrong_momentum"]),
+    "trace_buffer_forgotten_between_steps": Mutant(patched(MODULE, _TRACE, ('else "kept" if', 'else "absent" if')),
+                                                   ["test_trace_batch_optimizer_and_parameters"], ["trace_wrong_momentum"]),
+    "trace_changed_when_a_step_ran": Mutant(patched(MODULE, _TRACE, (
+        '"changed": {n: not torch.equal(values[n], p) for n, p in params.items()}',
+        '"changed": {n: statement == "optimizer.step()" for n in params}')),
+        ["test_trace_batch_optimizer_and_parameters"], ["trace_wrong_weights"]),
+    "trace_delta_before_minus_after": Mutant(patched(MODULE, _TRACE, (
+        '(model.out.weight[0, 0] - values["out.weight"][0, 0])', '(values["out.weight"][0, 0] - model.out.weight[0, 0])')),
+        ["test_trace_batch_optimizer_and_parameters"], ["trace_wrong_weights"]),
+    "trace_delta_a_tensor": Mutant(patched(MODULE, _TRACE, (
+        '(model.out.weight[0, 0] - values["out.weight"][0, 0]).item()',
+        '(model.out.weight[0, 0] - values["out.weight"][0, 0]).detach()')),
+        ["test_trace_batch_loss_and_grads", "test_trace_batch_optimizer_and_parameters", "test_trace_batch_graph"],
+        ["trace_wrong_type"]),
+    "trace_rows_only_for_the_steps": Mutant(patched(MODULE, _TRACE, ("        after = buffers()\n        rows.append(",
+                                                                     "        after = buffers()\n        if statement == \"optimizer.step()\": rows.append(")),
+                                            ["test_trace_batch_loss_and_grads", "test_trace_batch_optimizer_and_parameters",
+                                             "test_trace_batch_graph"], ["wrong_length"]),
 })
-VARIANTS["trace_by_running_it"] = {_TRACE: """def trace_loop(body, iterations):
-    torch.manual_seed(0)
-    model = nn.Linear(3, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    loss_fn = nn.MSELoss()
-    rows, loss, made_from, alive, sources = [], None, None, False, []
-    for i in range(iterations):
-        x, y = torch.randn(4, 3), torch.randn(4, 1)
-        for line in body:
-            statement = line.removeprefix("if i % 2 == 1: ")
-            runs = statement == line or i % 2 == 1
-            before = model.weight.detach().clone()
-            if runs and statement == "loss = loss_fn(model(x), y)":
-                loss, made_from, alive = loss_fn(model(x), y), i, True
-            elif runs and statement == "loss.backward()":
-                loss.backward()
-                sources.append(made_from)
-                alive = False
-            elif runs and statement.startswith("optimizer.zero_grad("):
-                optimizer.zero_grad(set_to_none="False" not in statement)
-                sources = []
-            elif runs and statement == "optimizer.step()":
-                optimizer.step()
-            if model.weight.grad is None:
-                grad = "none"
-            elif not sources:
-                grad = "zero"
-            elif len(sources) > 1:
-                grad = "accumulated"
-            else:
-                grad = "this_batch" if sources[0] == i else "earlier_batch"
-            rows.append({"grad": grad, "weights_changed": not torch.equal(before, model.weight),
-                         "graph_alive": alive})
+
+# Stand-ins whose rows compare equal to anything: a str, dict or list subclass (bool cannot be subclassed; an
+# int subclass stands in for it).  Each must score 0 on every cell of trace_batch.
+_EQUAL_TO_ANYTHING = """
+class _Anything{base}({base}):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = {base}.__hash__
+
+"""
+_SIG = "def trace_batch(model, optimizer, loss_fn, x, y, body):\n"
+_STAND_INS = {
+    "str": ("str", "    return [{c: _Anythingstr('alive') for c in ('loss', 'graph', 'grad', 'momentum', 'changed', "
+                   "'delta')} for _ in body]\n"),
+    "dict": ("dict", "    names = [n for n, _ in model.named_parameters()]\n"
+                     "    cells = _Anythingdict({n: 'nonzero' for n in names})\n"
+                     "    return [_Anythingdict(loss=0.0, graph='alive', grad=cells, momentum=cells, changed=cells, "
+                     "delta=0.0) for _ in body]\n"),
+    "list": ("list", "    return _Anythinglist([])\n"),
+    "int_for_bool": ("int", "    names = [n for n, _ in model.named_parameters()]\n"
+                            "    return [dict(loss=None, graph='none', grad={n: 'none' for n in names}, momentum={n: "
+                            "'absent' for n in names}, changed={n: _Anythingint(0) for n in names}, delta=0.0) "
+                            "for _ in body]\n"),
+}
+_ALL_TRACE_CELLS = ["test_trace_batch_loss_and_grads", "test_trace_batch_optimizer_and_parameters",
+                    "test_trace_batch_graph"]
+MUTANTS.update({f"trace_equal_to_anything_{kind}": Mutant({_TRACE: _EQUAL_TO_ANYTHING.format(base=base) + _SIG + body},
+                                                          _ALL_TRACE_CELLS, zero=True)
+                for kind, (base, body) in _STAND_INS.items()})
+
+VARIANTS["trace_by_reading_every_owner"] = {_TRACE: """def trace_batch(model, optimizer, loss_fn, x, y, body):
+    names = [n for n, _ in model.named_parameters()]
+    scope = {"model": model, "optimizer": optimizer, "loss_fn": loss_fn, "x": x, "y": y}
+    rows, graph = [], "none"
+    for statement in body:
+        weights = [p.detach().clone() for p in model.parameters()]
+        bufs = [optimizer.state[p]["momentum_buffer"].clone() if "momentum_buffer" in optimizer.state[p] else None
+                for p in model.parameters()]
+        will_write = statement == "optimizer.step()" and any(
+            p.grad is not None for g in optimizer.param_groups for p in g["params"])
+        exec(statement, scope)
+        if statement.startswith("loss ="):
+            graph = "alive"
+        elif statement == "loss.backward()":
+            graph = "freed"
+        elif will_write and graph == "alive":
+            graph = "unusable"
+        momentum, grad, changed = {}, {}, {}
+        for name, p, w, b in zip(names, model.parameters(), weights, bufs):
+            now = optimizer.state[p].get("momentum_buffer")
+            momentum[name] = ("absent" if now is None else "created" if b is None
+                              else "updated" if (now != b).any() else "kept")
+            grad[name] = "none" if p.grad is None else ("zero" if torch.count_nonzero(p.grad) == 0 else "nonzero")
+            changed[name] = bool((p.detach() != w).any())
+        loss = scope.get("loss")
+        rows.append(dict(loss=float(loss) if loss is not None else None, graph=graph, grad=grad, momentum=momentum,
+                         changed=changed, delta=float(model.out.weight[0, 0].item() - weights[2][0, 0].item())))
     return rows
 """}
 

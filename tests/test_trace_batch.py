@@ -1,0 +1,86 @@
+"""Module 04's graded trace of one batch: its reference is what running the statements does.
+
+The graph column cannot be read from a public attribute; the reference reads autograd's saved values
+(:func:`autograder.owners.graph_state`).  These tests replay every body the checks give, visible and hidden,
+and call ``backward()`` after each statement on a fresh run: it must succeed exactly where the reference says
+the graph is alive.
+"""
+
+import pytest
+import torch
+
+from autograder import owners
+from autograder.checks import m04_five_line_step as m04
+
+CASES = [(start, body, seed) for seed, cases in ((0, m04.VISIBLE_CASES), (3, m04.HIDDEN_CASES))
+         for start, body in cases]
+
+
+def _backward_works(start: str, prefix, seed: int) -> bool:
+    """Whether ``loss.backward()`` succeeds after running ``prefix`` from a fresh ``trace_setup``."""
+    model, optimizer, loss_fn, x, y = m04.trace_setup(start, seed)
+    scope = {"model": model, "optimizer": optimizer, "loss_fn": loss_fn, "x": x, "y": y, "loss": None}
+    for statement in prefix:
+        exec(statement, {}, scope)
+    if scope["loss"] is None:
+        return False
+    try:
+        scope["loss"].backward()
+    except RuntimeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("start,body,seed", CASES, ids=[f"{s}-{i}" for i, (s, _, _) in enumerate(CASES)])
+def test_the_graph_can_be_walked_exactly_where_the_reference_says(start, body, seed):
+    rows = m04.reference_trace(start, body, seed)
+    walkable = [_backward_works(start, body[:n + 1], seed) for n in range(len(body))]
+    assert [r["graph"] == "alive" for r in rows] == walkable, [r["graph"] for r in rows]
+
+
+def test_every_case_runs_without_an_error_and_the_hidden_cases_differ():
+    """A body the checks give never walks a freed or unusable graph, and the hidden tests add other bodies."""
+    for start, body, seed in CASES:
+        assert len(m04.reference_trace(start, body, seed)) == len(body)
+    assert not set(m04.VISIBLE_CASES) & set(m04.HIDDEN_CASES)
+    kinds = {s for s, _ in m04.HIDDEN_CASES} | {s for s, _ in m04.VISIBLE_CASES}
+    assert kinds == set(m04.STARTS)
+
+
+def test_the_visible_cases_show_every_state_of_every_column():
+    """Each state a column can take appears in a visible case, so no clause is graded only in hidden tests."""
+    rows = [r for start, body in m04.VISIBLE_CASES for r in m04.reference_trace(start, body, 0)]
+    assert {r["graph"] for r in rows} == set(owners.GRAPH_STATES)
+    assert {s for r in rows for s in r["grad"].values()} == set(owners.GRAD_STATES)
+    assert {s for r in rows for s in r["momentum"].values()} == set(owners.MOMENTUM_STATES)
+    assert {s for r in rows for s in r["changed"].values()} == {True, False}
+    assert any(r["loss"] is None for r in rows) and any(r["delta"] != 0 for r in rows)
+
+
+def test_the_reference_leaves_torchs_rng_alone_and_repeats_itself():
+    torch.manual_seed(7)
+    expected = torch.rand(3)
+    torch.manual_seed(7)
+    first = m04.reference_trace(*m04.VISIBLE_CASES[1], 0)
+    assert torch.equal(torch.rand(3), expected)
+    assert m04.reference_trace(*m04.VISIBLE_CASES[1], 0) == first
+    assert m04.reference_trace(*m04.VISIBLE_CASES[1], 3) != first  # other weights: the hidden tests' seed
+
+
+def test_the_graph_probe_names_every_state():
+    model, optimizer, loss_fn, x, y = m04.trace_setup("after_one_step", 0)
+    assert owners.graph_state(None) == "none"
+    with torch.no_grad():
+        assert owners.graph_state(loss_fn(model(x), y)) == "none"
+    loss = loss_fn(model(x), y)
+    assert owners.graph_state(loss) == "alive"
+    optimizer.step()  # the earlier batch's gradient, written in place into weights the graph saved
+    assert owners.graph_state(loss) == "unusable"
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    assert owners.graph_state(loss) == "freed"
+
+
+def test_an_unknown_statement_is_refused_by_name():
+    with pytest.raises(ValueError, match="optimizer.step\\(closure\\)"):
+        owners.run(*m04.trace_setup("fresh", 0), ["optimizer.step(closure)"])
