@@ -282,14 +282,12 @@ def test_a_sandbox_whose_own_mounts_fail_stops_the_run_whatever_the_mode(monkeyp
 def test_the_package_is_mounted_where_no_bound_path_lies(monkeypatch):
     """The README's shared environment sits at /opt/torch-ledger: the package goes elsewhere, and nowhere that
     equals, holds or lies inside a bound path."""
-    from autograder.cohort.kernels import bwrap as bw
-
     assert confinement.collides("/opt/torch-ledger", ["/opt/torch-ledger"]) == "/opt/torch-ledger"
     assert confinement.collides("/opt/torch-ledger", ["/opt"]) == "/opt"
     assert confinement.collides("/opt/torch-ledger", ["/opt/torch-ledger/lib/python3.11/site-packages"])
     assert not confinement.collides("/opt/torch-ledger", ["/opt/torch-ledger-2", "/usr", "/opt/conda"])
     confinement.package_root.cache_clear()
-    monkeypatch.setattr(bw, "python_dirs", lambda: ["/opt/torch-ledger", "/usr/lib/python3.11"])
+    monkeypatch.setattr(confinement, "python_dirs", lambda: ["/opt/torch-ledger", "/usr/lib/python3.11"])
     try:
         place = confinement.package_root()
         assert place != "/opt/torch-ledger" and place in confinement.PACKAGE_ROOTS

@@ -400,7 +400,7 @@ def test_no_import_circle_anywhere_in_the_package():
 # The instructor tools' parts, from the bottom: the course directory and the kernels know nothing of a run;
 # a run knows nothing of the views that read its records.
 COHORT_PARTS = {"commands": 0, "course": 0, "privacy": 0, "kernels": 0, "preprocessors": 0,
-                "collect": 1, "execute": 1, "run": 1, "views": 2}
+                "collect": 1, "exchange": 1, "execute": 1, "run": 1, "views": 2}
 
 
 def test_the_instructor_tools_parts_import_downward():

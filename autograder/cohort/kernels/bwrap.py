@@ -13,17 +13,27 @@ whether bubblewrap can run here, so that ``--sandbox auto`` can fall back loudly
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from typing import NamedTuple
 
-from .confinement import BASE_UID, HOME, NOBODY, Confinement, Limits, is_root, kernel_env, package_dir, package_root
+from .confinement import (
+    BASE_UID,
+    HOME,
+    NOBODY,
+    SYSTEM,
+    TOP_LEVEL,
+    Confinement,
+    Limits,
+    is_root,
+    kernel_env,
+    package_dir,
+    package_root,
+    python_dirs,
+)
 
 #: Environment variable naming the bubblewrap binary (tests point it elsewhere).
 BWRAP_ENV = "AUTOGRADER_BWRAP"
@@ -111,17 +121,6 @@ def namespace_args() -> list[str]:
     return args
 
 
-SYSTEM = ("/usr", "/etc", "/opt/conda")
-TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
-
-
-def bound_paths() -> list[str]:
-    """Every path the sandbox binds from the host, but the course package (its mount point must avoid them)."""
-    paths = [p for p in SYSTEM if os.path.isdir(p)]
-    paths += ["/" + n for n in TOP_LEVEL if os.path.islink("/" + n) or os.path.isdir("/" + n)]
-    return paths + python_dirs()
-
-
 def system_binds() -> list[str]:
     """Read-only binds of the system, of this Python and its environment, and of the course package."""
     args: list[str] = []
@@ -160,45 +159,6 @@ def parents(path: str, made: set[str] | None = None) -> list[str]:
             made.add(ancestor)
     made.add(path)
     return args
-
-
-def python_dirs() -> list[str]:
-    """Directories this interpreter and its virtual environment live in, with the site-packages
-    folders its ``.pth`` files add (never the course package's checkout: that is bound on its own)."""
-    dirs = {
-        os.path.realpath(sys.base_prefix),
-        os.path.realpath(sys.prefix),
-        os.path.realpath(sysconfig.get_paths()["purelib"]),
-        os.path.dirname(os.path.realpath(sys.executable)),
-        *site_dirs(sys.executable),
-    }
-    # A system Python under /usr is covered by the /usr bind; keep the outermost of nested paths.
-    ordered = sorted(d for d in dirs if os.path.isdir(d))
-    kept: list[str] = []
-    for d in ordered:
-        if not any(d == k or d.startswith(k + "/") for k in kept):
-            kept.append(d)
-    return kept
-
-
-@functools.cache
-def site_dirs(executable: str) -> tuple[str, ...]:
-    """The site-packages folders on ``executable``'s ``sys.path`` as a kernel would start it.
-
-    Only folders named ``site-packages`` or ``dist-packages``: a ``.pth`` line that puts a
-    checkout on the path (an editable install in compat mode) is not bound, since a checkout
-    holds the course's solutions; the course package itself is bound at :func:`package_root`.
-    """
-    code = "import json, sys; print(json.dumps(sys.path))"
-    try:
-        proc = subprocess.run([executable, "-c", code], env={**kernel_env(unconfined=True), "PYTHONPATH": ""}, cwd="/",
-                              capture_output=True, text=True, timeout=60)
-        paths = json.loads(proc.stdout)
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return ()
-    return tuple(sorted({os.path.realpath(p) for p in paths
-                         if isinstance(p, str) and os.path.basename(p) in ("site-packages", "dist-packages")
-                         and os.path.isdir(p)}))
 
 
 def drop_privileges(uid: int) -> list[str]:

@@ -12,8 +12,11 @@ fork server's child applies to itself, :func:`autograder.cohort.kernels.forkserv
 from __future__ import annotations
 
 import functools
+import json
 import os
+import subprocess
 import sys
+import sysconfig
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -83,14 +86,62 @@ def collides(place: str, paths) -> str:
     return ""
 
 
+SYSTEM = ("/usr", "/etc", "/opt/conda")
+TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def bound_paths() -> list[str]:
+    """Every path the sandbox binds from the host, but the course package (its mount point must avoid them)."""
+    paths = [p for p in SYSTEM if os.path.isdir(p)]
+    paths += ["/" + n for n in TOP_LEVEL if os.path.islink("/" + n) or os.path.isdir("/" + n)]
+    return paths + python_dirs()
+
+
+def python_dirs() -> list[str]:
+    """Directories this interpreter and its virtual environment live in, with the site-packages
+    folders its ``.pth`` files add (never the course package's checkout: that is bound on its own)."""
+    dirs = {
+        os.path.realpath(sys.base_prefix),
+        os.path.realpath(sys.prefix),
+        os.path.realpath(sysconfig.get_paths()["purelib"]),
+        os.path.dirname(os.path.realpath(sys.executable)),
+        *site_dirs(sys.executable),
+    }
+    # A system Python under /usr is covered by the /usr bind; keep the outermost of nested paths.
+    ordered = sorted(d for d in dirs if os.path.isdir(d))
+    kept: list[str] = []
+    for d in ordered:
+        if not any(d == k or d.startswith(k + "/") for k in kept):
+            kept.append(d)
+    return kept
+
+
+@functools.cache
+def site_dirs(executable: str) -> tuple[str, ...]:
+    """The site-packages folders on ``executable``'s ``sys.path`` as a kernel would start it.
+
+    Only folders named ``site-packages`` or ``dist-packages``: a ``.pth`` line that puts a
+    checkout on the path (an editable install in compat mode) is not bound, since a checkout
+    holds the course's solutions; the course package itself is bound at :func:`package_root`.
+    """
+    code = "import json, sys; print(json.dumps(sys.path))"
+    try:
+        proc = subprocess.run([executable, "-c", code], env={**kernel_env(unconfined=True), "PYTHONPATH": ""}, cwd="/",
+                              capture_output=True, text=True, timeout=60)
+        paths = json.loads(proc.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(sorted({os.path.realpath(p) for p in paths
+                         if isinstance(p, str) and os.path.basename(p) in ("site-packages", "dist-packages")
+                         and os.path.isdir(p)}))
+
+
 @functools.cache
 def package_root() -> str:
     """Where this process's sandboxes mount the ``autograder`` package: the first of :data:`PACKAGE_ROOTS`
     that collides with no path the sandbox binds (the system, this Python, its environment and site-packages,
     the kernel's writable places).  The same in every sandbox of the process: the warm template and its
     children agree on it."""
-    from .bwrap import bound_paths  # the binds are bubblewrap's rendering; it imports this module
-
     taken = [*bound_paths(), sys.prefix, sys.base_prefix, *WRITABLE]
     for place in PACKAGE_ROOTS:
         if not collides(place, taken):
