@@ -89,7 +89,8 @@ def _in_order(names, notebook) -> list[str]:
 
 
 def grade(course: Course, assignment: str, options: GradeOptions | None = None) -> dict:
-    """Grade the cohort's submissions of ``assignment``; returns the run record (also written to disk).
+    """Grade the cohort's submissions of ``assignment``; returns the run record as ``grading.json`` holds it
+    (the typed :class:`~autograder.cohort.records.RunRecord` is written to disk and read back by the views).
 
     Raises :class:`CalibrationFailed`, having written nothing, when the assignment's own solution
     does not score full marks under this run's set-up (unless ``options.force``).  Students the grader
