@@ -8,7 +8,7 @@ from nbgrader.converters import Autograde, GenerateAssignment
 try:
     from autograder.cohort.preprocessors.check_metadata import with_fast_metadata_check
     from autograder.cohort.preprocessors.insert_starters import with_starter_code
-    from autograder.cohort.run.gradebook_engines import share_engines
+    from autograder.cohort.worker.sqlalchemy_engines import share_engines
 except ImportError as error:  # nbgrader would print a traceback and go on with its defaults (and another gradebook)
     sys.stderr.write(
         f"nbgrader_config.py: this course needs its package, and {sys.executable} cannot import it ({error}). "
@@ -76,7 +76,7 @@ if _is_autograde(sys.argv):
         c.Execute.kernel_manager_class = "autograder.cohort.kernels.managers.WarmKernelManager"
     if kernels != "stock":
         # nbgrader opens the gradebook about ten times a notebook: one SQLAlchemy engine for them all, so that
-        # its queries are compiled once (autograder/cohort/run/gradebook_engines.py).
+        # its queries are compiled once (autograder/cohort/worker/sqlalchemy_engines.py).
         share_engines()
 
 HERE = os.path.dirname(os.path.abspath(__file__))

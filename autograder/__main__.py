@@ -316,8 +316,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     from .cohort.course import CourseError
+    from .cohort.records import RecordError
     from .cohort.run.grade import GradingError
-    from .cohort.run.records import RecordError
 
     try:
         return args.run(args)

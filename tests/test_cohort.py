@@ -25,12 +25,13 @@ from autograder.cohort.kernels import confinement
 from autograder.cohort.kernels.box import prepare_box
 from autograder.cohort.kernels.bwrap import BWRAP_ENV, bwrap_argv, probe
 from autograder.cohort.kernels.confinement import Limits
-from autograder.cohort.run import canary, scan
-from autograder.cohort.run import check_results as outcomes
+from autograder.cohort.records import RunRecord, StudentEntry
 from autograder.cohort.run.grade import GradeOptions, GradingError, grade
 from autograder.cohort.run.machine import resolve_sandbox
-from autograder.cohort.run.submission import OUTPUT_LIMITS
 from autograder.cohort.views import feedback, report
+from autograder.cohort.worker import canary, scan
+from autograder.cohort.worker import check_results as outcomes
+from autograder.cohort.worker.submission import OUTPUT_LIMITS
 from autograder.dev import fixture_courses, hostile, nbtools
 from autograder.dev.synthetic import load_catalogue, pick_mutant
 
@@ -221,17 +222,20 @@ def test_canary_verdict_rules():
 
 def test_report_analysis_counts_each_student_once_per_function():
     def t(test, fn, outcome, text="", code=""):
-        return outcomes.TestOutcome(test, fn, outcome, text, code).as_dict()
+        return outcomes.TestOutcome(test, fn, outcome, text, code)
+
+    def entry(status, tests):
+        return StudentEntry(status=status, reason="", score=0.0, max_score=3.0, tests=tests)
 
     wrong = "[incorrect] f — Seen: the wrong thing. Owner: o. Do: d."
-    record = {"functions": ["f", "g"], "students": {
-        "a": {"status": "graded", "tests": [t("test_f_1", "f", "correct"), t("test_g_1", "g", "correct")]},
-        "b": {"status": "graded", "tests": [t("test_f_1", "f", "incorrect", wrong, "wrong_value"),
-                                            t("test_f_2", "f", "incorrect", wrong, "wrong_value"),
-                                            t("test_g_1", "g", "not attempted", "[not attempted] g — stub")]},
-        "c": {"status": "failed", "tests": []},
-    }}
-    stats = {s.function: s for s in report.analyse(record)}
+    students = {
+        "a": entry("graded", [t("test_f_1", "f", "correct"), t("test_g_1", "g", "correct")]),
+        "b": entry("graded", [t("test_f_1", "f", "incorrect", wrong, "wrong_value"),
+                              t("test_f_2", "f", "incorrect", wrong, "wrong_value"),
+                              t("test_g_1", "g", "not attempted", "[not attempted] g — stub")]),
+        "c": entry("failed", []),
+    }
+    stats = {s.function: s for s in report.outcomes_of(["f", "g"], students)}
     assert stats["f"].counts == {"correct": 1, "incorrect": 1, "not attempted": 0, "errored": 1}
     assert stats["g"].counts["not attempted"] == 1
     assert [(d.key, d.students) for d in stats["f"].diagnoses] == [("wrong_value", 1)]
@@ -507,7 +511,7 @@ def test_report_names_the_cohort_misconceptions_and_flags(cohort):
     for png in ("outcomes.png", "scores.png", "diagnoses.png"):
         assert (folder / png).stat().st_size > 1000
     assert "standardize" in text and "hostile-input-transformer" in text and "compromised" in text
-    stats = {s.function: s for s in report.analyse(cohort["record"])}
+    stats = {s.function: s for s in report.analyse(RunRecord.from_dict(cohort["record"]))}
     assert stats["standardize"].diagnoses, "the standardize mutant's diagnosis is missing"
     assert "without the sandbox" not in text.lower()
 

@@ -12,10 +12,10 @@ import pytest
 
 from autograder.cohort import privacy
 from autograder.cohort.kernels import box as boxes
+from autograder.cohort.records import GRADER, REFERENCE, STUDENT, Failure, Grade, SubmissionResult
 from autograder.cohort.run.coordinator import Coordinator
 from autograder.cohort.run.machine import _quota_v1, _quota_v2, cgroup_cpu_quota
-from autograder.cohort.run.records import GRADER, REFERENCE, STUDENT, Failure, SubmissionResult
-from autograder.cohort.run.submission import grader_error, trim_outputs
+from autograder.cohort.worker.submission import grader_error, trim_outputs
 
 
 class FakeWriter:
@@ -30,7 +30,7 @@ class FakeWriter:
 
 def _result(student, score=2.0, status="graded", failure=None):
     outcome = SubmissionResult(student, reference=student == REFERENCE)
-    outcome.grades = {"test_a": {"auto_score": score, "max_score": 2.0, "needs_manual_grade": False}}
+    outcome.grades = {"test_a": Grade(score, 2.0)}
     if failure is not None:
         outcome.fail(failure)
     return outcome
@@ -61,7 +61,7 @@ def test_an_internal_failure_writes_nothing_even_when_forced():
     c.accept(_result("ada", failure=internal))
     c.accept(_result("bob", failure=Failure(STUDENT, "wall-clock", "ran past its wall-clock limit")))
     assert writer.written == {"bob": 0.0}  # the student's own failure is a zero; the grader's is nothing
-    assert c.not_graded["ada"]["owner"] == GRADER and c.forced == "Calibration could not run"
+    assert c.not_graded["ada"].owner == GRADER and c.forced == "Calibration could not run"
 
 
 def test_a_write_that_fails_is_the_graders_failure():
@@ -71,7 +71,7 @@ def test_a_write_that_fails_is_the_graders_failure():
     c.accept(_result("ada"))
     c.accept(_result("bob"))
     assert writer.written == {"bob": 2.0}
-    assert c.not_graded["ada"]["cause"] == "gradebook" and "No space left" in c.not_graded["ada"]["reason"]
+    assert c.not_graded["ada"].cause == "gradebook" and "No space left" in c.not_graded["ada"].reason
 
 
 def test_a_write_refused_in_the_course_folders_names_the_folder_not_the_gradebook():
@@ -141,10 +141,11 @@ def test_outputs_are_cut_to_their_head_and_results_kept():
 
 
 def test_a_late_submissions_page_shows_the_penalty_and_the_final_score():
+    from autograder.cohort.records import Late, StudentEntry
     from autograder.cohort.views.feedback import render
 
-    entry = {"status": "graded", "score": 0.0, "raw_score": 9.0, "max_score": 12.0, "tests": [],
-             "late": {"seconds_late": 7300, "penalty": 9.0, "due": "2026-12-01T17:00:00+00:00", "submitted": ""}}
+    entry = StudentEntry(status="graded", reason="", score=0.0, raw_score=9.0, max_score=12.0,
+                         late=Late(7300, 9.0, "2026-12-01T17:00:00+00:00", ""))
     page = render("ada", "01-tensors", entry, {}, [], {"test_a": (9.0, 12.0)})
     assert "score <b>0 / 12</b>" in page
     assert "Submitted late: 2 h 1 min after the due date" in page and "the late penalty is 9" in page
@@ -165,9 +166,9 @@ def test_the_canary_verdict_learnt_from_calibration_zeroes_a_tampered_notebook()
     c.accept(honest)
     c.accept(tampered)
     assert writer.written == {"ada": 2.0, "eve": 0.0}
-    assert c.results["ada"].canary_verdict["status"] == "ok" and not c.results["ada"].flags
+    assert c.results["ada"].canary_verdict.status == "ok" and not c.results["ada"].flags
     eve = c.results["eve"]
-    assert eve.compromised and eve.flags[0]["kind"] == "compromised" and "test_a passed" in eve.flags[0]["detail"]
+    assert eve.compromised and eve.flags[0].kind == "compromised" and "test_a passed" in eve.flags[0].detail
 
 
 def test_taking_the_socket_directory_back_never_shuts_the_kernel_out(tmp_path, monkeypatch):

@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from autograder.cohort.run import records as record
-from autograder.cohort.run.engine import ALLOWED_FAILURES, Engine, wait_any
+from autograder.cohort import jobs
+from autograder.cohort import records as record
+from autograder.cohort.run.dask_cluster import ALLOWED_FAILURES, DaskCluster, wait_any
 
 
 def test_a_folder_travels_as_data_without_following_links(tmp_path):
@@ -19,22 +20,23 @@ def test_a_folder_travels_as_data_without_following_links(tmp_path):
     (src / "sub" / "data.csv").write_bytes(b"1,2\n")
     (src / "secret").symlink_to("/etc/passwd")
     (src / "big.bin").write_bytes(b"")
-    os.truncate(src / "big.bin", record.MAX_FILE_BYTES + 1)
+    os.truncate(src / "big.bin", jobs.MAX_FILE_BYTES + 1)
     (src / ".ipynb_checkpoints").mkdir()
     (src / ".ipynb_checkpoints" / "a-checkpoint.ipynb").write_text("{}")
-    files = record.pack_folder(src)
-    assert files == {"a.ipynb": b"{}", "sub/data.csv": b"1,2\n", "secret": None, "big.bin": record.MAX_FILE_BYTES + 1}
-    dest = record.unpack_folder(files, tmp_path / "dest")
+    files = jobs.pack_folder(src)
+    assert files == {"a.ipynb": b"{}", "sub/data.csv": b"1,2\n", "secret": None, "big.bin": jobs.MAX_FILE_BYTES + 1}
+    dest = jobs.unpack_folder(files, tmp_path / "dest")
     assert (dest / "secret").is_symlink() and not (dest / "secret").exists()  # dangling: never the original target
-    assert (dest / "big.bin").stat().st_size == record.MAX_FILE_BYTES + 1
+    assert (dest / "big.bin").stat().st_size == jobs.MAX_FILE_BYTES + 1
     assert (dest / "sub" / "data.csv").read_bytes() == b"1,2\n"
     with pytest.raises(record.RecordError, match="outside"):
-        record.unpack_folder({"../escape.txt": b"x"}, tmp_path / "other")
+        jobs.unpack_folder({"../escape.txt": b"x"}, tmp_path / "other")
     assert not (tmp_path / "escape.txt").exists()
 
 
 def test_a_run_record_round_trips_and_a_broken_one_is_named(tmp_path):
-    entry = record.StudentEntry(status="graded", reason="", score=3.0, max_score=4.0, tests=[{"test": "t"}])
+    entry = record.StudentEntry(status="graded", reason="", score=3.0, max_score=4.0,
+                                tests=[record.TestOutcome("t", "f", "correct", "")])
     run = record.RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=2,
                            sandbox={"mode": "off", "warning": ""}, limits={}, gradebook="sqlite://", functions=[],
                            tests=[], calibration=None, forced={"forced": False, "reason": ""}, package={},
@@ -49,6 +51,47 @@ def test_a_run_record_round_trips_and_a_broken_one_is_named(tmp_path):
         record.load(tmp_path / "none.json")
 
 
+def _full_result() -> record.SubmissionResult:
+    """A result with every part of the record filled in, as a worker hands it back."""
+    failure = record.Failure(record.STUDENT, "kernel-died", "the kernel died of SIGKILL", "raise --memory-mb", "log")
+    result = record.SubmissionResult("ada", grades={"test_f": record.Grade(1.0, 2.0), "test_g": record.Grade(None, 1.0,
+                                                                                                           True)},
+                                     comments={"f": None}, late_penalty=0.5, canary={"setup": "ok", "test_f": "nonce"},
+                                     tests=[record.TestOutcome("test_f", "f", "incorrect", "[incorrect] f", "wrong_dim",
+                                                               1.0, 2.0, "seen", "owner", "do", "CheckFailed")],
+                                     findings=[record.Finding("f", 2, "sys-modules", "sys.modules['x'] = None")],
+                                     notes=[record.Note("structure", "deleted test cell t; put back", "more")],
+                                     autograded={"a.ipynb": b"{}"}, seconds=1.5, timings={"cells": 1.0},
+                                     first_error=record.CellError("test_f", "CheckFailed", "wrong"), kernel="warm",
+                                     trimmed="1 KB cut")
+    result.fail(failure)
+    return result
+
+
+def test_every_record_type_round_trips_through_its_one_dict_pair():
+    """The record is typed inside the program; a dict only where it crosses a boundary (the Dask return, the
+    journal, grading.json), through each type's as_dict / from_dict, which give back the same value."""
+    import json
+
+    result = _full_result()
+    entry = record.StudentEntry(status="failed", reason=result.reason, score=0.0, raw_score=3.0, max_score=3.0,
+                                tests=result.tests, findings=result.findings, notes=result.notes,
+                                flags=[record.Flag("not graded", result.reason), record.Flag("scan", "1 line")],
+                                canary_verdict=record.CanaryVerdict("ok", "every test cell ran as written"),
+                                failure=result.failure, late=record.Late(7300.0, 2.0, "2026-12-01", "2026-12-02"),
+                                kernel="cold")
+    values = [result, entry, *result.grades.values(), *result.tests, *result.findings, *result.notes, result.failure,
+              result.first_error, *entry.flags, entry.late, entry.canary_verdict, jobs.Job(3, "ada", {"a": b"x"}),
+              record.Calibration("graded", "", True, result.first_error, None, {"setup": "ok"})]
+    for value in values:
+        data = value.as_dict()
+        assert type(value).from_dict(data) == value, type(value).__name__
+        if not isinstance(value, (record.SubmissionResult, jobs.Job)):  # those two travel through Dask, not JSON
+            assert type(value).from_dict(json.loads(json.dumps(data))) == value, type(value).__name__
+    assert entry.score == 1.0 and entry.as_dict()["late"]["penalty"] == 2.0  # final_score(3 - 2), never stored apart
+    assert record.StudentEntry.from_dict({**entry.as_dict(), "raw_score": None}).score == 1.0  # an older record
+
+
 def test_a_local_cluster_leaves_the_dask_settings_as_it_found_them():
     """A coordinator that grades, then uses Dask for something else (a notebook), gets its own settings back.
     Before this module's `engine` starts: no other local cluster of this process is open now."""
@@ -56,7 +99,7 @@ def test_a_local_cluster_leaves_the_dask_settings_as_it_found_them():
 
     keys = ("distributed.worker.multiprocessing-method", "distributed.admin.tick.interval")
     before = [dask.config.get(k) for k in keys]
-    run = Engine(workers=1)
+    run = DaskCluster(workers=1)
     try:
         run.connect()
         during = [dask.config.get(k) for k in keys]
@@ -68,7 +111,7 @@ def test_a_local_cluster_leaves_the_dask_settings_as_it_found_them():
 
 @pytest.fixture(scope="module")
 def engine():
-    found = Engine(workers=2)
+    found = DaskCluster(workers=2)
     found.connect()
     yield found
     found.close()
@@ -128,7 +171,7 @@ def _where(engine, key: str) -> str:
 
 
 def _worker_view(names=("TORCH_LEDGER_PROGRESS", "TORCH_LEDGER_ENGINE_PROBE")):
-    return os.getppid(), {n: os.environ.get(n) for n in names}, "autograder.cohort.run.grader" in sys.modules
+    return os.getppid(), {n: os.environ.get(n) for n in names}, "autograder.cohort.worker.grader" in sys.modules
 
 
 def test_a_later_clusters_workers_are_forked_with_the_environment_as_it_is_now(engine, monkeypatch):
@@ -141,7 +184,7 @@ def test_a_later_clusters_workers_are_forked_with_the_environment_as_it_is_now(e
     assert len(servers) == 1
     monkeypatch.delenv("TORCH_LEDGER_PROGRESS")  # conftest sets it for every test: the server has it
     monkeypatch.setenv("TORCH_LEDGER_ENGINE_PROBE", "now")
-    later = Engine(workers=1)
+    later = DaskCluster(workers=1)
     try:
         later.connect()
         seen = list(later.client.run(_worker_view).values())

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from autograder.cohort.kernels.bwrap import probe
-from autograder.cohort.run.records import JOURNAL, RECORD
+from autograder.cohort.records import JOURNAL, RECORD
 from autograder.dev import fixture_courses, nbtools
 from autograder.dev.synthetic import honest_cohort, load_catalogue
 from conftest import ARTIFACTS
@@ -187,8 +187,8 @@ def test_sigkill_takes_the_workers_and_sandboxes_with_it(killed):
 
 
 def test_journal_resumes_only_the_same_selection_and_ignores_a_torn_line(tmp_path):
+    from autograder.cohort.records import StudentEntry
     from autograder.cohort.run.journal import Journal
-    from autograder.cohort.run.records import StudentEntry
 
     def entry(score):
         return StudentEntry(status="graded", reason="", score=score, max_score=3.0)

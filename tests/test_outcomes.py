@@ -9,8 +9,9 @@ from nbformat.v4 import new_output
 from autograder import core
 from autograder.checks import m01_tensors as check
 from autograder.cohort.kernels.client import PromptKernelManager
-from autograder.cohort.run import check_results as outcomes
+from autograder.cohort.records import StudentEntry
 from autograder.cohort.views import feedback, report
+from autograder.cohort.worker import check_results as outcomes
 from autograder.dev import nbtools
 from autograder.diagnoses import DIAGNOSES
 from autograder.outcome import RESULT_MIME, Outcome
@@ -117,8 +118,8 @@ def test_read_cell_without_result_data():
 
 def _record(students: dict) -> dict:
     return {"functions": ["standardize"], "students": {
-        name: {"status": "graded", "tests": [t.as_dict() for t in outcomes.read_notebook(
-            nbtools.new_notebook([cell]), ["standardize"], {TEST_ID: (0.0, 1.0)})]} for name, cell in students.items()}}
+        name: StudentEntry(status="graded", reason="", score=0.0, max_score=1.0, tests=outcomes.read_notebook(
+            nbtools.new_notebook([cell]), ["standardize"], {TEST_ID: (0.0, 1.0)})) for name, cell in students.items()}}
 
 
 def test_rewording_a_message_leaves_the_report_unchanged(shown, monkeypatch):
@@ -131,7 +132,7 @@ def test_rewording_a_message_leaves_the_report_unchanged(shown, monkeypatch):
     assert len(texts) == 2, "the message was not reworded"
 
     def diagnoses(record):
-        [stats] = report.analyse(record)
+        [stats] = report.outcomes_of(record["functions"], record["students"])
         return [(d.key, d.label, d.students) for d in stats.diagnoses]
 
     assert diagnoses(_record({"a": before})) == diagnoses(_record({"b": after})) == \
@@ -143,7 +144,7 @@ def test_feedback_shows_the_parts_from_the_record(shown):
     cell = executed(shown, "check.standardize_values(standardize)", {"check": check, "standardize": standardize_dim1})
     entry = _record({"a": cell})["students"]["a"]
     page = feedback.render("a", "01-tensors", entry, {}, ["standardize"], {})
-    seen = entry["tests"][0]["seen"]
+    seen = entry.tests[0].seen
     assert "<b>Seen:</b>" in page and "<b>Owner:</b>" in page and "<b>Do:</b>" in page
     assert seen and f"<b>Seen:</b> {html.escape(seen)}</div>" in page
 
@@ -185,14 +186,14 @@ def test_every_outcome_has_one_colour_wherever_it_is_drawn():
 
 
 def test_a_note_of_several_lines_is_shown_to_the_instructor_in_one_line_and_never_to_the_student():
-    from autograder.cohort.run.records import Note, notes_of
+    from autograder.cohort.records import Note
     from autograder.cohort.views import report
 
     old = Note.read("kernel died\nTraceback (most recent call last):\n  boom")  # a record written before kinds
     assert report._note_line(old) == "kernel died (and 2 more lines in grading.json)"
     assert report._note_line(Note.read("one line only\n")) == "one line only"
     typed = Note("cell-error", "f raised ValueError: x", "Traceback ...\n  boom")
-    assert notes_of({"notes": [typed.as_dict()]}) == [typed] and report._note_line(typed).startswith(typed.text)
+    assert Note.from_dict(typed.as_dict()) == typed and report._note_line(typed).startswith(typed.text)
     with pytest.raises(ValueError, match="one line"):
         Note("cell-error", "two\nlines")
     with pytest.raises(ValueError, match="unknown note kind"):

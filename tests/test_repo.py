@@ -397,10 +397,10 @@ def test_no_import_circle_anywhere_in_the_package():
     assert not found, "import circle: " + " -> ".join(found)
 
 
-# The instructor tools' parts, from the bottom: the course directory and the kernels know nothing of a run;
-# a run knows nothing of the views that read its records.
-COHORT_PARTS = {"commands": 0, "course": 0, "privacy": 0, "kernels": 0, "preprocessors": 0,
-                "collect": 1, "exchange": 1, "execute": 1, "run": 1, "views": 2}
+# The instructor tools' parts, from the bottom: the record, the course directory and the kernels know nothing of
+# a run; a grading worker knows nothing of the coordinator; a run knows nothing of the views that read its records.
+COHORT_PARTS = {"records": 0, "score": 0, "jobs": 0, "commands": 0, "course": 0, "privacy": 0, "kernels": 0,
+                "preprocessors": 0, "worker": 1, "collect": 1, "execute": 1, "exchange": 1, "run": 2, "views": 3}
 
 
 def test_the_instructor_tools_parts_import_downward():
@@ -599,17 +599,55 @@ def test_nbgrader_metadata_is_read_in_one_place():
     assert not offenders, offenders
 
 
-def test_the_readme_names_every_module_of_the_instructor_tools_and_where_the_engine_decides():
-    readme = (ROOT / "README.md").read_text()
+def _engine_table(readme: str) -> dict[str, set[str]]:
+    """The modules the README's table in "How the grading engine is built" names, per part of ``cohort/``."""
     section = readme.split("### How the grading engine is built", 1)[1].split("\n### ", 1)[0]
-    layout = next(line for line in readme.splitlines() if line.startswith("| &nbsp;&nbsp;instructor tools |"))
-    named = set(re.findall(r"`([\w/]+)`", section + layout))
-    modules = {p.stem for p in (ROOT / "autograder" / "cohort").rglob("*.py") if p.name != "__init__.py"}
-    assert not modules - named, f"modules of cohort/ the README does not name: {sorted(modules - named)}"
-    from autograder.cohort.run import coordinator
-    from autograder.cohort.run.grader import Grader
+    rows = [line for line in section.splitlines() if line.startswith("| ")][1:]  # the header left out
+    named: dict[str, set[str]] = {}
+    part = ""
+    for row in rows:
+        first, modules = (cell.strip() for cell in row.strip().strip("|").split("|")[:2])
+        part = re.match(r"`(\w+)/`", first).group(1) if first else part
+        named.setdefault(part, set()).update(re.findall(r"`(\w+)`", modules))
+    return named
 
+
+def test_the_readme_engine_table_names_every_module_of_the_instructor_tools_and_no_other():
+    readme = (ROOT / "README.md").read_text()
+    cohort = ROOT / "autograder" / "cohort"
+    found = {"cohort": {p.stem for p in cohort.glob("*.py") if p.name != "__init__.py"}}
+    for package in sorted(p for p in cohort.iterdir() if (p / "__init__.py").is_file()):
+        found[package.name] = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
+    assert _engine_table(readme) == found
+    assert set(found) - {"cohort"} == {p for p in COHORT_PARTS if (cohort / p).is_dir()}
+    section = readme.split("### How the grading engine is built", 1)[1].split("\n### ", 1)[0]
+    from autograder.cohort.run import coordinator, gradebook_writer
+    from autograder.cohort.worker.grader import Grader
+
+    owners = {"Writer": gradebook_writer.Writer, "Coordinator": coordinator.Coordinator, "Grader": Grader}
     for name in re.findall(r"`(\w+)\.(\w+)`", section):  # every Class.method it points to exists
-        owner = {"Writer": coordinator.Writer, "Coordinator": coordinator.Coordinator, "Grader": Grader}.get(name[0])
-        if owner is not None:
-            assert hasattr(owner, name[1]), name
+        if name[0] in owners:
+            assert hasattr(owners[name[0]], name[1]), name
+
+
+def _layout_row(readme: str, label: str) -> set[str]:
+    row = next(line for line in readme.splitlines() if line.startswith(f"| &nbsp;&nbsp;{label} |"))
+    return set(re.findall(r"`([\w/]+)`", row.split("|")[2]))
+
+
+def test_the_readme_layout_table_names_every_module_of_each_layer_and_no_other():
+    """The layout table's rows: the learner runtime (every module of autograder/ and checks/), the instructor
+    tools (cohort/'s parts and its own modules) and the development support (every module and folder of dev/)."""
+    readme = (ROOT / "README.md").read_text()
+    package = ROOT / "autograder"
+
+    def modules(folder, *keep):
+        return {p.stem for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py")} | set(keep)
+
+    runtime = modules(package, "checks/")
+    cohort = {f"{p.name}/" for p in (package / "cohort").iterdir() if (p / "__init__.py").is_file()}
+    dev = {f"{p.name}/" for p in (package / "dev").iterdir() if (p / "__init__.py").is_file()}
+    assert _layout_row(readme, "learner runtime") - {"mNN_*.py"} == runtime
+    assert _layout_row(readme, "instructor tools") - {"grading.json"} == modules(package / "cohort", "cohort/") | cohort
+    assert _layout_row(readme, "development support") - {"demo-cohort", "bench-grade", "bench-checks"} == \
+        modules(package / "dev", "dev/") | dev

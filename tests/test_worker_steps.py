@@ -14,11 +14,12 @@ import pytest
 from traitlets.config import Config
 
 from autograder import core
+from autograder.cohort.jobs import Job, RunSpec, pack_folder
 from autograder.cohort.kernels.confinement import BASE_UID
-from autograder.cohort.run import canary
-from autograder.cohort.run.grader import Grader, Grading, _CellTracker
-from autograder.cohort.run.records import Job, RunSpec, SubmissionResult, pack_folder
-from autograder.cohort.run.submission import LogCapture, explain_failure
+from autograder.cohort.records import SubmissionResult
+from autograder.cohort.worker import canary
+from autograder.cohort.worker.grader import Grader, Grading, _CellTracker
+from autograder.cohort.worker.submission import KernelRun, LogCapture, explain_failure
 from autograder.dev import nbtools
 
 NB = "demo"
@@ -31,8 +32,8 @@ def _notebook(answer="def standardize(x):\n    return (x - x.mean(0)) / x.std(0)
                                  nbtools.test("test_standardize_values", TEST, 2)])
 
 
-def _texts(notes: list[dict]) -> list[str]:
-    return [n["text"] for n in notes]
+def _texts(notes) -> list[str]:
+    return [n.text for n in notes]
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ def test_scan_reports_reaches_into_the_grader_and_edited_locked_cells(worker, tm
     nb = _notebook(answer="import sys\nsys.modules['autograder'] = None\ndef standardize(x):\n    return x",
                    locked=LOCKED + "\ncheck.standardize_values = print")
     g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": nb}), steps=["read", "scan"])
-    assert {f["rule"] for f in g.result.findings} >= {"sys-modules"}
+    assert {f.rule for f in g.result.findings} >= {"sys-modules"}
     assert "edited locked cell setup — nbgrader restored it" in _texts(g.result.notes)
     honest = worker.run(_grading(tmp_path / "honest", {f"{NB}.ipynb": _notebook()}), steps=["read", "scan"])
     assert honest.result.findings == [] and honest.result.notes == []
@@ -112,10 +113,10 @@ def test_observe_canary_then_read_outcomes_from_the_checks_data(worker, tmp_path
     assert set(g.result.canary) >= {"setup", "test_standardize_values"}
     assert not any(canary.is_canary(c) for c in g.graded.cells), "canary cells are stripped"
     (test,) = g.result.tests
-    assert (test["function"], test["outcome"], test["code"], test["seen"]) == \
+    assert (test.function, test.outcome, test.code, test.seen) == \
         ("standardize", "incorrect", "wrong_dim", "the rows have mean 0")
-    assert g.result.first_error == {"cell": "test_standardize_values", "ename": "CheckFailed",
-                                    "evalue": wrong.text()}
+    assert g.result.first_error.as_dict() == {"cell": "test_standardize_values", "ename": "CheckFailed",
+                                              "evalue": wrong.text()}
 
 
 def test_collect_notes_and_pack_the_autograded_notebook(worker, tmp_path):
@@ -123,7 +124,7 @@ def test_collect_notes_and_pack_the_autograded_notebook(worker, tmp_path):
     g.graded = _notebook()
     g.graded.cells[1].outputs = [nbformat.v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero",
                                                         traceback=[])]
-    g.kernel_events.append({"wall_killed": True})
+    g.kernels.append(KernelRun(wall_killed=True))
     (g.course / "autograded" / "ada" / NB).mkdir(parents=True)
     worker.run(g, steps=["collect_notes"])
     assert "standardize raised ZeroDivisionError: division by zero" in _texts(g.result.notes)
@@ -134,7 +135,7 @@ def test_collect_notes_and_pack_the_autograded_notebook(worker, tmp_path):
 
 def test_a_failure_is_explained_by_this_notebooks_kernel_and_cell():
     log = LogCapture()
-    assert explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [{"wall_killed": True}]).reason == \
+    assert explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [KernelRun(wall_killed=True)]).reason == \
         "the notebook ran past its wall-clock limit (30 s) while running cell 'test_f'; its kernel was stopped"
     assert "wall-clock" not in explain_failure(log, {"notebook_seconds": 30}, "", []).reason
 
@@ -204,7 +205,7 @@ def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_p
     the grader replaces its scratch gradebook before every notebook."""
     from nbgrader.api import Gradebook
 
-    from autograder.cohort.run.gradebook_engines import share_engines
+    from autograder.cohort.worker.sqlalchemy_engines import share_engines
 
     share_engines()
     db, fresh = tmp_path / "gradebook.db", tmp_path / "fresh.db"

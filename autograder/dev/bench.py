@@ -65,7 +65,7 @@ def _cpu() -> float:
 
 def _fork_servers_cpu() -> float:
     """CPU seconds of this process's fork servers and of the processes they reaped: a local cluster's workers
-    are forked from one (see ``autograder.cohort.run.engine``), so they are not this process's children, and the
+    are forked from one (see ``autograder.cohort.run.dask_cluster``), so they are not this process's children, and the
     server lives as long as this process does."""
     total, tick = 0.0, os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():

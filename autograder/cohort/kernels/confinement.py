@@ -25,7 +25,7 @@ from .processes import tasks_of
 #: Where the sandboxed kernel sees its private, writable home (also its cwd).
 HOME = "/home/student"
 #: The lowest uid a grader's kernels run as: each grader takes ``BASE_UID + 16 * pid + slot``
-#: (:func:`autograder.cohort.run.engine.grader_uid`), unique on its machine while the grader's process lives.
+#: (:func:`autograder.cohort.worker.dask_plugin.grader_uid`), unique on its machine while the grader's process lives.
 BASE_UID = 61000
 #: The uid a kernel has in its sandbox without root: the grading user's, mapped to "nobody" in a user namespace.
 NOBODY = 65534

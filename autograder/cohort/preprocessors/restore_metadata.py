@@ -8,7 +8,8 @@ cell carries a grade id the gradebook does not know, fails nbgrader's metadata
 validation and the whole notebook scores zero.  This preprocessor runs first and
 resets every known cell's nbgrader metadata to what the gradebook recorded when the
 assignment was generated; unknown grade ids are dropped (the cell becomes an ordinary
-cell).  Everything else is left to nbgrader's pipeline.
+cell).  Everything else is left to nbgrader's pipeline.  Each reset is kept as a :class:`~.restored.Restored`
+value (and logged), which the grading worker turns into the student's notes.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from __future__ import annotations
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-RESTORED = "Restored nbgrader metadata of cell"  # log prefix the worker turns into notes
+from .restored import Restoring
+
+_LEAD = "Restored nbgrader metadata of cell"
 
 
-class RestoreCellMetadata(NbGraderPreprocessor):
+class RestoreCellMetadata(Restoring, NbGraderPreprocessor):
     """Reset each cell's nbgrader flags (grade, solution, task, locked, points) to the gradebook's."""
 
     def preprocess(self, nb, resources):
@@ -37,8 +40,8 @@ class RestoreCellMetadata(NbGraderPreprocessor):
             grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
             if grade_id not in locked:
                 if grade_id is not None or meta:
-                    self.log.warning("%s %s: grade id %r is not in the gradebook; made an ordinary cell",
-                                     RESTORED, f"#{index + 1}", grade_id)
+                    self.restoring("metadata", f"#{index + 1}: grade id {grade_id!r} is not in the gradebook; made an "
+                                   "ordinary cell", _LEAD)
                 del cell.metadata["nbgrader"]
                 continue
             want = {"grade": grade_id in grade, "solution": grade_id in solution, "task": grade_id in task,
@@ -47,7 +50,7 @@ class RestoreCellMetadata(NbGraderPreprocessor):
                 want["points"] = grade.get(grade_id, task.get(grade_id))
             changed = sorted(k for k, v in want.items() if k != "schema_version" and not _same(meta.get(k), v))
             if changed:
-                self.log.warning("%s %s (%s)", RESTORED, grade_id, ", ".join(changed))
+                self.restoring("metadata", f"{grade_id} ({', '.join(changed)})", _LEAD)
             kept = {k: v for k, v in meta.items() if k in ("checksum", "cell_type")}
             cell.metadata["nbgrader"] = {**kept, **want}
         return nb, resources

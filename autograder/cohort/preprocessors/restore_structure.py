@@ -14,8 +14,8 @@ what the notebook must hold, so this runs first and restores it:
 * the known cells are put back in the release's order, each of the student's own cells kept after the
   known cell it followed.
 
-Each change is logged under :data:`RESTRUCTURED`; the worker turns those lines into the student's notes,
-and the report flags the submission.  The gradebook's cell order is the release's (nbgrader's own
+Each change is kept as a :class:`~.restored.Restored` value (and logged); the grading worker turns those
+into the student's notes, and the report flags the submission.  The gradebook's cell order is the release's (nbgrader's own
 ``OverwriteCells`` relies on the same).
 """
 
@@ -25,10 +25,10 @@ import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-RESTRUCTURED = "Restored the notebook's structure:"  # log prefix the worker turns into notes
+from .restored import Restoring
 
 
-class RestoreStructure(NbGraderPreprocessor):
+class RestoreStructure(Restoring, NbGraderPreprocessor):
     """Duplicates, lost metadata, missing cells and order, restored from the gradebook's copy of the release."""
 
     def preprocess(self, nb, resources):
@@ -41,7 +41,7 @@ class RestoreStructure(NbGraderPreprocessor):
         cells, changes = restore(list(nb.cells), release, grade, solution)
         nb.cells = cells
         for change in changes:
-            self.log.warning("%s %s", RESTRUCTURED, change)
+            self.restoring("structure", change, "Restored the notebook's structure:")
         return nb, resources
 
 
@@ -99,7 +99,7 @@ def restore(cells: list, release: list[tuple], grade: dict, solution: set) -> tu
 
 
 def _appended(cell) -> bool:
-    """A cell the grader appended (``autograder.cohort.run.canary.MARK`` in its metadata)."""
+    """A cell the grader appended (``autograder.cohort.worker.canary.MARK`` in its metadata)."""
     return "autograder" in cell.get("metadata", {})
 
 

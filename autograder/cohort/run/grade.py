@@ -4,10 +4,10 @@ The coordinator
 
 1. records the assignment in the course's gradebook if needed and copies its cells into
    a template gradebook (SQLite, private to this run) that every worker copies per notebook;
-2. starts the grading engine (``engine.py``): a Dask cluster, local (N worker processes) or an
-   existing one (``--scheduler``), whose workers each keep a long-lived grader (``grader.py``)
+2. starts the grading engine (``dask_cluster.py``): a Dask cluster, local (N worker processes) or an
+   existing one (``--scheduler``), whose workers each keep a long-lived grader (``worker/grader.py``)
    with its own scratch course and its own unprivileged uid for the sandbox, and hands it
-   the submissions as records (``records.py``): their files travel with them;
+   the submissions as jobs (``jobs.py``): their files travel with them;
 3. checks that a kernel started in the sandbox imports exactly the ``autograder`` package
    this coordinator runs (and stops when it would import another one, or none);
 4. first grades the assignment's own solution as a calibration run, a gate: it must score
@@ -38,24 +38,16 @@ from pathlib import Path
 from ...cells import nbgrader_meta
 from .. import privacy
 from ..course import Course, copy_assignment
+from ..jobs import Job, RunSpec, pack_folder
 from ..kernels.preflight import kernel_package, nbgrader_package, package_mismatch
-from .coordinator import Coordinator, Writer, explain_calibration, warn
-from .engine import Engine, EngineError, grader_uid, wait_any
+from ..records import JOURNAL, REFERENCE, STUDENT, CalibrationFailed, Failure, GradingError, SubmissionResult
+from ..worker.dask_plugin import grader_uid
+from .coordinator import Coordinator, explain_calibration, warn
+from .dask_cluster import ClusterError, DaskCluster, wait_any
+from .gradebook_writer import Writer
 from .journal import Journal
 from .machine import available_cpus, resolve_sandbox
-from .options import GradeOptions, RunSetup
-from .records import (
-    JOURNAL,
-    REFERENCE,
-    STUDENT,
-    CalibrationFailed,
-    Failure,
-    GradingError,
-    Job,
-    RunSpec,
-    SubmissionResult,
-    pack_folder,
-)
+from .options import Assignment, GradeOptions, RunSetup
 from .summary import build_record, summarise
 
 #: Seconds a worker may take beyond the notebook's wall-clock limit before it is replaced.
@@ -66,7 +58,7 @@ GRACE_SECONDS = 120
 # The assignment as the workers need it
 
 
-def _assignment_facts(db_url: str, assignment: str, notebook: str) -> dict:
+def _assignment(db_url: str, assignment: str, notebook: str) -> Assignment:
     from nbgrader.api import Gradebook
 
     with Gradebook(db_url) as gb:
@@ -74,12 +66,9 @@ def _assignment_facts(db_url: str, assignment: str, notebook: str) -> dict:
         sources = {c.name: c for c in nb.source_cells}
         grade_cells = {c.name: float(c.max_score) for c in nb.grade_cells}
         answers = _in_order([c.name for c in nb.solution_cells if c.name not in grade_cells], notebook)
-        return {
-            "tests": [(name, sources[name].source) for name in _in_order(grade_cells, notebook)],
-            "max_scores": grade_cells,
-            "functions": answers,
-            "locked": {name: c.source for name, c in sources.items() if c.locked},
-        }
+        return Assignment(tests=[(name, sources[name].source) for name in _in_order(grade_cells, notebook)],
+                          max_scores=grade_cells, functions=answers,
+                          locked={name: c.source for name, c in sources.items() if c.locked})
 
 
 def _in_order(names, notebook) -> list[str]:
@@ -100,7 +89,8 @@ def _in_order(names, notebook) -> list[str]:
 
 
 def grade(course: Course, assignment: str, options: GradeOptions | None = None) -> dict:
-    """Grade the cohort's submissions of ``assignment``; returns the run record (also written to disk).
+    """Grade the cohort's submissions of ``assignment``; returns the run record as ``grading.json`` holds it
+    (the typed :class:`~autograder.cohort.records.RunRecord` is written to disk and read back by the views).
 
     Raises :class:`CalibrationFailed`, having written nothing, when the assignment's own solution
     does not score full marks under this run's set-up (unless ``options.force``).  Students the grader
@@ -124,7 +114,7 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     workers, why = _worker_count(options, len(students))
     scratch = Path(options.scratch or tempfile.mkdtemp(prefix="ag-"))
     scratch.mkdir(parents=True, exist_ok=True)
-    engine = Engine(workers, options.scheduler)
+    engine = DaskCluster(workers, options.scheduler)
     engine.launch()  # the cluster starts while the kernel is checked
     try:
         package = kernel_package(scratch / "preflight", grader_uid(os.getpid()), options.limits, sandboxed,
@@ -140,12 +130,12 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
                                "`python -m autograder grade ...` from a virtual environment where it is installed.")
         template = scratch / "template.db"
         copy_assignment(course.db_url, "sqlite:///" + str(template), assignment, course.course_id or "default_course")
-        facts = _assignment_facts("sqlite:///" + str(template), assignment, reference_nb)
+        facts = _assignment("sqlite:///" + str(template), assignment, reference_nb)
         if options.kernels not in ("warm", "cold"):
             raise GradingError(f"--kernels must be warm or cold, not {options.kernels!r}")
         spec = RunSpec(assignment=assignment, notebook=notebook, sandboxed=sandboxed, warm=options.kernels == "warm",
-                       limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts["tests"],
-                       functions=facts["functions"], locked=facts["locked"], config=course.config,
+                       limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts.tests,
+                       functions=facts.functions, locked=facts.locked, config=course.config,
                        template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)),
                        output_limits=options.output_limits)
         setup = RunSetup(course, assignment, notebook, students, options, sandboxed, sandbox_warning, package, facts,
@@ -221,7 +211,7 @@ def _pack_data(paths: list[Path]) -> dict:
     return files
 
 
-def _run(setup: RunSetup, spec: RunSpec, engine: Engine, forced: str) -> dict:
+def _run(setup: RunSetup, spec: RunSpec, engine: DaskCluster, forced: str) -> dict:
     course, assignment, students, options = setup.course, setup.assignment, setup.students, setup.options
     journal = Journal(course.reports(assignment) / JOURNAL, assignment, students)
     carried = journal.carried()
@@ -236,7 +226,7 @@ def _run(setup: RunSetup, spec: RunSpec, engine: Engine, forced: str) -> dict:
 
     started = time.monotonic()
     writer = Writer(course, assignment, setup.notebook, journal)
-    coordinator = Coordinator(writer, sum(setup.facts["max_scores"].values()), force=options.force,
+    coordinator = Coordinator(writer, setup.facts.possible, force=options.force,
                               explain=lambda r: explain_calibration(r, course, assignment, setup.sandboxed))
     if forced:
         coordinator.skip_calibration(forced)
@@ -246,7 +236,7 @@ def _run(setup: RunSetup, spec: RunSpec, engine: Engine, forced: str) -> dict:
     try:
         try:
             engine.start(spec)
-        except EngineError as error:
+        except ClusterError as error:
             raise GradingError(str(error)) from None
         bar = _progress_bar(options, assignment, len(students), len(carried) if journal.resumes else 0)
         coordinator.listeners.append(lambda student, entry: _advance(bar, coordinator))
@@ -292,7 +282,7 @@ def _advance(bar, coordinator: Coordinator) -> None:
     bar.set_postfix(flagged=flagged, refresh=False)
 
 
-def _loop(todo: list, engine: Engine, coordinator: Coordinator, hard_limit: float) -> None:
+def _loop(todo: list, engine: DaskCluster, coordinator: Coordinator, hard_limit: float) -> None:
     """Hand out submissions (at most one in flight per worker, so that a task's age is its grading time) and
     give each result to the coordinator as it comes back; stop a task that runs past ``hard_limit``.
 
@@ -318,14 +308,14 @@ def _loop(todo: list, engine: Engine, coordinator: Coordinator, hard_limit: floa
         _stop_overdue(running, engine, coordinator, hard_limit)
 
 
-def _hand_out(todo: list, running: dict, engine: Engine, capacity: int) -> None:
+def _hand_out(todo: list, running: dict, engine: DaskCluster, capacity: int) -> None:
     while todo and len(running) < max(1, capacity):
         seq, student, folder = todo.pop(0)
         job = Job(seq, student, pack_folder(folder), reference=student == REFERENCE)
         running[engine.submit(job)] = (student, time.monotonic())
 
 
-def _stop_overdue(running: dict, engine: Engine, coordinator: Coordinator, hard_limit: float) -> None:
+def _stop_overdue(running: dict, engine: DaskCluster, coordinator: Coordinator, hard_limit: float) -> None:
     now = time.monotonic()
     for future, (student, handed) in list(running.items()):
         if now - handed > hard_limit:
@@ -380,10 +370,3 @@ class _DeferredStop:
 
 
 _deferred_stop = _DeferredStop()
-
-
-
-
-
-
-

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from .records import RecordError, StudentEntry
+from ..records import RecordError, StudentEntry
 
 
 class Journal:

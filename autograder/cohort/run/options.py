@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..course import Course
 from ..kernels.confinement import Limits
-from .submission import OUTPUT_LIMITS
+from ..worker.submission import OUTPUT_LIMITS
 
 
 @dataclass
@@ -27,6 +27,21 @@ class GradeOptions:
     output_limits: dict = field(default_factory=lambda: dict(OUTPUT_LIMITS))  # bytes kept of a graded notebook
 
 
+@dataclass(frozen=True)
+class Assignment:
+    """The assignment as the run needs it, read from the gradebook: its test cells (id and source, in the notebook's
+    order), each test's points, the graded functions (the answer cells' ids) and the locked cells' sources."""
+
+    tests: list[tuple[str, str]]
+    max_scores: dict[str, float]
+    functions: list[str]
+    locked: dict[str, str]
+
+    @property
+    def possible(self) -> float:
+        return sum(self.max_scores.values())
+
+
 @dataclass
 class RunSetup:
     """What a run was set up with, for the loop and the record."""
@@ -39,7 +54,7 @@ class RunSetup:
     sandboxed: bool
     sandbox_warning: str
     package: object
-    facts: dict
+    facts: Assignment
     cell_timeout: int
     reference_dir: Path
     workers: dict  # {"workers": n, "reason": why}

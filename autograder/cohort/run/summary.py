@@ -6,14 +6,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from ..course import Course
-from .coordinator import Coordinator, full_marks
-from .engine import Engine
+from ..records import RECORD, Late, RunRecord, StudentEntry, load_students, safe_url
+from .coordinator import Coordinator, calibration_of
+from .dask_cluster import DaskCluster
 from .options import RunSetup
-from .records import RECORD, RunRecord, StudentEntry, load_students, safe_url
 
 
-def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator: Coordinator, engine: Engine,
-            seconds: float) -> RunRecord:
+def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator: Coordinator,
+                 engine: DaskCluster, seconds: float) -> RunRecord:
     """The run record, with the previous record's entries for every student this run did not write: the
     students it was not asked to grade, and those the grader failed on (their gradebook rows are the
     previous run's too)."""
@@ -22,11 +22,6 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
     previous = load_students(path)
     kept = {s: e for s, e in previous.items() if s in coordinator.not_graded or
             (options.students and s not in setup.students)}
-    reference = None
-    if calibration is not None:
-        reference = {"status": calibration.status, "reason": calibration.reason,
-                     "full_marks": full_marks(calibration), "first_error": calibration.first_error or {},
-                     "failure": calibration.failure or {}, "canary": calibration.canary}
     kernels = [e.kernel for e in coordinator.results.values()] + ([calibration.kernel] if calibration else [])
     record = RunRecord(
         assignment=setup.assignment,
@@ -39,9 +34,9 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
                  **_kernels(options.kernels, kernels, coordinator.kernel_notes)},
         limits={**options.limits.as_dict(), "cell_seconds": setup.cell_timeout},
         gradebook=safe_url(course.db_url),
-        functions=setup.facts["functions"],
-        tests=[{"test": t, "max_score": setup.facts["max_scores"][t]} for t, _ in setup.facts["tests"]],
-        calibration=reference,
+        functions=list(setup.facts.functions),
+        tests=[{"test": t, "max_score": setup.facts.max_scores[t]} for t, _ in setup.facts.tests],
+        calibration=calibration_of(calibration),
         forced={"forced": bool(coordinator.forced), "reason": coordinator.forced,
                 "written": coordinator.written, "not_graded": len(coordinator.not_graded)},
         package={"coordinator": setup.package.coordinator, "kernel": setup.package.kernel} if setup.package else {},
@@ -85,7 +80,7 @@ def summarise(record: RunRecord, graded: list[str], course: Course) -> None:
         lines.append(f"NOT GRADED: INTERNAL ERROR: {len(record.not_graded)} submission(s); nothing was written for "
                      "them and their previous grades stand:")
         for s, f in record.not_graded.items():
-            lines.append(f"  {s}: not graded: internal error ({f['reason']}). What to do: {f['advice']}")
+            lines.append(f"  {s}: not graded: internal error ({f.reason}). What to do: {f.advice}")
         lines.append("  then grade them again: " + " ".join(f"--student {s}" for s in record.not_graded))
     if late:
         lines.append(f"late: {len(late)} submission(s)")
@@ -93,7 +88,7 @@ def summarise(record: RunRecord, graded: list[str], course: Course) -> None:
     if flagged:
         lines.append("flagged for review:")
         for s, r in flagged.items():
-            lines += [f"  {s}: {f['kind']}: {f['detail']}" for f in r.flags]
+            lines += [f"  {s}: {f.kind}: {f.detail}" for f in r.flags]
     lines.append(f"gradebook: {record.gradebook}")
     lines.append(f"autograded notebooks: {course.folder('autograded')}/STUDENT/{record.assignment}/")
     lines.append(f"run record: {course.reports(record.assignment) / RECORD}")
@@ -106,8 +101,8 @@ def summarise(record: RunRecord, graded: list[str], course: Course) -> None:
     print("\n".join(lines), flush=True)
 
 
-def _late_words(late: dict) -> str:
-    return f"{late_duration(late['seconds_late'])} late, penalty {late['penalty']:g}"
+def _late_words(late: Late) -> str:
+    return f"{late_duration(late.seconds_late)} late, penalty {late.penalty:g}"
 
 
 def late_duration(seconds: float) -> str:

@@ -25,8 +25,9 @@ import nbformat
 from ...cells import answer_sources
 from ...outcome import css_class, css_rules
 from ..course import Course
-from ..run import records
-from ..run.records import RECORD, notes_of
+from ..records import RECORD, StudentEntry, TestOutcome, load
+from ..run.summary import late_duration
+from ..score import final_score
 
 #: A feedback page's mode: the student reads the copy that ``nbgrader release_feedback`` puts in the exchange.
 PAGE_MODE = 0o644
@@ -48,12 +49,12 @@ def _badge(outcome: str) -> str:
     return f'<span class="badge {css_class(outcome)}">{html.escape(outcome)}</span>'
 
 
-def _message(test: dict) -> str:
+def _message(test: TestOutcome) -> str:
     """A check's diagnosis as Seen / Owner / Do lines, from the record's fields (escaped)."""
-    if test.get("owner") or test.get("do"):
-        return "".join(f"<div><b>{label}</b> {html.escape(test.get(key, ''))}</div>"
-                       for label, key in (("Seen:", "seen"), ("Owner:", "owner"), ("Do:", "do")))
-    return f"<div>{html.escape(test.get('seen') or test['text'])}</div>"
+    if test.owner or test.do:
+        return "".join(f"<div><b>{label}</b> {html.escape(part)}</div>"
+                       for label, part in (("Seen:", test.seen), ("Owner:", test.owner), ("Do:", test.do)))
+    return f"<div>{html.escape(test.seen or test.text)}</div>"
 
 
 def _answers(path: Path) -> dict[str, str]:
@@ -75,50 +76,47 @@ def _gradebook_scores(course: Course, assignment: str, notebook: str, student: s
         return {}
 
 
-def render(student: str, assignment: str, entry: dict, answers: dict[str, str], functions: list[str],
+def render(student: str, assignment: str, entry: StudentEntry, answers: dict[str, str], functions: list[str],
            scores: dict[str, tuple]) -> str:
-    """The feedback page of one student."""
-    tests = entry.get("tests") or []
-    total = sum(s for s, _ in scores.values()) if scores else entry.get("score", 0.0)
-    maximum = sum(m for _, m in scores.values()) if scores else entry.get("max_score", 0.0)
-    late = entry.get("late") or {}
-    penalty = float(late.get("penalty") or 0.0)
-    raw, total = total, max(0.0, total - penalty) if scores else total  # entry["score"] has the penalty applied
+    """The feedback page of one student.  ``scores``: each test's points in the gradebook, where an instructor's
+    manual grade may have changed them; without them, the run record's."""
+    late = entry.late
+    penalty = late.penalty if late else 0.0
+    raw = sum(s for s, _ in scores.values()) if scores else entry.raw_score
+    maximum = sum(m for _, m in scores.values()) if scores else entry.max_score
+    total = final_score(raw, penalty)
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(assignment)} — "
            f"{html.escape(student)}</title><style>{_STYLE}</style></head><body>",
            f"<h1>Feedback: {html.escape(assignment)}</h1>",
            f"<p class='score'>Student <b>{html.escape(student)}</b> — score <b>{total:g} / {maximum:g}</b></p>"]
     if late:
-        from ..run.summary import late_duration
-
-        out.append(f"<p class='notice'>Submitted late: {late_duration(late['seconds_late'])} after the due date"
-                   f"{' (' + html.escape(late['due']) + ')' if late.get('due') else ''}. The checks gave "
-                   f"{(raw if scores else entry.get('raw_score', total)):g} points; the late penalty is "
-                   f"{penalty:g}, so the score is {total:g}.</p>")
-    if entry.get("status") != "graded":
+        out.append(f"<p class='notice'>Submitted late: {late_duration(late.seconds_late)} after the due date"
+                   f"{' (' + html.escape(late.due) + ')' if late.due else ''}. The checks gave "
+                   f"{raw:g} points; the late penalty is {penalty:g}, so the score is {total:g}.</p>")
+    if entry.status != "graded":
         out.append(f"<p class='notice'>Your notebook could not be graded, so it scored 0: "
-                   f"{html.escape(entry.get('reason', ''))}. Fix this and submit again, or ask your instructor.</p>")
-    elif entry.get("compromised"):
+                   f"{html.escape(entry.reason)}. Fix this and submit again, or ask your instructor.</p>")
+    elif entry.compromised:
         out.append("<p class='notice'>Your notebook has been set aside for review by your instructor: while it "
                    "was graded, its code changed how the checks ran. It scores 0 until the review.</p>")
     # A note's detail (a log excerpt) is for the instructor (the report), never the student's page.
-    notes = notes_of(entry)
-    if notes:
-        out.append("<h2>Grading notes</h2><ul>" + "".join(f"<li>{html.escape(n.text)}</li>" for n in notes) + "</ul>")
-    by_function: dict[str, list[dict]] = {}
-    for t in tests:
-        by_function.setdefault(t["function"], []).append(t)
+    if entry.notes:
+        out.append("<h2>Grading notes</h2><ul>" + "".join(f"<li>{html.escape(n.text)}</li>" for n in entry.notes)
+                   + "</ul>")
+    by_function: dict[str, list[TestOutcome]] = {}
+    for t in entry.tests:
+        by_function.setdefault(t.function, []).append(t)
     for fn in functions or list(by_function):
         out.append(f"<h2><code>{html.escape(fn)}</code></h2>")
         if fn in answers:
             out.append(f"<pre>{html.escape(answers[fn])}</pre>")
         rows = []
         for t in by_function.get(fn, []):
-            score, max_score = scores.get(t["test"], (t["score"], t["max_score"]))
-            part = t["test"].removeprefix(f"test_{fn}").strip("_") or t["test"]
-            message = _message(t) if t["text"] else "<div>passed</div>"
+            score, max_score = scores.get(t.test, (t.score, t.max_score))
+            part = t.test.removeprefix(f"test_{fn}").strip("_") or t.test
+            message = _message(t) if t.text else "<div>passed</div>"
             rows.append(f"<tr><td>{html.escape(part)}</td><td>{score:g} / {max_score:g}</td>"
-                        f"<td>{_badge(t['outcome'])}</td><td class='msg'>{message}</td></tr>")
+                        f"<td>{_badge(t.outcome)}</td><td class='msg'>{message}</td></tr>")
         if rows:
             out.append("<table><tr><th>check</th><th>points</th><th>outcome</th><th>what the check saw</th></tr>"
                        + "".join(rows) + "</table>")
@@ -129,15 +127,15 @@ def render(student: str, assignment: str, entry: dict, answers: dict[str, str], 
 def generate(course: Course, assignment: str, students: list[str] | None = None) -> list[Path]:
     """Write the feedback pages of the graded students (all of them by default)."""
     record_path = course.reports(assignment) / RECORD
-    record = records.load(record_path).as_dict()
-    notebook = record["notebook"]
+    record = load(record_path)
+    notebook = record.notebook
     written = []
-    for student, entry in record["students"].items():
+    for student, entry in record.students.items():
         if students and student not in students:
             continue
         page = render(student, assignment, entry,
                       _answers(course.autograded(student, assignment) / f"{notebook}.ipynb"),
-                      record["functions"], _gradebook_scores(course, assignment, notebook, student))
+                      record.functions, _gradebook_scores(course, assignment, notebook, student))
         dest = course.feedback(student, assignment)
         dest.mkdir(parents=True, exist_ok=True)
         (dest / f"{notebook}.html").write_text(page)

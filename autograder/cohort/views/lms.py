@@ -5,7 +5,7 @@ Export → Plain text file*) and runs ``python -m autograder export --format can
 student id is matched to a roster row through one column of the roster (``--match``: by default Canvas's ``SIS
 Login ID`` and the ``Email address`` of Moodle's default export; a column of e-mail addresses matches the part
 before the ``@`` too), case-insensitively.  The scores are the gradebook's final ones: nbgrader's score minus its
-late penalty, never below zero, as ``nbgrader export`` computes them.
+late penalty, never below zero (:func:`~autograder.cohort.score.final_score`), as ``nbgrader export`` computes them.
 
 * **Canvas** (its gradebook import CSV): ``Student, ID, SIS User ID, SIS Login ID, Section``, then one column per
   assignment, then a ``Points Possible`` row under the header.  An assignment the roster export already holds
@@ -32,6 +32,8 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..score import final_score
 
 FORMATS = ("canvas", "moodle", "csv")
 #: The roster column a hub id is matched against, per format, when ``--match`` is not given.
@@ -120,7 +122,7 @@ def final_scores(db_url: str, assignments=None) -> Scores:
                     sub = gb.find_submission(name, student.id)
                 except MissingEntry:
                     continue
-                score = max(0.0, float(sub.score) - float(sub.late_submission_penalty or 0.0))
+                score = final_score(sub.score, sub.late_submission_penalty)
                 by_student.setdefault(student.id, {})[name] = score
             for student in gb.students:
                 by_student.setdefault(student.id, {})

@@ -18,9 +18,8 @@ from pathlib import Path
 from ...diagnoses import meaning
 from ...outcome import COLOURS, Outcome
 from ..course import Course
-from ..run import records
-from ..run.check_results import OUTCOMES, TestOutcome
-from ..run.records import RECORD, Note, notes_of
+from ..records import RECORD, Note, RunRecord, StudentEntry, TestOutcome, load
+from ..worker.check_results import OUTCOMES
 
 
 @dataclass
@@ -57,18 +56,22 @@ def function_outcome(tests: list[TestOutcome]) -> str:
     return Outcome.CORRECT if tests else Outcome.ERRORED
 
 
-def analyse(record: dict) -> list[FunctionStats]:
+def analyse(record: RunRecord) -> list[FunctionStats]:
     """Per-function outcome counts and the most frequent diagnoses."""
-    functions = record["functions"]
+    return outcomes_of(record.functions, record.students)
+
+
+def outcomes_of(functions: list[str], students: dict[str, StudentEntry]) -> list[FunctionStats]:
+    """Per-function outcome counts and the most frequent diagnoses of ``students``' entries."""
     stats = []
     for fn in functions:
         counts: Counter = Counter({o: 0 for o in OUTCOMES})
         keyed: dict[str, Diagnosis] = {}
-        for entry in record["students"].values():
-            if entry["status"] != "graded" or entry.get("compromised"):
+        for entry in students.values():
+            if entry.status != "graded" or entry.compromised:
                 counts[Outcome.ERRORED] += 1
                 continue
-            tests = [TestOutcome(**t) for t in entry["tests"] if t["function"] == fn]
+            tests = [t for t in entry.tests if t.function == fn]
             counts[function_outcome(tests)] += 1
             seen_here = set()
             for t in tests:
@@ -123,14 +126,14 @@ def _plot_diagnoses(stats: list[FunctionStats], path: Path, top: int = 4) -> boo
     return True
 
 
-def _plot_scores(record: dict, path: Path) -> None:
+def _plot_scores(record: RunRecord, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    scores = [e["score"] for e in record["students"].values()]
-    top = max((e["max_score"] for e in record["students"].values()), default=1) or 1
+    scores = [e.score for e in record.students.values()]
+    top = max((e.max_score for e in record.students.values()), default=1) or 1
     fig, ax = plt.subplots(figsize=(6, 3))
     ax.hist(scores, bins=min(20, int(top) + 1), range=(0, top), color="#0969da")
     ax.set_xlabel("score")
@@ -156,55 +159,55 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem aut
           "font-weight:600}.num{text-align:right}img{max-width:100%}")
 
 
-def _html(record: dict, stats: list[FunctionStats], plots: list[str]) -> str:
+def _html(record: RunRecord, stats: list[FunctionStats], plots: list[str]) -> str:
     e = html.escape
-    students = record["students"]
+    students = record.students
     out = ["<!doctype html><html><head><meta charset='utf-8'>",
-           f"<title>Cohort report — {e(record['assignment'])}</title><style>", _STYLE, "</style></head><body>",
-           f"<h1>Cohort report — {e(record['assignment'])}</h1>",
+           f"<title>Cohort report — {e(record.assignment)}</title><style>", _STYLE, "</style></head><body>",
+           f"<h1>Cohort report — {e(record.assignment)}</h1>",
            *_warnings(record), _overview(record),
            *_outcomes(stats, plots), *_diagnoses(stats), *_flagged(students), *_notes(students),
            "</body></html>"]
     return "\n".join(out)
 
 
-def _warnings(record: dict) -> list[str]:
+def _warnings(record: RunRecord) -> list[str]:
     """What must be read before any grade: late work, internal errors, no sandbox, a forced run or calibration."""
-    e, students, out = html.escape, record["students"], []
-    late = {k: v for k, v in students.items() if v.get("late")}
+    e, students, out = html.escape, record.students, []
+    late = {k: v.late for k, v in students.items() if v.late}
     if late:
         out.append(f"<p>Late submissions: <b>{len(late)}</b> (" + ", ".join(
-            f"{e(k)}: penalty {float(v['late'].get('penalty') or 0):g}" for k, v in sorted(late.items())) + ")</p>")
-    if record.get("not_graded"):
+            f"{e(k)}: penalty {v.penalty:g}" for k, v in sorted(late.items())) + ")</p>")
+    if record.not_graded:
         out.append("<p class='warn'>NOT GRADED, INTERNAL ERROR: " + "; ".join(
-            f"{e(k)}: {e(f.get('reason', ''))}" for k, f in sorted(record["not_graded"].items()))
+            f"{e(k)}: {e(f.reason)}" for k, f in sorted(record.not_graded.items()))
                    + ". Nothing was written for them; their previous grades stand.</p>")
-    if record["sandbox"]["mode"] != "bwrap":
-        out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record['sandbox']['warning'])}</p>")
-    forced = record.get("forced") or {}
+    if record.sandbox["mode"] != "bwrap":
+        out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record.sandbox['warning'])}</p>")
+    forced = record.forced or {}
     if forced.get("forced"):
         out.append(f"<p class='warn'>FORCED RUN (--force): graded although calibration failed. "
                    f"{e(forced.get('reason', ''))}</p>")
-    forced_students = sorted(k for k, v in students.items() if v.get("forced"))
+    forced_students = sorted(k for k, v in students.items() if v.forced)
     if forced_students and not forced.get("forced"):
         out.append(f"<p class='warn'>{len(forced_students)} student(s) were last graded by a forced run "
                    f"(--force, calibration failed): {e(', '.join(forced_students))}.</p>")
-    cal = record.get("calibration")
-    if cal and not cal.get("full_marks") and not forced.get("forced"):
+    cal = record.calibration
+    if cal and not cal.full_marks and not forced.get("forced"):
         out.append("<p class='warn'>The assignment's own solution did not score full marks under this grading "
-                   f"set-up ({e(cal.get('reason') or 'see grading.json')}): check the limits before trusting grades.</p>")
+                   f"set-up ({e(cal.reason or 'see grading.json')}): check the limits before trusting grades.</p>")
     return out
 
 
-def _overview(record: dict) -> str:
-    e, students = html.escape, record["students"]
-    graded = sum(1 for s in students.values() if s["status"] == "graded" and not s.get("compromised"))
-    failed = sum(1 for v in students.values() if v["status"] != "graded")
-    flagged = sum(1 for v in students.values() if v.get("flags"))
+def _overview(record: RunRecord) -> str:
+    e, students = html.escape, record.students
+    graded = sum(1 for s in students.values() if s.status == "graded" and not s.compromised)
+    failed = sum(1 for v in students.values() if v.status != "graded")
+    flagged = sum(1 for v in students.values() if v.flags)
     return (f"<p>{len(students)} submissions, {graded} graded, {failed} not gradable, {flagged} flagged "
-            f"for review. Graded {e(record['graded_at'])} with {record['workers']} workers in {record['seconds']} s; "
-            f"sandbox: {e(record['sandbox']['mode'])}; limits: "
-            + ", ".join(f"{e(k)}={v}" for k, v in record["limits"].items()) + ".</p>")
+            f"for review. Graded {e(record.graded_at)} with {record.workers} workers in {record.seconds} s; "
+            f"sandbox: {e(record.sandbox['mode'])}; limits: "
+            + ", ".join(f"{e(k)}={v}" for k, v in record.limits.items()) + ".</p>")
 
 
 def _outcomes(stats: list[FunctionStats], plots: list[str]) -> list[str]:
@@ -232,23 +235,23 @@ def _diagnoses(stats: list[FunctionStats]) -> list[str]:
     return out
 
 
-def _flagged(students: dict) -> list[str]:
+def _flagged(students: dict[str, StudentEntry]) -> list[str]:
     e = html.escape
-    flagged = {k: v for k, v in students.items() if v.get("flags")}
+    flagged = {k: v for k, v in students.items() if v.flags}
     if not flagged:
         return ["<h2>Flagged for review</h2>", "<p>None.</p>"]
     out = ["<h2>Flagged for review</h2>", "<table><tr><th>student</th><th>flag</th><th>detail</th></tr>"]
     for student, entry in flagged.items():
-        for f in entry["flags"]:
-            out.append(f"<tr><td>{e(student)}</td><td>{e(f['kind'])}</td><td>{e(f['detail'])}</td></tr>")
-        for finding in entry.get("findings", [])[:6]:
-            out.append(f"<tr><td></td><td>scan: {e(finding['rule'])}</td><td>{e(finding['cell'])}, line "
-                       f"{finding['line']}: <code>{e(finding['text'])}</code></td></tr>")
+        for f in entry.flags:
+            out.append(f"<tr><td>{e(student)}</td><td>{e(f.kind)}</td><td>{e(f.detail)}</td></tr>")
+        for finding in entry.findings[:6]:
+            out.append(f"<tr><td></td><td>scan: {e(finding.rule)}</td><td>{e(finding.cell)}, line "
+                       f"{finding.line}: <code>{e(finding.text)}</code></td></tr>")
     return out + ["</table>"]
 
 
-def _notes(students: dict) -> list[str]:
-    notes = [(s, n) for s, v in students.items() for n in notes_of(v)]
+def _notes(students: dict[str, StudentEntry]) -> list[str]:
+    notes = [(s, n) for s, v in students.items() for n in v.notes]
     if not notes:
         return []
     return ["<h2>Grading notes</h2><table><tr><th>student</th><th>note</th></tr>",
@@ -260,7 +263,7 @@ def write(course: Course, assignment: str) -> Path:
     """Write ``reports/ASSIGNMENT/report.html`` and its plots; returns the page's path."""
     folder = course.reports(assignment)
     record_path = folder / RECORD
-    record = records.load(record_path).as_dict()
+    record = load(record_path)
     stats = analyse(record)
     plots = ["outcomes.png", "scores.png"]
     _plot_outcomes(stats, folder / "outcomes.png")
@@ -274,14 +277,14 @@ def write(course: Course, assignment: str) -> Path:
 
 def summary(course: Course, assignment: str) -> str:
     """A few lines for the terminal."""
-    record = records.load(course.reports(assignment) / RECORD).as_dict()
+    record = load(course.reports(assignment) / RECORD)
     lines = []
-    if record["sandbox"]["mode"] != "bwrap":
-        lines.append("WARNING: graded without the sandbox: " + record["sandbox"]["warning"])
+    if record.sandbox["mode"] != "bwrap":
+        lines.append("WARNING: graded without the sandbox: " + record.sandbox["warning"])
     for s in analyse(record):
         shares = ", ".join(f"{o} {s.share(o):.0%}" for o in OUTCOMES)
         top = f"; most frequent: {_short(s.diagnoses[0].key, 70)} ({s.diagnoses[0].students})" if s.diagnoses else ""
         lines.append(f"{s.function}: {shares}{top}")
-    flagged = sum(1 for v in record["students"].values() if v.get("flags"))
+    flagged = sum(1 for v in record.students.values() if v.flags)
     lines.append(f"{flagged} submissions flagged for review")
     return "\n".join(lines)

@@ -11,45 +11,16 @@ value.  Feedback and reports are built from these records, never from the test c
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 from ...cells import nbgrader_meta
 from ...outcome import RESULT_MIME, RESULT_VERSION, Outcome
+from ..records import TestOutcome
 
 #: A graded test cell's outcomes, in the order reports show them.
 OUTCOMES = (Outcome.CORRECT, Outcome.INCORRECT, Outcome.NOT_ATTEMPTED, Outcome.ERRORED)
 #: The outcomes of a result that fails its test cell (a skipped check does not).
 _FAILING = {Outcome.INCORRECT.value, Outcome.NOT_ATTEMPTED.value}
-
-
-@dataclass
-class TestOutcome:
-    """One test cell's result for one student."""
-
-    test: str
-    function: str
-    outcome: str  # an Outcome value
-    text: str  # the one-line message the learner saw (empty when correct)
-    code: str = ""  # the check's diagnosis code (autograder.diagnoses), when a check failed the cell
-    score: float = 0.0
-    max_score: float = 0.0
-    seen: str = ""  # the three parts of the check's message
-    owner: str = ""
-    do: str = ""
-    error: str = ""  # the name of the exception the cell raised, when it raised
-
-    @property
-    def key(self) -> str:
-        """What groups the same failure across students: the diagnosis code, else the outcome and the
-        name of what the cell raised."""
-        if self.code:
-            return self.code
-        return f"{self.outcome}: {self.error}" if self.error else str(self.outcome)
-
-    def as_dict(self) -> dict:
-        """The record's entry (``grading.json``), with the outcome as its plain string."""
-        return {**asdict(self), "outcome": str(self.outcome)}
 
 
 class Reading(NamedTuple):

@@ -11,26 +11,9 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import asdict, dataclass
 
 from ...cells import nbgrader_meta
-
-#: rule id -> what it means, as shown in the report
-RULES: dict[str, str] = {
-    "sys-modules": "reads or edits sys.modules (the interpreter's table of loaded modules)",
-    "builtins": "touches the builtins (builtins / __builtins__)",
-    "ipython-shell": "uses the IPython shell (get_ipython, input transformers, magics)",
-    "import-machinery": "uses the import machinery (importlib, __import__)",
-    "ctypes": "uses ctypes (raw memory access)",
-    "hard-exit": "ends or signals the process (os._exit, os.kill, sys.exit, signal)",
-    "processes": "starts processes (subprocess, os.fork, os.system, multiprocessing)",
-    "autograder": "imports or changes the autograder package or its checks",
-    "gradebook": "mentions the gradebook, the nbgrader database or the course's solutions",
-    "frames": "inspects interpreter frames or tracing (sys._getframe, settrace, inspect.stack, gc)",
-    "network": "opens network connections (socket, urllib, requests, http)",
-    "comparison-override": "defines __eq__/__ne__/__bool__ (an object that compares equal to anything?)",
-    "shell-escape": "runs a shell command (! line)",
-}
+from ..records import Finding
 
 _MODULE_RULES = {
     "builtins": "builtins", "importlib": "import-machinery", "ctypes": "ctypes", "autograder": "autograder",
@@ -58,26 +41,6 @@ _TEXT_RULES = [
     (re.compile(r"\bautograder\b"), "autograder"),
 ]
 _CHECK_NAMES = {"check", "checks"}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One flagged line: where (cell, line), which rule, and the line itself."""
-
-    cell: str
-    line: int
-    rule: str
-    text: str
-
-    @property
-    def meaning(self) -> str:
-        return RULES.get(self.rule, self.rule)
-
-    def as_dict(self) -> dict:
-        return {**asdict(self), "meaning": self.meaning}
-
-    def __str__(self) -> str:
-        return f"{self.cell}, line {self.line}: {self.meaning} — `{self.text}`"
 
 
 def _strip_magics(source: str) -> tuple[str, list[tuple[int, str, str]]]:

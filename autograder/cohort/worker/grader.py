@@ -34,14 +34,17 @@ from traitlets.config import Config
 
 from ...cells import nbgrader_meta
 from ..course import reset_dir
+from ..jobs import Job, RunSpec, pack_folder, unpack_folder
 from ..kernels.box import drain, prepare_box
 from ..kernels.confinement import package_dir, package_root, unconfined_env
 from ..kernels.managers import SandboxedKernelManager
 from ..kernels.template import Template, TemplateError, preload_for
+from ..preprocessors.restored import Restored
+from ..records import STUDENT, Failure, Grade, Note, SubmissionResult
 from . import canary, check_results, scan
-from .gradebook_engines import share_engines
-from .records import STUDENT, Failure, Job, Note, RunSpec, SubmissionResult, pack_folder, unpack_folder
+from .sqlalchemy_engines import share_engines
 from .submission import (
+    KernelRun,
     LogCapture,
     explain_failure,
     first_error,
@@ -125,7 +128,9 @@ class Grading:
     nonce: str = ""
     capture: LogCapture = field(default_factory=LogCapture)  # nbgrader's log
     tracker: _CellTracker = field(default_factory=_CellTracker)
-    kernel_events: list = field(default_factory=list)  # what happened to the kernels (kernels/managers.py)
+    kernel_events: list = field(default_factory=list)  # the kernel manager's own records (kernels/managers.py)
+    kernels: list[KernelRun] = field(default_factory=list)  # what happened to the kernels, read from those
+    restored: list[Restored] = field(default_factory=list)  # what the course's preprocessors put back
     template: Template | None = None  # the warm template its kernel is forked from (None: cold)
     graded: nbformat.NotebookNode | None = None  # the autograded notebook
     scores: dict = field(default_factory=dict)  # test id -> (score, max score)
@@ -257,8 +262,8 @@ class Grader:
     def step_scan(self, g: Grading) -> None:
         """Lines that reach for the grader's internals, and locked cells the student edited."""
         if not g.job.reference:
-            g.result.findings = [f.as_dict() for f in scan.scan_notebook(g.nb, self.spec.locked)]
-        g.result.notes += [Note("restored", f"edited locked cell {name} — nbgrader restored it").as_dict()
+            g.result.findings = scan.scan_notebook(g.nb, self.spec.locked)
+        g.result.notes += [Note("restored", f"edited locked cell {name} — nbgrader restored it")
                            for name in scan.edited_locked(g.nb, self.spec.locked)]
 
     def step_stage(self, g: Grading) -> None:
@@ -295,22 +300,23 @@ class Grader:
         started = time.monotonic()
         ok = self._run_nbgrader(g)
         ended = time.monotonic()
-        if g.kernel_events:
-            g.result.kernel = "warm" if any(e.get("warm") for e in g.kernel_events) else "cold"
+        g.kernels = [KernelRun.of(event) for event in g.kernel_events]
+        if g.kernels:
+            g.result.kernel = "warm" if any(k.warm for k in g.kernels) else "cold"
             if g.result.kernel == "cold" and self.spec.warm:
                 g.result.kernel_note = self.template_problem or "the warm template could not fork this kernel"
         if g.template is not None:  # what the kernel left running dies with it, as in a cold sandbox
             g.template.sweep()
             drain(self.uid, patience=0.0)
-        cpu = sum(e.get("cpu_seconds", 0.0) for e in g.kernel_events)
+        cpu = sum(k.cpu_seconds for k in g.kernels)
         if cpu:
             g.result.timings["kernel_cpu"] = round(cpu, 3)
-        g.tracker.done = max((e.get("shutdown_at", 0.0) for e in g.kernel_events), default=0.0)
+        g.tracker.done = max((k.shutdown_at for k in g.kernels), default=0.0)
         g.result.timings.update(g.tracker.phases(started, ended))
-        g.result.notes += notes_from_log(g.capture.text())
+        g.result.notes += list(dict.fromkeys([*map(_note, g.restored), *notes_from_log(g.capture.text())]))
         autograded = self._autograded(g)
         if not ok or not autograded.exists():
-            failure = explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernel_events)
+            failure = explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernels)
             log = g.box / "kernel.log"
             if failure.cause == "kernel-start" and log.exists():
                 failure = Failure(failure.owner, failure.cause, failure.reason, failure.advice,
@@ -333,15 +339,15 @@ class Grader:
         with Gradebook("sqlite:///" + str(g.course / "gradebook.db")) as gb:
             sub = gb.find_submission_notebook(spec.notebook, spec.assignment, g.job.student)
             for grade in sub.grades:
-                result.grades[grade.name] = {"auto_score": grade.auto_score, "max_score": float(grade.max_score),
-                                             "needs_manual_grade": bool(grade.needs_manual_grade)}
+                result.grades[grade.name] = Grade(grade.auto_score, float(grade.max_score),
+                                                  bool(grade.needs_manual_grade))
                 g.scores[grade.name] = (float(grade.auto_score or 0.0), float(grade.max_score))
             result.comments = {c.name: c.auto_comment for c in sub.comments}
             result.late_penalty = sub.late_submission_penalty
 
     def step_read_outcomes(self, g: Grading) -> None:
         """Each test cell's outcome, read from the results the checks displayed."""
-        g.result.tests = [t.as_dict() for t in check_results.read_notebook(g.graded, self.spec.functions, g.scores)]
+        g.result.tests = check_results.read_notebook(g.graded, self.spec.functions, g.scores)
         g.result.first_error = first_error(g.graded)
 
     def step_trim_outputs(self, g: Grading) -> None:
@@ -352,8 +358,8 @@ class Grader:
     def step_collect_notes(self, g: Grading) -> None:
         """Notes for the instructor, and the autograded notebook (canary-free) packed to travel back."""
         g.result.notes += notes_from_cells(g.graded)
-        if any(event.get("wall_killed") for event in g.kernel_events):
-            g.result.notes.append(Note("wall-clock", "the notebook's wall-clock limit stopped its kernel").as_dict())
+        if any(k.wall_killed for k in g.kernels):
+            g.result.notes.append(Note("wall-clock", "the notebook's wall-clock limit stopped its kernel"))
         autograded = self._autograded(g)
         nbformat.write(g.graded, str(autograded))
         g.result.autograded = pack_folder(autograded.parent)
@@ -373,8 +379,6 @@ class Grader:
         from nbgrader.preprocessors import ClearOutput, DeduplicateIds, OverwriteCells, OverwriteKernelspec
 
         from ..preprocessors.check_metadata import CheckCellMetadata, with_fast_metadata_check
-        from ..preprocessors.restore_metadata import RestoreCellMetadata
-        from ..preprocessors.restore_structure import RestoreStructure
 
         spec = self.spec
         cfg = Config(copy.deepcopy(self.spec.config))
@@ -391,8 +395,10 @@ class Grader:
         # file the grader writes.
         cfg.Autograde.permissions = 600
         cfg.Autograde.create_student = True
-        cfg.Autograde.sanitize_preprocessors = [RestoreStructure, RestoreCellMetadata, ClearOutput, DeduplicateIds,
-                                                OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+        # The course's two restoring preprocessors run first; they are given to the converter as instances
+        # (_run_nbgrader), so that what they put back is read from them.
+        cfg.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
+                                                CheckCellMetadata]
         steps = (cfg.Autograde.get("autograde_preprocessors")
                  or Autograde.class_traits()["autograde_preprocessors"].default())
         cfg.Autograde.autograde_preprocessors = with_fast_metadata_check(list(steps))
@@ -418,15 +424,27 @@ class Grader:
         from nbgrader.converters import Autograde
         from nbgrader.coursedir import CourseDirectory
 
+        from ..preprocessors.restore_metadata import RestoreCellMetadata
+        from ..preprocessors.restore_structure import RestoreStructure
+
         share_engines()  # nbgrader opens the gradebook about ten times a notebook: its SQL compiled once per worker
         cfg = self._config(g)
         coursedir = CourseDirectory(config=cfg, log=self.log)
         converter = Autograde(coursedir=coursedir, config=cfg, log=self.log)
+        restorers = [RestoreStructure(config=cfg, log=self.log), RestoreCellMetadata(config=cfg, log=self.log)]
+        converter.sanitize_preprocessors = [*restorers, *converter.sanitize_preprocessors]
         try:
             converter.start()
         except Exception as error:  # noqa: BLE001 - nbgrader reports per-notebook failures this way
             self.log.error("autograde stopped: %s: %s", type(error).__name__, error)
             return False
+        finally:
+            g.restored = [item for restorer in restorers for item in restorer.restored]
         return True
 
 
+def _note(restored: Restored) -> Note:
+    """The instructor's note of what a course preprocessor put back."""
+    if restored.what == "structure":
+        return Note("structure", restored.text)
+    return Note("restored", f"edited nbgrader metadata: {restored.text} — restored from the gradebook")

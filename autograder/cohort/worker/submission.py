@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 from ...cells import nbgrader_meta
 from ..kernels.managers import describe_exit
-from .records import GRADER, STUDENT, Failure, Note
+from ..records import GRADER, STUDENT, CellError, Failure, Note
 
 MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
 
@@ -74,19 +75,12 @@ def read_submission(folder: Path, notebook: str):
     return nb, None
 
 
-def notes_from_log(lines: list[str]) -> list[dict]:
-    """Notes (:class:`Note` dicts) of what nbgrader's log says it restored or ignored in the notebook."""
-    from ..preprocessors.restore_metadata import RESTORED
-    from ..preprocessors.restore_structure import RESTRUCTURED
-
+def notes_from_log(lines: list[str]) -> list[Note]:
+    """Notes of what nbgrader's own preprocessors say, in its log, they restored or ignored in the notebook (its
+    log is the only way nbgrader tells; the course's own preprocessors hand theirs over as values)."""
     notes = []
     for line in lines:
-        if line.startswith(RESTRUCTURED):
-            notes.append(Note("structure", line[len(RESTRUCTURED):].strip()))
-        elif line.startswith(RESTORED):
-            notes.append(Note("restored", "edited nbgrader metadata: " + line[len(RESTORED):].strip()
-                              + " — restored from the gradebook"))
-        elif "Attribute '" in line and "has changed" in line and "Attribute 'checksum'" not in line:
+        if "Attribute '" in line and "has changed" in line and "Attribute 'checksum'" not in line:
             attr = line.split("Attribute '")[1].split("'")[0]
             cell = line.split("for cell ")[1].split(" ")[0] if "for cell " in line else "?"
             notes.append(Note("restored", f"edited {attr} of cell {cell} — nbgrader restored it"))
@@ -96,11 +90,11 @@ def notes_from_log(lines: list[str]) -> list[dict]:
         elif "exists multiple times" in line:
             text = line.replace("Cell with id", "grade id").replace("!", "").strip().splitlines()[0]
             notes.append(Note("duplicate-id", text + " — extra copies ignored"))
-    return [n.as_dict() for n in dict.fromkeys(notes)]
+    return notes
 
 
-def notes_from_cells(nb) -> list[dict]:
-    """Notes (:class:`Note` dicts) of the student's cells that raised an error or ran past the cell limit."""
+def notes_from_cells(nb) -> list[Note]:
+    """Notes of the student's cells that raised an error or ran past the cell limit."""
     notes = []
     for index, cell in enumerate(nb.cells):
         if cell.get("cell_type") != "code" or nbgrader_meta(cell).get("grade"):
@@ -110,11 +104,11 @@ def notes_from_cells(nb) -> list[dict]:
             continue
         name = nbgrader_meta(cell).get("grade_id") or f"cell {index + 1}"
         if any(out.get("ename") == "CellTimeoutError" for out in errors):
-            notes.append(Note("cell-timeout", f"{name} ran past the per-cell time limit and was interrupted").as_dict())
+            notes.append(Note("cell-timeout", f"{name} ran past the per-cell time limit and was interrupted"))
             continue
         evalue = str(errors[0].get("evalue", "")).strip().splitlines()
         first = evalue[0][:200] if evalue else ""
-        notes.append(Note("cell-error", f"{name} raised {errors[0].get('ename')}: {first}".rstrip(": ")).as_dict())
+        notes.append(Note("cell-error", f"{name} raised {errors[0].get('ename')}: {first}".rstrip(": ")))
     return notes
 
 
@@ -203,9 +197,8 @@ def _trim_output(out, allowed: int, keep: str) -> None:
             data["text/plain"] = f"[an output of {_mb(size)} removed by the grader: over its size limit]"
 
 
-def first_error(nb) -> dict:
-    """``{cell, ename, evalue}`` of the first code cell, in notebook order, whose output is an error
-    (``{}`` when none is); ``evalue`` keeps the error's last non-empty line when it has several."""
+def first_error(nb) -> CellError | None:
+    """The first code cell, in notebook order, whose output is an error (``None`` when none is); ``evalue`` keeps the error's last non-empty line when it has several."""
     for index, cell in enumerate(nb.cells):
         if cell.get("cell_type") != "code":
             continue
@@ -215,21 +208,42 @@ def first_error(nb) -> dict:
         name = nbgrader_meta(cell).get("grade_id") or f"cell {index + 1}"
         lines = [line.strip() for line in str(error.get("evalue", "")).splitlines() if line.strip()]
         evalue = " … ".join(dict.fromkeys(lines[:1] + lines[-1:]))
-        return {"cell": name, "ename": str(error.get("ename", "")), "evalue": evalue[:400]}
-    return {}
+        return CellError(name, str(error.get("ename", "")), evalue[:400])
+    return None
+
+
+@dataclass(frozen=True)
+class KernelRun:
+    """What happened to one kernel of a notebook: whether it was forked warm, whether the wall clock stopped it,
+    how it ended (``exit``: None when it was shut down normally), its CPU time and when it was asked to shut down.
+
+    The kernel manager records each kernel it launches as it goes; the grader reads them into these once
+    nbgrader has returned (:meth:`of`)."""
+
+    warm: bool = False
+    wall_killed: bool = False
+    exit: str | None = None
+    cpu_seconds: float = 0.0
+    shutdown_at: float = 0.0
+
+    @classmethod
+    def of(cls, event: dict) -> KernelRun:
+        """A kernel manager's record of its kernel (:class:`~autograder.cohort.kernels.managers.SandboxedKernelManager`)."""
+        return cls(bool(event.get("warm")), bool(event.get("wall_killed")), describe_exit(event),
+                   float(event.get("cpu_seconds", 0.0)), float(event.get("shutdown_at", 0.0)))
 
 
 _KERNEL_START_ADVICE = ("run the solution alone with --sandbox off to tell the sandbox from the environment, and "
                         "read the kernel log")
 
 
-def explain_failure(capture: LogCapture, limits: dict, cell: str, kernel_events: list) -> Failure:
+def explain_failure(capture: LogCapture, limits: dict, cell: str, kernels: list[KernelRun]) -> Failure:
     """Why nbgrader produced no autograded notebook, and whose failure that is, from its log and what
     happened to the kernel."""
     log = "\n".join(capture.text(logging.ERROR))
     where = f" while running {cell}" if cell else ""
-    for event in kernel_events:
-        if event.get("wall_killed"):
+    for kernel in kernels:
+        if kernel.wall_killed:
             seconds = limits.get("notebook_seconds")
             return Failure(STUDENT, "wall-clock",
                            f"the notebook ran past its wall-clock limit ({seconds} s){where}; its kernel was stopped",
@@ -239,12 +253,12 @@ def explain_failure(capture: LogCapture, limits: dict, cell: str, kernel_events:
                        _KERNEL_START_ADVICE, detail=log[-1500:])
     dead = "DeadKernelError" in log or "Kernel died" in log or "UnresponsiveKernelError" in log
     if dead and not cell:  # no cell of the notebook had started: the kernel died on its way up
-        exits = [describe_exit(e) for e in kernel_events]
+        exits = [k.exit for k in kernels]
         cause = next((e for e in exits if e), "the kernel died")
         return Failure(GRADER, "kernel-start", f"the kernel did not start: {cause} before the notebook's first cell",
                        _KERNEL_START_ADVICE, detail=log[-1500:])
     if dead:
-        exits = [describe_exit(e) for e in kernel_events]
+        exits = [k.exit for k in kernels]
         cause = next((e for e in exits if e), "the kernel died")
         return Failure(STUDENT, "kernel-died", f"{cause}{where}",
                        "the notebook needs more memory or CPU time than the limits allow here, or it ends its "

@@ -24,24 +24,12 @@ flags answer cells that reach for the kernel's machinery.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
 
 import nbformat
 
+from ..records import CanaryVerdict
+
 MARK = "autograder"  # cell metadata key of the cells appended here
-
-
-@dataclass
-class CanaryVerdict:
-    """What the canary cells showed: ``ok``, ``compromised`` or ``not run`` (the kernel ended first)."""
-
-    status: str
-    detail: str = ""
-    cells: dict[str, str] = field(default_factory=dict)  # test id -> what its copy did
-
-    @property
-    def compromised(self) -> bool:
-        return self.status == "compromised"
 
 
 def new_nonce() -> str:

@@ -1,8 +1,9 @@
-"""The grading engine: a Dask cluster whose workers each keep one long-lived grader.
+"""The grading engine, the coordinator's side: a Dask cluster whose workers each keep one long-lived grader.
 
-``grade`` hands the engine :class:`~.record.Job` records and gets
-:class:`~.record.SubmissionResult` records back; the coordinator stays the only writer of the
-gradebook and of ``autograded/``.
+(Not to be confused with SQLAlchemy's engines, which :mod:`autograder.cohort.worker.sqlalchemy_engines` shares
+among nbgrader's openings of a gradebook.)  ``grade`` hands the cluster :class:`~autograder.cohort.jobs.Job`
+records and gets :class:`~autograder.cohort.records.SubmissionResult` records back; the coordinator stays the only
+writer of the gradebook and of ``autograded/``.
 
 * The default is a ``distributed.LocalCluster`` of N worker processes on this machine,
   started for the run and closed after it (no set-up).  Its workers are forked from one server
@@ -13,7 +14,7 @@ gradebook and of ``autograded/``.
   course package installed (the same version) and bubblewrap; start them with
   ``--nthreads 1`` (a grader grades one notebook at a time).
 
-Every Dask worker gets a :class:`GraderPlugin` for the run: its own scratch course, the
+Every Dask worker gets a :class:`~autograder.cohort.worker.dask_plugin.GraderPlugin` for the run: its own scratch course, the
 assignment's template gradebook and data files (sent with the plugin, so no folder is
 shared) and its own unprivileged uid for the sandbox.  A worker that dies mid-notebook is
 Dask's to handle: the scheduler gives the submission to another worker; a submission that a
@@ -25,26 +26,22 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import tempfile
 import threading
 import time
 import uuid
-from dataclasses import asdict
-from pathlib import Path
 
-from distributed.diagnostics.plugin import WorkerPlugin
+from ..jobs import Job, RunSpec
+from ..records import GRADER, STUDENT, Failure, SubmissionResult
+from ..worker.dask_plugin import UNSET_ENV, GraderPlugin, grade_on_worker, uid_of_worker
 
-from .records import GRADER, STUDENT, Failure, Job, RunSpec, SubmissionResult
-
-PLUGIN = "torch-ledger-grader"
 #: How many times a submission may take its worker down before it is recorded as failed
 #: (set on the scheduler of a local cluster; an external scheduler keeps its own setting).
 ALLOWED_FAILURES = 1
 #: What a local cluster's workers import as they start (nbgrader and the grader), while the
 #: coordinator checks the kernel, rather than when the run's plugin arrives.
-PRELOAD = ["autograder.cohort.run.engine", "autograder.cohort.run.grader", "nbgrader.api", "nbgrader.converters",
-           "nbgrader.preprocessors"]
+PRELOAD = ["autograder.cohort.worker.dask_plugin", "autograder.cohort.worker.grader", "nbgrader.api",
+           "nbgrader.converters", "nbgrader.preprocessors"]
 #: Dask settings for a local cluster: no statistical profiler sampling the grading thread every
 #: 10 ms, and the event loop's housekeeping at a pace a grader that takes seconds a task needs.
 LOCAL_CONFIG = {
@@ -62,13 +59,10 @@ LOCAL_CONFIG = {
 #: Dask and :data:`PRELOAD` once for this coordinator (Dask's default starts a new interpreter per
 #: worker, each importing them again: ~1.3 s of CPU per worker, and per restart).
 START_METHOD = "forkserver"
-#: The variables a local cluster's worker removes from its environment as it starts (a JSON list; see
-#: :func:`_worker_environment`).
-UNSET_ENV = "TORCH_LEDGER_UNSET_ENV"
 _server_env: dict | None = None  # the environment this process's fork server started with
 
 
-class EngineError(RuntimeError):
+class ClusterError(RuntimeError):
     """The cluster cannot be reached or has no worker."""
 
 
@@ -88,69 +82,6 @@ def _local_cluster_failure(error: BaseException) -> str:
     return f"the local grading cluster could not start: {error}. Nothing was graded"
 
 
-def grader_uid(pid: int, slot: int = 0) -> int:
-    """The sandbox uid of the grader in process ``pid`` (unique on its machine while ``pid`` lives)."""
-    from ..kernels.confinement import BASE_UID
-
-    return BASE_UID + 16 * pid + slot
-
-
-class GraderPlugin(WorkerPlugin):
-    """A Dask worker plugin: one grader per worker, set up when the worker joins the run."""
-
-    def __init__(self, spec: RunSpec, run: str) -> None:
-        self.spec, self.run = spec, run
-        self.name = f"{PLUGIN}-{run}"
-        self.grader = None
-        self.scratch: Path | None = None
-        self.lock = threading.Lock()
-
-    def __getstate__(self):
-        return {"spec": self.spec, "run": self.run, "name": self.name}
-
-    def __setstate__(self, state):
-        self.__init__(state["spec"], state["run"])
-
-    async def setup(self, worker=None) -> None:
-        import asyncio
-
-        await asyncio.to_thread(self._setup, worker)  # nbgrader's imports must not stall the worker's heartbeat
-
-    def _setup(self, worker) -> None:
-        import warnings
-
-        from .grader import Grader
-
-        os.environ.pop("JPY_PARENT_PID", None)
-        # The coordinator writes owner-only (umask 077); a worker's scratch is private already (mkdtemp, 0700),
-        # and inside it the sandbox's folders must be traversable by the kernel's own uid (root runs).
-        os.umask(0o022)
-        warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy notes from nbgrader's API
-        warnings.filterwarnings("ignore", message=".*missing an id field.*")  # cells nbgrader puts back
-        base = getattr(worker, "local_directory", None) or tempfile.gettempdir()
-        self.scratch = Path(tempfile.mkdtemp(prefix=f"grader-{self.run}-", dir=base))
-        self.grader = Grader(self.spec, grader_uid(os.getpid()), self.scratch)
-        self.grader.warm_up()
-
-    def teardown(self, worker=None) -> None:
-        from ..kernels.box import drain
-
-        if self.grader is not None:
-            self.grader.close()
-            drain(self.grader.uid, patience=5.0)
-        if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
-
-
-def grade_on_worker(plugin_name: str, job: dict) -> dict:
-    """The Dask task: grade one job with this worker's grader."""
-    from distributed import get_worker
-
-    plugin = get_worker().plugins[plugin_name]
-    with plugin.lock:  # a grader grades one notebook at a time
-        return plugin.grader.grade(Job(**job)).as_dict()
-
-
 def _deaths(key: str, dask_scheduler=None) -> int:
     """How many workers died while running task ``key`` (the scheduler's own count)."""
     task = dask_scheduler.tasks.get(key)
@@ -163,11 +94,7 @@ def _wanted(key: str, dask_scheduler=None) -> bool:
     return task is not None and bool(task.who_wants)
 
 
-def _uid_of_worker(plugin_name: str, dask_worker=None) -> int:
-    return dask_worker.plugins[plugin_name].grader.uid
-
-
-class Engine:
+class DaskCluster:
     """A Dask client for one run (and the local cluster it started, if any)."""
 
     def __init__(self, workers: int, scheduler: str | None = None) -> None:
@@ -201,7 +128,7 @@ class Engine:
                 try:
                     self.client = Client(self.scheduler, timeout="20s")
                 except OSError as error:
-                    raise EngineError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from None
+                    raise ClusterError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from None
             else:
                 forked = START_METHOD in multiprocessing.get_all_start_methods()  # not on Windows
                 # This run's Dask settings, in force until close() puts the previous ones back.
@@ -225,15 +152,15 @@ class Engine:
             self.launch()
         self._launched.join()
         if self._error is not None:
-            if self.scheduler is None and not isinstance(self._error, EngineError):
-                raise EngineError(_local_cluster_failure(self._error)) from self._error
+            if self.scheduler is None and not isinstance(self._error, ClusterError):
+                raise ClusterError(_local_cluster_failure(self._error)) from self._error
             raise self._error
 
     def start(self, spec: RunSpec) -> None:
         """Wait for the cluster, then give every worker (present and future) a grader for ``spec``."""
         self.connect()
         if not self.count_workers():
-            raise EngineError(f"the Dask scheduler at {self.scheduler} has no worker: start some with "
+            raise ClusterError(f"the Dask scheduler at {self.scheduler} has no worker: start some with "
                               f"`dask worker {self.scheduler} --nthreads 1`")
         plugin = GraderPlugin(spec, uuid.uuid4().hex[:8])
         self.plugin_name = plugin.name
@@ -242,7 +169,7 @@ class Engine:
 
     def _learn_uids(self) -> None:
         try:
-            self.uids |= set(self.client.run(_uid_of_worker, self.plugin_name).values())
+            self.uids |= set(self.client.run(uid_of_worker, self.plugin_name).values())
         except Exception:  # noqa: BLE001 - a worker that left meanwhile has nothing to drain
             pass
 
@@ -253,7 +180,7 @@ class Engine:
         return count
 
     def submit(self, job: Job):
-        return self.client.submit(grade_on_worker, self.plugin_name, asdict(job),
+        return self.client.submit(grade_on_worker, self.plugin_name, job.as_dict(),
                                   key=f"grade-{job.seq}-{uuid.uuid4().hex[:6]}", pure=False)
 
     def outcome(self, future, student: str) -> SubmissionResult:
@@ -351,13 +278,6 @@ def _worker_environment(server_env: dict) -> dict:
     if gone:
         env[UNSET_ENV] = json.dumps(gone)
     return env
-
-
-def dask_setup(worker) -> None:
-    """Run by every local-cluster worker as it starts (this module is in :data:`PRELOAD`), before any plugin."""
-    gone = os.environ.pop(UNSET_ENV, None)
-    for name in json.loads(gone) if gone else ():
-        os.environ.pop(name, None)
 
 
 def wait_any(futures: list, timeout: float):
