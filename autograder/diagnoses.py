@@ -297,6 +297,8 @@ DIAGNOSES: dict[str, str] = {
     "wrong_val_loss": "the recorded validation loss differs from a correct loop's",
     "wrong_value": "the returned values differ from a correct implementation's",
     "zero_as_nonzero": "reported an all-zero gradient as 'nonzero'",
+    "zero_logit_gradient": "the loss's gradient at a logit of exactly 0 is wrong (max(z, 0) written with clamp or relu "
+                           "has slope 1 or 0 there, not 1/2)",
 }
 
 

@@ -3,9 +3,10 @@
 Each module's catalogue defines
 
 * ``MODULE``   – the module id (``"01-tensors"``);
-* ``MUTANTS``  – ``{name: Mutant(answers, breaks, code)}``: ``answers`` replaces answer
-  cells by grade_id, ``breaks`` names the test cells that must lose points, and
-  ``code`` (optional) is the diagnosis code the learner must be shown;
+* ``MUTANTS``  – ``{name: Mutant(answers, breaks, codes, words=...)}``: ``answers`` replaces answer
+  cells by grade_id, ``breaks`` names the test cells that must lose points, ``codes`` (optional)
+  are the diagnosis codes the learner must be shown, and ``words`` (optional) what the message of
+  that diagnosis must say, so that a message cannot drift away from the mistake it names;
 * ``VARIANTS`` – ``{name: answers}``: correct solutions in other styles that must keep
   full marks;
 * ``EQUIVALENT`` (optional) – ``{automatic mutant: reason}``: the delete/swap/flip mutants of
@@ -37,6 +38,7 @@ class Mutant:
     codes: list = field(default_factory=list)
     needs_cuda: bool = False  # only a CUDA device can expose it (e.g. a batch left on the CPU)
     zero: bool = False  # a do-nothing stand-in: every cell it breaks must score 0
+    words: tuple = ()  # what the message of this mistake must say (each, in a cell showing one of ``codes``)
 
 
 # Every catalogue module in this folder (m01_tensors.py, m02_..., ...).
@@ -113,6 +115,7 @@ def mutant_problems(name: str, entry: Mutant, scores) -> list[str]:
         if code not in codes:
             problems.append(f"{name}: expected diagnosis {code!r}, got {codes}: "
                             + " | ".join(scores[t][2] for t in entry.breaks if t in scores))
+    problems += _missing_words(name, entry, scores)
     if sum(s[0] for s in scores.values()) >= sum(s[1] for s in scores.values()):
         problems.append(f"{name} kept full marks")
     # Visible coverage: a learner running the released notebook's own check cells sees it fail, in a cell
@@ -121,6 +124,15 @@ def mutant_problems(name: str, entry: Mutant, scores) -> list[str]:
     if not own & scores.visible_failures:
         problems.append(f"{name} is caught only by hidden tests; visible cells of {sorted(entry.answers)} all passed")
     return problems
+
+
+def _missing_words(name: str, entry: Mutant, scores) -> list[str]:
+    """Each of ``entry.words`` must be in every message (of the cells it breaks) that shows one of its codes,
+    or in every message it lost points with when it names no code."""
+    texts = [scores[t][2] for t in entry.breaks if t in scores and scores[t][0] < scores[t][1]
+             and (not entry.codes or scores[t][3] in entry.codes)]
+    missing = [w for w in entry.words if not texts or any(w.lower() not in text.lower() for text in texts)]
+    return [f"{name}: its message does not say {missing}: " + " | ".join(texts)] if missing else []
 
 
 def judged_cells(entry: Mutant, test_ids) -> set[str]:

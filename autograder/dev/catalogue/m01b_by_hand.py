@@ -34,6 +34,15 @@ MUTANTS = {
         loss.backward()
     return {k: v.grad for k, v in leaves.items()}
 """}, _BOTH_LAYERS, ["used_autograd"]),
+    "manual_leaves_inference_mode": Mutant({"manual_gradients": MANUAL + """
+    with torch.inference_mode(False):
+        leaves = {k: v.clone().requires_grad_() for k, v in params.items()}
+        x, y = x.clone(), y.clone()
+        h = torch.tanh(x @ leaves["hidden.weight"].T + leaves["hidden.bias"])
+        z = h @ leaves["out.weight"].T + leaves["out.bias"]
+        torch.nn.functional.binary_cross_entropy_with_logits(z, y).backward()
+    return {k: v.grad for k, v in leaves.items()}
+"""}, _BOTH_LAYERS, ["used_autograd"], words=("used autograd", "requires_grad_")),
     "manual_sums_instead_of_mean": Mutant(patched(MODULE, "manual_gradients", (_DZ, "    dz = torch.sigmoid(z) - y\n")),
                                           _BOTH_LAYERS, ["sum_not_mean"]),
     "manual_negated": Mutant(patched(MODULE, "manual_gradients",
@@ -71,6 +80,12 @@ MUTANTS = {
     p = torch.sigmoid(z).clamp(1e-7, 1 - 1e-7)
     return -(y * torch.log(p) + (1 - y) * torch.log(1 - p)).mean()
 """}, _BCE_BOTH, ["clamped_probability"]),
+    "bce_clamp_at_zero": Mutant(patched(MODULE, "bce_with_logits", ("(z + z.abs()) / 2", "torch.clamp(z, min=0)")),
+                                ["test_bce_with_logits_gradient"], ["zero_logit_gradient"],
+                                words=("exactly 0", "sigmoid(0)", "(0.5 - y)/")),
+    "bce_relu_at_zero": Mutant(patched(MODULE, "bce_with_logits", ("(z + z.abs()) / 2", "torch.relu(z)")),
+                               ["test_bce_with_logits_gradient"], ["zero_logit_gradient"],
+                               words=("exactly 0", "relu")),
     "bce_sum": Mutant(patched(MODULE, "bce_with_logits", ("per_element.mean()", "per_element.sum()")),
                       _BCE_BOTH, ["sum_not_mean"]),
     "bce_sign_of_target_term": Mutant(patched(MODULE, "bce_with_logits", ("- z * y", "+ z * y")),
@@ -178,7 +193,7 @@ VARIANTS = {
     return (torch.logaddexp(torch.zeros_like(z), z) - z * y).mean()
 """},
     "bce_log_of_one_plus": {"bce_with_logits": BCE + """
-    loss = z.clamp(min=0) - z * y + torch.log(1 + torch.exp(-torch.abs(z)))
+    loss = 0.5 * (z + torch.abs(z)) - z * y + torch.log(1 + torch.exp(-torch.abs(z)))
     return loss.sum() / z.numel()
 """},
     # --- sgd_momentum_step --------------------------------------------------------------------
