@@ -292,6 +292,8 @@ DIAGNOSES: dict[str, str] = {
     "wrong_step_count": "made a wrong number of optimizer steps",
     "wrong_suffix": "saved to a file with another suffix than the path given",
     "wrong_target": "the targets are not int64 class indices",
+    "wrong_type": "returned the right values in another type than the contract's (a list for a tuple, floats "
+                  "for ints, a subclass of str)",
     "wrong_train_loss": "the recorded training loss differs from a correct loop's",
     "wrong_update": "the parameters after the update differ from a correct update's",
     "wrong_val_loss": "the recorded validation loss differs from a correct loop's",

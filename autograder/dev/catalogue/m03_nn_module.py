@@ -218,6 +218,13 @@ MUTANTS = {
     "plan_counts_not_shapes": Mutant(patched(MODULE, "plan_mlp", ("= (n_out, n_in)", "= n_out * n_in"),
                                              ("= (n_out,)", "= n_out")),
                                      ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_shape"]),
+    "plan_shapes_as_lists": Mutant(patched(MODULE, "plan_mlp", ("= (n_out, n_in)", "= [n_out, n_in]"),
+                                           ("= (n_out,)", "= [n_out]")),
+                                   ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_type"],
+                                   words=("a list of int", "tuple of ints")),
+    "plan_shapes_of_floats": Mutant(patched(MODULE, "plan_mlp", ("= (n_out, n_in)", "= (float(n_out), float(n_in))")),
+                                    ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_type"],
+                                    words=("a tuple of float", "tuple of ints")),
     "plan_builds_the_model": Mutant({"plan_mlp": """
 def plan_mlp(sizes, dropout=0.0):
     return {k: tuple(v.shape) for k, v in MLP(sizes, dropout).state_dict().items()}

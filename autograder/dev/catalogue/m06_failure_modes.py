@@ -1,7 +1,7 @@
 """Module 06-failure-modes: mutants and correct variants."""
 
 from ...starters import REPAIR_MAKE_LOADERS
-from . import Mutant, do_nothing, patched, repair_catalogue
+from . import Mutant, do_nothing, edited, patched, repair_catalogue, solution_of
 
 MODULE = "06-failure-modes"
 
@@ -186,7 +186,28 @@ MUTANTS = {
     "diagnosis_trains_a_copy": Mutant(patched(
         MODULE, "overfit_diagnosis",
         ("    model.train()\n", "    model = copy.deepcopy(model)\n    model.train()\n")),
-        ["test_overfit_diagnosis_learns"]),
+        ["test_overfit_diagnosis_learns", "test_overfit_diagnosis_owner"], ["wrong_step_count"],
+        words=("never ran the model it was given",)),
+    # The shape rule applied before the loop: a single example whose target broadcasts harmlessly never trains.
+    "diagnosis_shape_rule_before_the_loop": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("    model.train()\n", "    model.train()\n    if model(x).shape != y.shape:\n        return \"loss_fn\"\n")),
+        ["test_overfit_diagnosis_learns", "test_overfit_diagnosis_owner"], ["wrong_step_count"],
+        words=("took 0 step(s)", "updates run first")),
+    # A verdict that claims to equal anything: every comparison with an owner's name says yes.
+    "diagnosis_verdict_equals_anything": Mutant({"overfit_diagnosis": """
+class Verdict(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+""" + edited(solution_of(MODULE, "overfit_diagnosis"), ('return "learns"', 'return Verdict("learns")'),
+             ('return "loss_fn"', 'return Verdict("loss_fn")'), ('return "module"', 'return Verdict("module")'),
+             ('return "optimizer"', 'return Verdict("optimizer")'))},
+        ["test_overfit_diagnosis_learns", "test_overfit_diagnosis_owner"], ["wrong_type"],
+        words=("a subclass of str",)),
 }
 
 VARIANTS = {
