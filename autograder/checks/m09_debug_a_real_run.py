@@ -607,6 +607,15 @@ def _five_lines(model, opt, batches):
         opt.step()
 
 
+def _zero_after_forward(model, opt, batches):
+    """Lesson 04's other correct order: zero_grad() after the forward pass, before backward()."""
+    for x, y in batches:
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
 def _zero_fill_after_step(model, opt, batches):
     for x, y in batches:
         nn.functional.mse_loss(model(x), y).backward()
@@ -662,6 +671,7 @@ def _sgd(model, lr=0.1):
 HEALTHY_LOOPS = [
     ("five_lines", "the five lines in order", _five_lines, _sgd, ()),
     ("zero_fill", "zero_grad(set_to_none=False) after each step", _zero_fill_after_step, _sgd, ()),
+    ("zero_after_forward", "zero_grad() between the forward pass and backward()", _zero_after_forward, _sgd, ()),
     ("accumulation", "two micro-batches per step, zero_grad after the step", _accumulate_two, _sgd, ()),
     ("validation", "a validation forward in eval mode after every step", _validate_between_steps, _sgd, ()),
 ]
@@ -758,6 +768,23 @@ def _as_names(value):
         return value
 
 
+def _late_binding(grads: dict, want: dict, where: str, k: int) -> None:
+    """Every gradient hook wrote into one parameter's list: hooks made in a loop that read the loop's variable
+    when they run (late binding), so all of them see its last value."""
+    sizes = {name: len(v) if isinstance(v, (list, tuple)) else -1 for name, v in grads.items()}
+    filled = [name for name, size in sizes.items() if size > 0]
+    expected = sum(len(v) for v in want.values())
+    if len(want) > 1 and len(filled) == 1 and sizes[filled[0]] == expected > len(want[filled[0]]):
+        empty = sorted(name for name in want if name != filled[0] and want[name])
+        fail(f"{where}: step {k + 1}'s 'grads' holds all {expected} states under {filled[0]!r}, and none under "
+             f"{empty}: every gradient hook wrote into the same parameter's list.",
+             "your hooks, not the parameters: a lambda (or inner function) made in a loop looks up the loop's "
+             "variable when it runs, not when it was made, so after the loop every hook sees the last name "
+             "(Python's late binding).",
+             "bind each hook to its own parameter when you make it: a default argument (lambda g, name=name: ...) "
+             "or a function that takes the name and returns the hook.", code="ledger_wrong_grads")
+
+
 def _compare_records(got, want, spec, device):
     """The first difference between the learner's records and the contract's, as a learner-facing failure."""
     where = f"on {device}, a loop with {spec[1]}"
@@ -783,6 +810,7 @@ def _compare_records(got, want, spec, device):
                  "can receive a gradient.", "key 'grads' by the names of model.named_parameters() whose "
                  "requires_grad is True when the ledger is entered, every one of them, in every record.",
                  code="ledger_wrong_grads")
+        _late_binding(grads, w["grads"], where, k)
         for pname, states in w["grads"].items():
             mine = list(grads[pname]) if isinstance(grads[pname], (list, tuple)) else grads[pname]
             if mine != states:

@@ -147,6 +147,23 @@ MUTANTS = {
     "ledger_state_after_accumulation": Mutant(patched(MODULE, "StepLedger", ('            self._handles.append(params[name].register_hook(grad_arrives(name, params[name])))', '            self._handles.append(params[name].register_post_accumulate_grad_hook(\n                lambda q, h=grad_arrives(name, params[name]): h(q.grad)))')),
         ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_grads']),
     # cannot tell a zero-filled .grad from a stale one
+    # .grad read when the forward starts, not when backward reaches the parameter: a loop that calls zero_grad()
+    # between the forward and backward() (a correct order) shows the difference.
+    "ledger_grad_read_at_forward": Mutant(patched(
+        MODULE, "StepLedger",
+        ('            self._record["modes"].append("train" if module.training else "eval")\n',
+         '            self._record["modes"].append("train" if module.training else "eval")\n'
+         '            self._at_forward = {n: "none" if params[n].grad is None else "nonzero" if bool(params[n].grad.any())'
+         ' else "zero" for n in watched}\n'),
+        ('                self._record["grads"][name].append(state)',
+         '                self._record["grads"][name].append(self._at_forward[name])')),
+        ['test_StepLedger_healthy'], ['ledger_wrong_grads'], words=("zero_grad() between the forward", "backward() reaches")),
+    # Hooks made by lambdas in a loop: each looks up the loop's variables when it runs, so all write to the last.
+    "ledger_lambdas_late_binding": Mutant(patched(
+        MODULE, "StepLedger",
+        ('            self._handles.append(params[name].register_hook(grad_arrives(name, params[name])))',
+         '            self._handles.append(params[name].register_hook(lambda grad: grad_arrives(name, params[name])(grad)))')),
+        ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_grads'], words=("late binding", "name=name")),
     "ledger_none_or_nonzero": Mutant(patched(MODULE, "StepLedger", ('                    state = "nonzero" if bool(p.grad.any()) else "zero"', '                    state = "nonzero"')),
         ['test_StepLedger_healthy'], ['ledger_wrong_grads']),
     # reads the mode when step() runs, not when each forward started
