@@ -12,8 +12,9 @@ Each module's catalogue defines
 * ``EQUIVALENT`` (optional) – ``{automatic mutant: reason}``: the delete/swap/flip mutants of
   :mod:`autograder.dev.mutate` that keep full marks because they change nothing the contract fixes.
 
-Every catalogue ends with ``MUTANTS.update(do_nothing(MODULE))``: two stand-ins generated for every
-graded function (one returns ``None``, one an always-equal tensor) that must score 0 on every test cell.
+Every catalogue ends with ``MUTANTS.update(do_nothing(MODULE))``: stand-ins generated for every graded
+function (one returns ``None``, the others an always-equal tensor, str, list, dict, int or float) that must
+score 0 on every test cell.
 
 A mutant that is one mistake in the solution is written as that mistake: ``patched(MODULE, "train_step",
 (old, new), ...)``, the solution's own answer cell with a few replacements.
@@ -150,19 +151,29 @@ def variant_problems(name: str, scores) -> list[str]:
 
 # ---- do-nothing stand-ins: generated for every graded function and class of a module
 
-#: The two kinds of stand-in: each runs without error and does nothing.
+#: The kinds of stand-in: each runs without error and does nothing.  Besides None, each hands back an object
+#: of one of the types a contract names (a tensor, a str, a list, a dict, an int, a float) that claims to
+#: equal anything and to be true, so that no check may credit a value by comparing it.
 DO_NOTHING = {
     "returns_none": "None",
     "returns_always_equal": "_AlwaysEqual()",
+    "returns_always_equal_str": "_AlwaysEqualStr('learns')",
+    "returns_always_equal_list": "_AlwaysEqualList()",
+    "returns_always_equal_dict": "_AlwaysEqualDict()",
+    "returns_always_equal_int": "_AlwaysEqualInt(1)",
+    "returns_always_equal_float": "_AlwaysEqualFloat(0.5)",
 }
+#: The stand-ins a full run also grades through real nbgrader (tests/test_nbgrader.py); every run judges all
+#: of them in process.
+THROUGH_NBGRADER = ("returns_none", "returns_always_equal")
 
-# What an always-equal stand-in hands back (as the hostile corpus's "always equal" notebook does): a
-# tensor that claims to equal anything and to be true.
+# What an always-equal stand-in hands back (as the hostile corpus's "always equal" notebook does): an object
+# that claims to equal anything and to be true.
 _ALWAYS_EQUAL = '''
 import torch as _torch
 
 
-class _AlwaysEqualTensor(_torch.Tensor):
+class _EqualsAnything:
     def __eq__(self, other):
         return True
 
@@ -171,6 +182,30 @@ class _AlwaysEqualTensor(_torch.Tensor):
 
     def __bool__(self):
         return True
+
+
+class _AlwaysEqualTensor(_EqualsAnything, _torch.Tensor):
+    pass
+
+
+class _AlwaysEqualStr(_EqualsAnything, str):
+    __hash__ = str.__hash__
+
+
+class _AlwaysEqualList(_EqualsAnything, list):
+    pass
+
+
+class _AlwaysEqualDict(_EqualsAnything, dict):
+    pass
+
+
+class _AlwaysEqualInt(_EqualsAnything, int):
+    __hash__ = int.__hash__
+
+
+class _AlwaysEqualFloat(_EqualsAnything, float):
+    __hash__ = float.__hash__
 
 
 def _AlwaysEqual():
@@ -213,14 +248,20 @@ def _stand_in_source(source: str, value: str) -> str:
 
 
 def do_nothing(module_id: str) -> dict:
-    """``{"does_nothing_<kind>": Mutant}``: every answer cell of the module's solution replaced at once by a
-    stand-in that runs and does nothing (see :data:`DO_NOTHING`). Each must score 0 on every test cell
-    (``Mutant.zero``); a new graded function gets its stand-ins without a line written for it."""
+    """Stand-ins that run and do nothing (see :data:`DO_NOTHING`), each of which must score 0 on every test cell
+    it is judged on (``Mutant.zero``): ``does_nothing_<kind>`` replaces every answer cell of the module's
+    solution at once, and ``does_nothing_<kind>__<function>`` one answer cell alone, the others left correct,
+    on that function's own cells (so that a check which builds on another correct function cannot credit a
+    stand-in). A new graded function gets its stand-ins without a line written for it."""
     cells = _solution_cells(module_id)
     tests = list(_test_cell_ids(module_id))
-    return {f"does_nothing_{kind}": Mutant({gid: _stand_in_source(src, value) for gid, src in cells.items()},
-                                           tests, zero=True)
-            for kind, value in DO_NOTHING.items()}
+    whole = {f"does_nothing_{kind}": Mutant({gid: _stand_in_source(src, value) for gid, src in cells.items()},
+                                            tests, zero=True)
+             for kind, value in DO_NOTHING.items()}
+    alone = {f"does_nothing_{kind}__{gid}": Mutant({gid: _stand_in_source(src, value)},
+                                                   [t for t in tests if t.startswith(f"test_{gid}_")], zero=True)
+             for gid, src in cells.items() for kind, value in DO_NOTHING.items()}
+    return whole | {name: entry for name, entry in alone.items() if entry.breaks}
 
 
 @cache
