@@ -541,7 +541,7 @@ def _trained_ref(seed: int, device, dropout: float = 0.5) -> nn.Module:
 
 @graded("predict_digits")
 def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
-    """int64 labels [N] from raw images ([N, 64] NumPy or [N, 8, 8] tensor), as the model in eval mode predicts"""
+    """int64 labels [N] from raw images ([N, 64] NumPy or [N, 8, 8] tensor), as the model in eval mode predicts, N = 1 too"""
     for device in each_device(notes):
         model = _trained_ref(seed, device)
         images, _ = _sample(n, seed + 7)
@@ -564,6 +564,15 @@ def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
                      "mode (Dropout on).",
                      "pass the raw images, reshaped to [N, 1, 8, 8] float32, to the model in eval mode.",
                      code="serving_skew")
+        for layout, one in (("[1, 64] NumPy", images[:1]), ("[1, 8, 8] tensor", torch.tensor(images[:1]).reshape(1, 8, 8))):
+            out = call(predict_digits, model, one)
+            if not isinstance(out, torch.Tensor) or out.dtype != torch.int64 or tuple(out.shape) != (1,):
+                fail(f"predict_digits(model, one image {layout}) returned {describe(out)}; the contract asks for "
+                     "int64 labels [1], one per image, for a batch of one too.",
+                     "the batch dimension of your result: a squeeze() (or .item(), or an argmax without dim) "
+                     "drops every dimension of size 1, and for a batch of one that is the batch itself.",
+                     "keep the batch dimension: take the argmax over the class dimension and return it as it is, "
+                     "with no squeeze.", code="batch_of_one")
 
 
 @graded("predict_digits")

@@ -30,6 +30,9 @@ MUTANTS = {
         ["test_stable_softmax_gradient"], ["inplace_saved"]),
     "softmax_without_max": Mutant(patched(MODULE, "stable_softmax", (_SHIFT, ""), ("shifted.exp()", "z.exp()")),
                                   ["test_stable_softmax_values"], ["not_stable"]),
+    "softmax_whole_tensor_max": Mutant(patched(MODULE, "stable_softmax", ("z.max(dim=dim, keepdim=True).values", "z.max()")),
+                                       ["test_stable_softmax_values", "test_stable_softmax_gradient"], ["global_max"],
+                                       words=("one number for the whole tensor", "nan", "along dim")),
     "softmax_wrong_dim": Mutant(patched(
         MODULE, "stable_softmax", _EXP_OF_SHIFT,
         ("z.max(dim=dim", "z.max(dim=0"),

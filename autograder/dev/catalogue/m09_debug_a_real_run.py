@@ -133,6 +133,10 @@ MUTANTS = {
     "predict_scales_input": Mutant(patched(
         MODULE, "predict_digits", ("reshape(-1, 1, 8, 8)   # raw, as in training", "reshape(-1, 1, 8, 8) / 16.0")),
         ["test_predict_digits_labels"], ["serving_skew"]),
+    "predict_squeezes_labels": Mutant(patched(MODULE, "predict_digits", ("model(x).argmax(dim=1)", "model(x).argmax(dim=1).squeeze()")),
+                                      ["test_predict_digits_labels"], ["batch_of_one"], words=("batch of one", "squeeze")),
+    "predict_squeezes_logits": Mutant(patched(MODULE, "predict_digits", ("model(x).argmax(dim=1)", "model(x).squeeze().argmax(dim=-1)")),
+                                      ["test_predict_digits_labels"], ["batch_of_one"], words=("int64 labels [1]",)),
     "predict_in_train_mode": Mutant(patched(MODULE, "predict_digits", ("    model.eval()\n", "")),
                                     ["test_predict_digits_labels", "test_predict_digits_modes"]),
     "predict_mode_not_restored": Mutant(patched(MODULE, "predict_digits", ("    model.train(was_training)\n", "")),
