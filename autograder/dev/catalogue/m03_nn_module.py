@@ -341,6 +341,11 @@ def count_parameters(model, trainable_only=False):
          "            p.requires_grad_(False)\n")),
         ["test_freeze_parameters"], ["changed_values"]),
     # --- untrained_parameters ------------------------------------------------------------
+    # `in` on a list of tensors compares with ==, element by element: Python asks one bool of a tensor of many.
+    "untrained_in_a_list": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    return [name for name, p in model.named_parameters() if p.requires_grad and p not in held]
+"""}, ["test_untrained_parameters_finds"], ["raised"], words=("`is` for identity", "p not in held")),
     "untrained_by_shape": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
     shapes = [tuple(q.shape) for g in optimizer.param_groups for q in g["params"]]
     return [n for n, p in model.named_parameters() if p.requires_grad and tuple(p.shape) not in shapes]

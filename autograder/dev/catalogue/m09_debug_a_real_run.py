@@ -129,6 +129,11 @@ MUTANTS = {
          "        count += len(x)\n",
          "        total += loss.item()\n        count += 1\n")),
         ["test_train_epoch_ce_update"], ["unweighted_mean"]),
+    # The training forward under no_grad (as an evaluation loop writes it): backward finds no graph.
+    "train_ce_forward_under_no_grad": Mutant(patched(
+        MODULE, "train_epoch_ce", ("        loss = loss_fn(model(x), y)                 # logits (B, C) against class indices (B,)\n",
+                                   "        with torch.no_grad():\n            loss = loss_fn(model(x), y)\n")),
+        ["test_train_epoch_ce_update"], ["raised"], words=("`loss.backward()`", "torch.no_grad()", "no graph")),
     # --- predict_digits
     "predict_scales_input": Mutant(patched(
         MODULE, "predict_digits", ("reshape(-1, 1, 8, 8)   # raw, as in training", "reshape(-1, 1, 8, 8) / 16.0")),
