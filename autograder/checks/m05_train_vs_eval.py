@@ -8,7 +8,6 @@ model's parameters and buffers before and after.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 
 import torch
@@ -22,6 +21,7 @@ from ._training import (
     WatchedLoss,
     blobs,
     call_with_batches,
+    correct_helper,
     diagnose_kept_graphs,
     diagnose_modes,
     differing,
@@ -267,20 +267,10 @@ def _fit_problem(seed, device, n_train=44, n_val=30, batch_size=16):  # unequal 
     return model, opt, (x, y, batch_size), (xv, yv, batch_size)
 
 
-@contextlib.contextmanager
 def _with_course_evaluate(fit):
-    """While ``fit`` runs, the name ``evaluate`` in its notebook means the correct one (if it calls it), so
-    that a wrong ``evaluate`` costs points in its own cells only."""
-    namespace = getattr(fit, "__globals__", None)
-    mine = namespace.get("evaluate") if isinstance(namespace, dict) else None
-    if not callable(mine):
-        yield
-        return
-    namespace["evaluate"] = ref_evaluate  # the exercise's evaluate, correct (no_grad, eval, mode restored)
-    try:
-        yield
-    finally:
-        namespace["evaluate"] = mine
+    """While ``fit`` runs, the name ``evaluate`` in its notebook means the exercise's correct one (no_grad, eval,
+    mode restored), so that a wrong ``evaluate`` costs points in its own cells only."""
+    return correct_helper(fit, "evaluate", ref_evaluate)
 
 
 @graded("fit")
