@@ -56,7 +56,7 @@ MUTANTS = {
     "checkpoint_without_optimizer": Mutant({
         "save_checkpoint": _SAVE_ALL.replace('"optimizer": optimizer.state_dict(), ', ""),
         "load_checkpoint": _LOAD_ALL.replace('    optimizer.load_state_dict(state["optimizer"])\n', ""),
-    }, BOTH, ["optimizer_not_restored"]),
+    }, ["test_save_checkpoint_restores_everything"], ["optimizer_not_restored"], words=("holds no copy of the optimizer's state",)),
     "checkpoint_without_rng_states": Mutant({
         "save_checkpoint": SV + """
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, path)
@@ -68,16 +68,16 @@ MUTANTS = {
     optimizer.load_state_dict(state["optimizer"])
     return state["epoch"] + 1
 """,
-    }, BOTH, ["generator_not_restored"]),
+    }, ["test_save_checkpoint_restores_everything"], ["generator_not_restored"]),
     "checkpoint_without_generator": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace("    if generator is not None:\n"
                                              "        generator.set_state(state[\"generator\"])\n", ""),
-    }, BOTH, ["generator_not_restored"]),
+    }, ["test_load_checkpoint_resume_matches"], ["generator_not_restored"]),
     "checkpoint_without_numpy_state": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('    np.random.set_state(state["numpy"])\n', ""),
-    }, BOTH, ["numpy_rng_not_restored"]),
+    }, ["test_load_checkpoint_resume_matches"], ["numpy_rng_not_restored"], words=("NumPy's global RNG state", "np.random.set_state()")),
     "checkpoint_pickles_the_model": Mutant({
         "save_checkpoint": _SAVE_ALL.replace('"model": model.state_dict()', '"model": model'),
         "load_checkpoint": _LOAD_ALL.replace('    model.load_state_dict(state["model"])\n',
@@ -88,18 +88,18 @@ MUTANTS = {
         "load_checkpoint": _LOAD_ALL.replace('    optimizer.load_state_dict(state["optimizer"])\n',
                                              '    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)\n'
                                              '    optimizer.load_state_dict(state["optimizer"])\n'),
-    }, BOTH, ["optimizer_not_restored"]),
+    }, ["test_load_checkpoint_resume_matches"], ["optimizer_not_restored"], words=("the file holds it", "not the caller's")),
     "load_epoch_off_by_one": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('return state["epoch"] + 1', 'return state["epoch"]'),
-    }, BOTH, ["epoch_off_by_one"]),
+    }, ["test_load_checkpoint_resume_matches"], ["epoch_off_by_one"], words=("load_checkpoint's epoch counter", "saved epoch plus one")),
     "load_into_a_fresh_model": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('    model.load_state_dict(state["model"])\n',
                                              '    import copy\n'
                                              '    model = copy.deepcopy(model)\n'
                                              '    model.load_state_dict(state["model"])\n'),
-    }, BOTH, ["model_not_restored"]),
+    }, ["test_load_checkpoint_resume_matches"], ["model_not_restored"], words=("load_checkpoint: the file holds it",)),
 }
 
 VARIANTS = {
