@@ -107,6 +107,8 @@ DIAGNOSES: dict[str, str] = {
     "left_grad": "left a .grad on a caller's tensor that had none",
     "lists_frozen": "listed frozen parameters as untrained",
     "lists_held": "listed parameters the optimizer holds",
+    "loader_restarted": "made a new iterator from the loader every step (next(iter(loader))): every step trained on "
+                        "its first batch",
     "loader_changed": "replaced part of the caller's loader",
     "loss_after_update": "returned the loss measured after the update",
     "low_accuracy": "the repaired run's validation accuracy is too low",

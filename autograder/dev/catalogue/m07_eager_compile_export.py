@@ -159,6 +159,19 @@ MUTANTS.update({
                                             ("        start = time.perf_counter()\n",
                                              "        x, y = next(batches)\n        start = time.perf_counter()\n")),
                                     _CELL, ["wrong_split"]),
+    # The loader restarted every step: each step trains on its first batch again.
+    "split_restarts_the_loader": Mutant(patched(MODULE, _SPLIT, ("    batches = iter(loader)\n", ""),
+                                                ("x, y = next(batches)", "x, y = next(iter(loader))")),
+                                        _CELL, ["loader_restarted"], words=("first batch", "one iterator before the loop")),
+    # A `for` loop with a break: the batch after the last step is fetched before the break runs.
+    "split_for_loop_with_break": Mutant(patched(MODULE, _SPLIT, ("    batches = iter(loader)\n", ""),
+                                                ("    for _ in range(steps):\n        start = time.perf_counter()\n"
+                                                 "        x, y = next(batches)\n",
+                                                 "    start = time.perf_counter()\n    for i, (x, y) in enumerate(loader):\n"
+                                                 "        if i == steps:\n            break\n"),
+                                                ("        compute += time.perf_counter() - middle\n",
+                                                 "        compute += time.perf_counter() - middle\n        start = time.perf_counter()\n")),
+                                        _CELL, ["wrong_step_count"], words=("before the `break`", "took 5 batches")),
     "split_bottleneck_reversed": Mutant(patched(MODULE, _SPLIT, ('"data" if data > compute else "compute"',
                                                                  '"compute" if data > compute else "data"')),
                                         _CELL, ["wrong_choice"]),
