@@ -120,6 +120,7 @@ DIAGNOSES: dict[str, str] = {
     "missed_nonfinite_loss": "health_check missed nonfinite_loss",
     "missed_not_shuffled": "health_check missed not_shuffled",
     "missed_shape_mismatch": "health_check missed shape_mismatch",
+    "mean_applied_twice": "applied the mean's 1/N twice (a gradient exactly 1/N of the true one)",
     "missed_tanh_derivative": "the hidden layer's gradients skip tanh's derivative (1 - h^2)",
     "missed_untrained": "left out trainable parameters the optimizer does not hold",
     "missed_untrained_parameters": "health_check missed untrained_parameters",

@@ -172,6 +172,12 @@ def _judge_layer(out, params, x, y, names, layer: str) -> None:
                  "share of each gradient carries a factor 1/N.",
                  "find where dL/dz is formed and divide it by the number of examples, once.",
                  code="sum_not_mean")
+        if close(got, want / n, **tol):
+            fail(f"{where}: the gradient for {name!r} is exactly 1/{n} of autograd's, 1 over the batch size.",
+                 "the mean's factor 1/N, applied twice: once where dL/dz is formed, and again later (a .mean() over "
+                 "the batch where the chain rule sums, or a second division by N).",
+                 "divide by the number of examples once, where dL/dz is formed, and sum over the batch after "
+                 "that.", code="mean_applied_twice")
         if close(got, -want, **tol):
             fail(f"{where}: the gradient for {name!r} has the opposite sign of autograd's.",
                  "the gradient you return: it points downhill; a gradient points the way the loss grows.",
