@@ -11,6 +11,7 @@ from __future__ import annotations
 DIAGNOSES: dict[str, str] = {
     "accumulated": "the gradient is twice the derivative: .grad accumulated over two backward passes",
     "aliases_input": "returned a tensor that shares memory with its input",
+    "argmax_one_column": "took argmax over a single logit column, so every prediction is 0",
     "backward_raised": "backward through the result raised",
     "bad_batch": "the returned loader's batches are not (x, y) pairs of the dataset",
     "batch_not_moved": "the batches were not moved to the requested device",

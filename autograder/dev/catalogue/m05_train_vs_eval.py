@@ -95,6 +95,10 @@ MUTANTS = {
         (_PREDICT, "            correct += ((model(x) > 0.5).float() == y).sum().item()\n"),
         _LEN),
         ["test_accuracy_value"], ["threshold_on_logits"]),
+    # argmax over the one logit column: every prediction is class 0.
+    "accuracy_argmax_one_column": Mutant(patched(
+        MODULE, "accuracy", ("(model(x) > 0).float()", "model(x).argmax(dim=1, keepdim=True).float()")),
+        ["test_accuracy_value"], ["argmax_one_column"], words=("every prediction was 0", "a dimension of size 1")),
     "accuracy_percentage": Mutant(patched(
         MODULE, "accuracy", *_WAS,
         _CORRECT,
