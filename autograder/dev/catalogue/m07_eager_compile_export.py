@@ -84,6 +84,8 @@ MUTANTS = {
     return str(path)
 """}, ["test_export_program_reloads"], ["not_a_path"]),
     # --- export_onnx --------------------------------------------------------------------------
+    "onnx_returns_a_string": Mutant(patched(MODULE, "export_onnx", ("    return path\n", "    return str(path)\n")),
+                                    ["test_export_onnx_runs"], ["not_a_path"], words=("pathlib.Path",)),
     "onnx_static_batch": Mutant({"export_onnx": EO + """
     model.eval()
     torch.onnx.export(model, (example,), str(path), dynamo=True)
