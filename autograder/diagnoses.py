@@ -285,6 +285,7 @@ DIAGNOSES: dict[str, str] = {
     "wrong_length": "returned a wrong number of entries",
     "wrong_logits": "the model's output is not one logit per class",
     "wrong_loss": "reported another loss than the batch's",
+    "wrong_loss_function": "trained with another loss function than the contract's (not the cross-entropy)",
     "wrong_mean": "the epoch's mean loss is wrong",
     "wrong_mode": "a forward pass ran in the wrong mode (train/eval)",
     "wrong_normalization": "the normaliser does not compute (x - mean) / std",

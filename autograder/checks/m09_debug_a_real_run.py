@@ -380,19 +380,46 @@ def _global_norm(params) -> float:
     return float(torch.cat(grads).norm()) if grads else 0.0
 
 
+class _LossWatch(torch.overrides.TorchFunctionMode):
+    """The names of the loss functions that ran (torch.nn.functional's *_loss, cross_entropy, nll_loss...)."""
+
+    def __init__(self):
+        super().__init__()
+        self.names: set = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        if name.endswith("_loss") or name in ("cross_entropy", "binary_cross_entropy",
+                                              "binary_cross_entropy_with_logits"):
+            self.names.add(name)
+        return func(*args, **(kwargs or {}))
+
+
+def _expect_cross_entropy(watch: _LossWatch, seen: str) -> None:
+    """When the parameters differ from a correct epoch's and the cross-entropy never ran, the loss is the cause."""
+    if watch.names and "cross_entropy" not in watch.names:
+        fail(f"{seen}, and the loss that ran was {', '.join(sorted(watch.names))}, never cross_entropy.",
+             "the loss: the exercise trains a classifier with the cross-entropy of its logits against the class "
+             "indices; another loss (of probabilities against one-hot targets, say) gives other gradients.",
+             "compute nn.CrossEntropyLoss()(logits, y) on the raw logits [N, C] and the int64 labels [N]: no "
+             "softmax and no one-hot before it.", code="wrong_loss_function")
+
+
 @graded("train_epoch_ce")
 def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_size: int = 32, *, notes):
     """One correct update per batch with CrossEntropyLoss, no clipping unless asked; returns the mean per-example loss"""
     for device in each_device(notes):
         model, opt, data = _ce_problem(seed, device, n, batch_size)
         start = _twin(model, opt, data)
-        with Ledger(model, opt) as ledger:
+        with Ledger(model, opt) as ledger, _LossWatch() as losses_run:
             out = call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
         steps = math.ceil(n / batch_size)
         diagnose_update(ledger, "train_epoch_ce", steps_expected=steps)
         twin, (losses, sizes) = _replay(device, start, data)
         wrong = differing(snapshot(model), snapshot(twin))
         if wrong:
+            _expect_cross_entropy(losses_run, f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a "
+                                  "correct epoch with CrossEntropyLoss")
             fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch with "
                  "CrossEntropyLoss over the same batches (no clipping: max_grad_norm was None).",
                  "the update: the loss, the targets it was given, or the gradients changed between backward() and "
@@ -444,7 +471,9 @@ def train_epoch_ce_clipping(train_epoch_ce, seed: int = 2, n: int = 96, batch_si
         handles.append(opt.register_step_pre_hook(on_step))
         start = _twin(model, opt, data)
         try:
-            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, None, max_grad_norm)
+            with _LossWatch() as losses_run:
+                call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, None,
+                                  max_grad_norm)
         finally:
             for h in handles:
                 h.remove()
@@ -470,6 +499,8 @@ def train_epoch_ce_clipping(train_epoch_ce, seed: int = 2, n: int = 96, batch_si
         twin, _ = _replay(device, start, data, max_grad_norm=max_grad_norm)
         wrong = differing(snapshot(model), snapshot(twin))
         if wrong:
+            _expect_cross_entropy(losses_run, f"with max_grad_norm={max_grad_norm}, {', '.join(wrong[:3])} differ "
+                                  "from a correct clipped epoch")
             fail(f"with max_grad_norm={max_grad_norm}, {', '.join(wrong[:3])} differ from a correct clipped epoch.",
                  "the gradients the optimizer read: clipped by another rule than the global norm over all "
                  "parameters.", "clip the norm of all gradients together (clip_grad_norm_), not each separately.",

@@ -122,7 +122,8 @@ MUTANTS = {
         ("        loss = loss_fn(model(x), y)                 # logits (B, C) against class indices (B,)\n",
          "        logits = model(x)\n"
          "        loss = nn.functional.mse_loss(logits.softmax(1), nn.functional.one_hot(y, logits.shape[1]).float())\n")),
-        ["test_train_epoch_ce_update"], ["wrong_update"]),
+        ["test_train_epoch_ce_update", "test_train_epoch_ce_clipping"], ["wrong_loss_function"],
+        words=("mse_loss, never cross_entropy", "one-hot")),
     "epoch_unweighted_mean": Mutant(patched(
         MODULE, "train_epoch_ce",
         ("        total += loss.item() * len(x)\n"
