@@ -380,6 +380,34 @@ def _global_norm(params) -> float:
     return float(torch.cat(grads).norm()) if grads else 0.0
 
 
+class _NormWatch:
+    """The gradients' global norm after each backward (as the last gradient arrives) and at each step()."""
+
+    def __init__(self, model, opt):
+        params = list(model.parameters())
+        self.after_backward: list = []
+        self.at_step: list = []
+        last = {}
+
+        def on_grad(p):
+            last["norm"] = _global_norm(params)
+
+        def on_step(optimizer, args, kwargs):
+            self.after_backward.append(last.get("norm", 0.0))
+            self.at_step.append(_global_norm(params))
+
+        self.handles = [p.register_post_accumulate_grad_hook(on_grad) for p in params]
+        self.handles.append(opt.register_step_pre_hook(on_step))
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def shrunk(self) -> list[int]:
+        """The steps whose gradients were scaled down between backward() and step()."""
+        return [i for i, (a, b) in enumerate(zip(self.after_backward, self.at_step)) if b < a * (1 - 1e-3)]
+
+
 class _LossWatch(torch.overrides.TorchFunctionMode):
     """The names of the loss functions that ran (torch.nn.functional's *_loss, cross_entropy, nll_loss...)."""
 
@@ -411,8 +439,12 @@ def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_siz
     for device in each_device(notes):
         model, opt, data = _ce_problem(seed, device, n, batch_size)
         start = _twin(model, opt, data)
-        with Ledger(model, opt) as ledger, _LossWatch() as losses_run:
-            out = call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+        norms = _NormWatch(model, opt)
+        try:
+            with Ledger(model, opt) as ledger, _LossWatch() as losses_run:
+                out = call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+        finally:
+            norms.remove()
         steps = math.ceil(n / batch_size)
         diagnose_update(ledger, "train_epoch_ce", steps_expected=steps)
         twin, (losses, sizes) = _replay(device, start, data)
@@ -420,6 +452,16 @@ def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_siz
         if wrong:
             _expect_cross_entropy(losses_run, f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a "
                                   "correct epoch with CrossEntropyLoss")
+            shrunk = norms.shrunk()
+            if shrunk:
+                fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch, and at "
+                     f"optimizer step {shrunk[0] + 1} the gradients' global norm was {norms.at_step[shrunk[0]]:.3g} "
+                     f"at step(), down from {norms.after_backward[shrunk[0]]:.3g} after backward(), with "
+                     "max_grad_norm=None.",
+                     "the clipping step: it ran although the caller asked for none (max_grad_norm=None), and "
+                     "scaled the gradients down before the optimizer read them.",
+                     "clip only when max_grad_norm is not None (`if max_grad_norm is not None:` around the "
+                     "clip_grad_norm_ call).", code="clipped")
             fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch with "
                  "CrossEntropyLoss over the same batches (no clipping: max_grad_norm was None).",
                  "the update: the loss, the targets it was given, or the gradients changed between backward() and "
@@ -581,12 +623,24 @@ def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
             want = model(_raw(images, device)).argmax(1).cpu()
         model.train()
         for layout, imgs in (("[N, 64] NumPy", images), ("[N, 8, 8] tensor", torch.tensor(images).reshape(-1, 8, 8))):
-            out = call(predict_digits, model, imgs)
+            modes: set = set()
+            handle = model.register_forward_pre_hook(lambda module, args, modes=modes: modes.add(module.training))
+            try:
+                out = call(predict_digits, model, imgs)
+            finally:
+                handle.remove()
             if not isinstance(out, torch.Tensor) or out.dtype != torch.int64 or tuple(out.shape) != (n,):
                 fail(f"predict_digits(model, images {layout}) returned {describe(out)}; the contract asks for "
                      f"int64 labels [{n}].", "the value predict_digits returns.",
                      "return logits.argmax(dim=1) (one class index per image).", code="wrong_labels")
             agree = float((out.cpu() == want).float().mean())
+            if agree < 1.0 and True in modes:
+                fail(f"for images {layout}, predict_digits agrees with the model's eval-mode predictions on "
+                     f"{agree:.0%} of {n} images, and the model ran its forward pass in train mode.",
+                     "the model's mode: the caller handed it over in train mode, where Dropout zeroes random "
+                     "activations, so the predictions are noisy.",
+                     "switch the model to eval mode before predicting (and hand the caller's mode back after).",
+                     code="dropout_active")
             if agree < 1.0:
                 fail(f"for images {layout}, predict_digits agrees with the model's eval-mode predictions on "
                      f"{agree:.0%} of {n} images.",

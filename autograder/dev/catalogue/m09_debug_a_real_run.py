@@ -100,7 +100,7 @@ MUTANTS = {
     "epoch_always_clips": Mutant(patched(
         MODULE, "train_epoch_ce",
         (_CLIP, "        nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm or 1.0)\n")),
-        ["test_train_epoch_ce_update"], ["wrong_update"]),
+        ["test_train_epoch_ce_update"], ["clipped"], words=("max_grad_norm=None", "only when max_grad_norm is not None")),
     "epoch_clips_each_parameter": Mutant(patched(
         MODULE, "train_epoch_ce",
         ("            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n",
@@ -144,7 +144,8 @@ MUTANTS = {
     "predict_squeezes_logits": Mutant(patched(MODULE, "predict_digits", ("model(x).argmax(dim=1)", "model(x).squeeze().argmax(dim=-1)")),
                                       ["test_predict_digits_labels"], ["batch_of_one"], words=("int64 labels [1]",)),
     "predict_in_train_mode": Mutant(patched(MODULE, "predict_digits", ("    model.eval()\n", "")),
-                                    ["test_predict_digits_labels", "test_predict_digits_modes"]),
+                                    ["test_predict_digits_labels", "test_predict_digits_modes"],
+                                    ["dropout_active", "wrong_mode"], words=("train mode",)),
     "predict_mode_not_restored": Mutant(patched(MODULE, "predict_digits", ("    model.train(was_training)\n", "")),
                                         ["test_predict_digits_modes"], ["mode_changed"]),
     "predict_returns_logits": Mutant(patched(MODULE, "predict_digits", ("model(x).argmax(dim=1)", "model(x)")),
