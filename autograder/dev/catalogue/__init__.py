@@ -39,7 +39,7 @@ class Mutant:
     codes: list = field(default_factory=list)
     needs_cuda: bool = False  # only a CUDA device can expose it (e.g. a batch left on the CPU)
     zero: bool = False  # a do-nothing stand-in: every cell it breaks must score 0
-    words: tuple = ()  # what the message of this mistake must say (each, in a cell showing one of ``codes``)
+    words: tuple = ()  # what the message of this mistake must say (in each cell showing the first of ``codes``)
 
 
 # Every catalogue module in this folder (m01_tensors.py, m02_..., ...).
@@ -127,11 +127,21 @@ def mutant_problems(name: str, entry: Mutant, scores) -> list[str]:
     return problems
 
 
+def hold_to_words(mutants: dict, words: dict) -> None:
+    """Give each mutant named in ``words`` what its message must say, besides the words it was built with."""
+    unknown = sorted(set(words) - set(mutants))
+    if unknown:
+        raise KeyError(f"words for mutants the catalogue does not hold: {unknown}")
+    for name, said in words.items():
+        entry = mutants[name]
+        entry.words = tuple(entry.words) + tuple(w for w in said if w not in entry.words)
+
+
 def _missing_words(name: str, entry: Mutant, scores) -> list[str]:
-    """Each of ``entry.words`` must be in every message (of the cells it breaks) that shows one of its codes,
-    or in every message it lost points with when it names no code."""
+    """Each of ``entry.words`` must be in every message (of the cells it breaks) that shows its first code, the
+    diagnosis of the mistake itself, or in every message it lost points with when it names no code."""
     texts = [scores[t][2] for t in entry.breaks if t in scores and scores[t][0] < scores[t][1]
-             and (not entry.codes or scores[t][3] in entry.codes)]
+             and (not entry.codes or scores[t][3] == entry.codes[0])]
     missing = [w for w in entry.words if not texts or any(w.lower() not in text.lower() for text in texts)]
     return [f"{name}: its message does not say {missing}: " + " | ".join(texts)] if missing else []
 

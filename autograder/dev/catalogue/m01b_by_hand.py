@@ -1,6 +1,6 @@
 """Module 01b-by-hand: mutants and correct variants."""
 
-from . import Mutant, do_nothing, patched
+from . import Mutant, do_nothing, hold_to_words, patched
 
 MODULE = "01b-by-hand"
 
@@ -225,6 +225,64 @@ VARIANTS = {
     return buffers
 """},
 }
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "manual_uses_autograd": ("this function is where you do autograd's job yourself", "called requires_grad_"),
+    "manual_uses_autograd_on_clones": (
+        "this function is where you do autograd's job yourself",
+        "called requires_grad_",
+    ),
+    "manual_sums_instead_of_mean": ("the contract's loss is the MEAN over the batch",),
+    "manual_negated": ("a gradient points the way the loss grows",),
+    "manual_transposed_weight_gradient": ("dtype and device of its parameter",),
+    "manual_returns_a_list": ("gradient of the mean loss} for every parameter", "not a dictionary"),
+    "manual_short_names": ("under the parameter's own name", "not in params"),
+    "manual_writes_into_params": ("the caller owns the network's parameters",),
+    "bce_naive_probabilities": ("or e to a large positive power",),
+    "bce_clamped_probabilities": ("or a log of a rounded probability", "right for ordinary logits"),
+    "bce_sum": ("the contract's loss is the mean over every element",),
+    "bce_sign_of_target_term": ("for ordinary logits the value already differs",),
+    "bce_where_overflows_in_backward": ("a branch you did not use", "PyTorch's is finite everywhere"),
+    "bce_item": ("cannot reach the model's parameters", "returned a tensor that does not require grad"),
+    "bce_detached_stable_term": ("but a piece of it does not depend on z the way the loss does",),
+    "bce_pytorchs_own": (
+        "this function is the loss PyTorch computes",
+        "called PyTorch's binary_cross_entropy_with_logits",
+    ),
+    "bce_pytorchs_module": (
+        "this function is the loss PyTorch computes",
+        "called PyTorch's binary_cross_entropy_with_logits",
+    ),
+    "step_buffer_is_the_grad": (
+        "grad tensor itself is changed by the next zero_grad",
+        "its buffer shares memory with the parameter's",
+    ),
+    "step_dampened": ("with nothing else scaled", "after the steps before it"),
+    "step_first_buffer_averaged": (
+        "on its first step SGD's buffer is the gradient itself",
+        "already after the first step",
+    ),
+    "step_nesterov": ("on its first step SGD's buffer is the gradient itself", "already after the first step"),
+    "step_lr_inside_buffer": ("the parameter itself matches SGD's",),
+    "step_recording_on": ("recording was on while your step wrote into a parameter",),
+    "step_rebinds_the_name": ("the step updates each of them in place", "left every parameter as it was"),
+    "step_new_tensors_written_back": (
+        "the model and the optimizer hold these very tensors",
+        "weight is another tensor object than the one passed in",
+    ),
+    "step_none_grad_crashes": ("and your step tried to use its missing gradient",),
+    "step_none_grad_as_zero": ("SGD creates no buffer for a parameter it skipped",),
+    "step_accumulates_into_grad": (
+        "it belongs to the parameter until zero_grad",
+        "grad was changed or replaced by the step",
+    ),
+    "manual_skips_tanh_derivative": ("as if tanh were not there",),
+    "manual_tanh_derivative_of_h": ("one factor of the chain rule is missing",),
+    "manual_batch_size_hard_coded": ("float64", "one factor of the chain rule is missing"),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

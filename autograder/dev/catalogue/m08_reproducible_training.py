@@ -1,7 +1,7 @@
 """Module 08-reproducible-training: mutants and correct variants."""
 
 from ...starters import REPAIR_LOAD_CHECKPOINT
-from . import Mutant, do_nothing, patched, repair_catalogue
+from . import Mutant, do_nothing, hold_to_words, patched, repair_catalogue
 
 MODULE = "08-reproducible-training"
 
@@ -198,6 +198,38 @@ def repair_load_checkpoint(path, model, optimizer, generator=None):
     random.setstate(states["python"])
     return int(ckpt["epoch"]) + 1
 """}
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "seed_torch_only": (
+        "Python's random and NumPy's global RNG were not seeded",
+        "twice, Python's random and NumPy's global RNG gave different numbers",
+    ),
+    "seed_generator_unseeded": (
+        "Generator always starts from the same default seed",
+        "the generators returned by seed_everything",
+    ),
+    "seed_fixed": (
+        "seed_everything ignores its argument for that RNG",
+        "give the same numbers from Python's random, NumPy's global RNG",
+    ),
+    "seed_returns_none": ("the generator for the DataLoaders",),
+    "checkpoint_without_rng_states": (", NumPy's global RNG state and Python's random state",),
+    "checkpoint_without_generator": ("the DataLoader generator's state",),
+    "checkpoint_pickles_the_model": (
+        "a pickled object ties the file to your class definitions and",
+        "the checkpoint file holds the checkpoint",
+    ),
+    "repair_left_epoch": ("a resumed run would repeat an epoch",),
+    "repair_left_optimizer": ("Adam's moments and step counts",),
+    "repair_left_generator": ("the DataLoader generator's state",),
+    "repair_generator_always_restored": ("the generator step of repair_load_checkpoint",),
+    "load_generator_always_restored": ("the caller has no generator of its own",),
+    "repair_python_rng_dropped": ("Python's random state",),
+    "repair_model_into_a_copy": ("the model's parameters",),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
