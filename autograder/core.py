@@ -225,7 +225,8 @@ _short_tb_installed = False
 
 
 def _install_short_tracebacks() -> None:
-    """Show a failed check as its one-line message, not as the grader's traceback."""
+    """Show a failed check as one short line under its result, not as the grader's traceback, and not as the
+    result's message a second time."""
     global _short_tb_installed
     if _short_tb_installed:
         return
@@ -235,13 +236,19 @@ def _install_short_tracebacks() -> None:
     if ip is None:
         return
 
-    def handler(shell, etype, value, tb, tb_offset=None):
-        stb = [f"{etype.__name__}: {value}"]
-        shell._showtraceback(etype, value, stb)  # IPython leaves the showing to the handler
-        return stb
-
-    ip.set_custom_exc((CheckFailed,), handler)
+    ip.set_custom_exc((CheckFailed,), short_traceback)
     _short_tb_installed = True
+
+
+def short_traceback(shell, etype, value, tb, tb_offset=None):
+    """IPython's handler for :class:`CheckFailed`: the result's line above already holds the message, so the error
+    says only that the cell lost its points (its evalue keeps the whole text, for tools that read the outputs)."""
+    result = getattr(value, "result", None)
+    short = (f"[{result.outcome}] {result.function}: this cell lost its points; the line above says why."
+             if isinstance(result, Result) else str(value))
+    stb = [f"{etype.__name__}: {short}"]
+    shell._showtraceback(etype, value, stb)  # IPython leaves the showing to the handler
+    return stb
 
 
 # --------------------------------------------------------------------------
@@ -436,15 +443,84 @@ def _learner_raised(raised: LearnerRaised, function: str, part: str) -> Result:
             do=_LAZY_DO,
             code="lazy_parameters",
         )
+    line = learner_line(err)
+    cause = usual_cause(err)
     return Result(
         function,
         part,
         INCORRECT,
-        seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}.",
-        owner=f"your `{raised.name or function}` raised it, not the grader.",
-        do="call it yourself with the same kind of arguments, read the error, and fix the line it points to.",
+        seen=f"calling {raised.call_text} raised {type(err).__name__}: {error_text(err)}"
+        + (f", at {line}." if line else "."),
+        owner=f"your `{raised.name or function}` raised it, not the grader." + (f" {cause}" if cause else ""),
+        do="call it yourself with the same kind of arguments, read the error, and fix "
+        + ("that line." if line else "the line it points to."),
         code="raised",
     )
+
+
+#: The grader's own code: a frame there is never the learner's line.
+_GRADER_DIR = os.path.dirname(os.path.realpath(__file__)) + os.sep
+
+
+def learner_line(error: BaseException) -> str:
+    """Where in the learner's own code ``error`` was raised (the innermost such frame of its traceback), as
+    "line N of its cell, in `function`: `source`" (the line numbered as the notebook numbers a cell's lines);
+    '' when no frame is the learner's."""
+    import linecache
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if _learners(f.filename) and not os.path.realpath(f.filename).startswith(_GRADER_DIR)]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    text = (frame.line or linecache.getline(frame.filename, frame.lineno or 0)).strip()
+    named = [f.name for f in frames if not f.name.startswith("<")]  # a comprehension's frame is its function's
+    where = f"line {frame.lineno} of its cell" + (f", in `{named[-1]}`" if named else "")
+    return f"{where}: `{_clip(text, 120)}`" if text else where
+
+
+#: (what a PyTorch error says, the mistake that usually causes it): named in the message of any learner
+#: function that raised it, so that every module explains a common error as well as the one that meets it most.
+_USUAL_CAUSES = (
+    ("does not require grad and does not have a grad_fn",
+     "This error usually means the loss holds no graph: it was computed under torch.no_grad() or "
+     "torch.inference_mode() (a training forward must record), from detached tensors, or from parameters with "
+     "requires_grad=False."),
+    ("Boolean value of Tensor with more than one value is ambiguous",
+     "This error usually means a tensor of several values stood where Python needs one True or False: an `if`, "
+     "`and`/`or`, or `==` between tensors where identity was meant (`p in some_list`, `list.index(p)`, "
+     "`t == other`); compare tensors with `is` for identity and torch.equal for values."),
+    ("Trying to backward through the graph a second time",
+     "This error usually means backward() ran twice over one graph: a loss (or a tensor it depends on) carried "
+     "over from an earlier step instead of recomputed."),
+    ("a leaf Variable that requires grad is being used in an in-place operation",
+     "This error usually means a parameter was changed in place while autograd was recording: an update belongs "
+     "under torch.no_grad()."),
+    ("has been modified by an inplace operation",
+     "This error usually means a tensor autograd saved for the backward pass was changed in place afterwards "
+     "(`x += ...`, `x.relu_()`): compute a new tensor instead."),
+    ("Expected all tensors to be on the same device",
+     "This error usually means a batch and a model (or two tensors) sit on different devices: move the batch to "
+     "the model's device."),
+    ("shapes cannot be multiplied",
+     "This error usually means a layer met an input of another size than it was built for: a Linear's "
+     "in_features against the last dimension of what reaches it."),
+    ("grad can be implicitly created only for scalar outputs",
+     "This error usually means backward() was called on a tensor of several values: reduce the loss to one "
+     "number first."),
+    ("Can't call numpy() on Tensor that requires grad",
+     "This error usually means a tensor still in the graph was converted: detach() it first."),
+    ("expected scalar type",
+     "This error usually means tensors of two dtypes met (float64 from NumPy against a float32 model, or integer "
+     "targets where floats are expected)."),
+)
+
+
+def usual_cause(error: BaseException) -> str:
+    """The mistake that usually causes ``error``, for a PyTorch error the course meets often; '' for any other."""
+    text = str(error)
+    return next((cause for pattern, cause in _USUAL_CAUSES if pattern in text), "")
 
 
 def _unreadable(error: Exception, function: str, part: str) -> Result:

@@ -11,10 +11,12 @@ from __future__ import annotations
 DIAGNOSES: dict[str, str] = {
     "accumulated": "the gradient is twice the derivative: .grad accumulated over two backward passes",
     "aliases_input": "returned a tensor that shares memory with its input",
+    "argmax_one_column": "took argmax over a single logit column, so every prediction is 0",
     "backward_raised": "backward through the result raised",
     "bad_batch": "the returned loader's batches are not (x, y) pairs of the dataset",
     "batch_not_moved": "the batches were not moved to the requested device",
     "blobs_not_separated": "the two classes' blobs are not separated",
+    "batch_of_one": "dropped the batch dimension of a batch of one (a squeeze, .item() or an argmax without dim)",
     "bounded_batch": "exported a dynamic batch dimension with bounds that the served sizes exceed",
     "broadcast": "broadcast or expanded the targets instead of reshaping them",
     "buffer_aliases_grad": "a momentum buffer is the parameter's .grad tensor itself, not a copy",
@@ -73,6 +75,7 @@ DIAGNOSES: dict[str, str] = {
     "froze_too_much": "froze parameters outside the module it was given",
     "generator_not_restored": "the checkpoint did not restore the DataLoader generator's state",
     "generator_unseeded": "the returned generator is not seeded from the seed",
+    "global_max": "subtracted the whole tensor's maximum instead of each row's (a row far below another is nan)",
     "grads_changed": "changed a .grad the caller held",
     "graph_recorded": "recorded an autograd graph where none belongs (evaluation or an optimizer step without torch.no_grad())",
     "graphs_kept_alive": "kept the batches' autograd graphs alive (summed loss tensors, not floats)",
@@ -105,6 +108,8 @@ DIAGNOSES: dict[str, str] = {
     "left_grad": "left a .grad on a caller's tensor that had none",
     "lists_frozen": "listed frozen parameters as untrained",
     "lists_held": "listed parameters the optimizer holds",
+    "loader_restarted": "made a new iterator from the loader every step (next(iter(loader))): every step trained on "
+                        "its first batch",
     "loader_changed": "replaced part of the caller's loader",
     "loss_after_update": "returned the loss measured after the update",
     "low_accuracy": "the repaired run's validation accuracy is too low",
@@ -116,6 +121,7 @@ DIAGNOSES: dict[str, str] = {
     "missed_nonfinite_loss": "health_check missed nonfinite_loss",
     "missed_not_shuffled": "health_check missed not_shuffled",
     "missed_shape_mismatch": "health_check missed shape_mismatch",
+    "mean_applied_twice": "applied the mean's 1/N twice (a gradient exactly 1/N of the true one)",
     "missed_tanh_derivative": "the hidden layer's gradients skip tanh's derivative (1 - h^2)",
     "missed_untrained": "left out trainable parameters the optimizer does not hold",
     "missed_untrained_parameters": "health_check missed untrained_parameters",
@@ -285,6 +291,7 @@ DIAGNOSES: dict[str, str] = {
     "wrong_length": "returned a wrong number of entries",
     "wrong_logits": "the model's output is not one logit per class",
     "wrong_loss": "reported another loss than the batch's",
+    "wrong_loss_function": "trained with another loss function than the contract's (not the cross-entropy)",
     "wrong_mean": "the epoch's mean loss is wrong",
     "wrong_mode": "a forward pass ran in the wrong mode (train/eval)",
     "wrong_normalization": "the normaliser does not compute (x - mean) / std",
@@ -298,11 +305,15 @@ DIAGNOSES: dict[str, str] = {
     "wrong_step_count": "made a wrong number of optimizer steps",
     "wrong_suffix": "saved to a file with another suffix than the path given",
     "wrong_target": "the targets are not int64 class indices",
+    "wrong_type": "returned the right values in another type than the contract's (a list for a tuple, floats "
+                  "for ints, a subclass of str)",
     "wrong_train_loss": "the recorded training loss differs from a correct loop's",
     "wrong_update": "the parameters after the update differ from a correct update's",
     "wrong_val_loss": "the recorded validation loss differs from a correct loop's",
     "wrong_value": "the returned values differ from a correct implementation's",
     "zero_as_nonzero": "reported an all-zero gradient as 'nonzero'",
+    "zero_logit_gradient": "the loss's gradient at a logit of exactly 0 is wrong (max(z, 0) written with clamp or relu "
+                           "has slope 1 or 0 there, not 1/2)",
 }
 
 

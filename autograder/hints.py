@@ -465,9 +465,10 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
         "time_split": (
             "Two owners of a step's time: the loader (producing the next batch) and the model with its optimizer "
             "(forward, backward, update). Give each its own clock, and make sure no moment is counted by both.",
-            "Take the batches with `next(iter(loader))`-style calls so that you can put a clock around the fetch "
-            "itself; reread how `time_it` waits for a CUDA device before reading its clock, and ask where a model's "
-            "parameters tell you its device.",
+            "Make one iterator from the loader before the loop and take each batch with `next()` on it, so that you "
+            "can put a clock around the fetch itself (a new `iter(loader)` in every step starts the epoch over and "
+            "trains on the first batch each time). Reread how `time_it` waits for a CUDA device before reading its "
+            "clock, and ask where a model's parameters tell you its device.",
             "The trap is a moment counted twice or not at all: the data clock covers the batch until it is on the "
             "device, the compute clock starts where it stops, and on CUDA no clock is read while work is still queued. "
             "Test with a Dataset whose `__getitem__` sleeps: the data total grows and `bottleneck` says data.",

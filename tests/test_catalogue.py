@@ -90,6 +90,12 @@ def evaluate_costs_evaluate_only(scores) -> None:
     assert lost and all(t.startswith("test_evaluate") for t in lost), lost
 
 
+def train_step_costs_train_step_only(scores) -> None:
+    """`train_epoch` and `overfit_one_batch` are graded with a correct `train_step` in place of the learner's."""
+    lost = {t for t, s in scores.items() if s[0] < s[1]}
+    assert lost and all(t.startswith("test_train_step") for t in lost), lost
+
+
 def unseeded_generators_named_once(scores) -> None:
     text = scores["test_seed_everything_rngs"][2]
     assert "Owner: Python's random and NumPy's global RNG were not seeded" in text, text
@@ -108,6 +114,7 @@ FINDINGS = {
     ("m08_reproducible_training", "checkpoint_without_rng_states"): checkpoint_names_every_owner,
     ("m05_train_vs_eval", "evaluate_without_no_grad"): evaluate_costs_evaluate_only,
     ("m05_train_vs_eval", "evaluate_unweighted_mean"): evaluate_costs_evaluate_only,
+    ("m04_five_line_step", "step_no_zero_grad"): train_step_costs_train_step_only,
     ("m08_reproducible_training", "seed_torch_only"): unseeded_generators_named_once,
 }
 REPAIR_BUGS = [(name, mutant) for name, cat in CATALOGUES.items() for mutant in cat.MUTANTS

@@ -92,3 +92,37 @@ def test_automatic_mutants_of_01_are_killed_or_listed_as_equivalent():
     cat = CATALOGUES["m01_tensors"]
     alive = {m.key for m in survivors(cat.MODULE, ["standardize", "align_targets"])}
     assert alive <= set(cat.EQUIVALENT), sorted(alive - set(cat.EQUIVALENT))
+
+
+# ---- the words each mistake's message must say
+
+def test_a_message_is_held_to_its_mistakes_words():
+    """A mutant's words must be in each message it lost points with under one of its codes (case aside)."""
+    from autograder.dev.catalogue import Mutant, hold_to_words, mutant_problems
+    from autograder.dev.nbtools import Scores
+
+    scores = Scores()
+    scores["test_f_a"] = (0.0, 1.0, "[incorrect] f — Seen: x. Owner: the mean's 1/N, applied TWICE. Do: y.", "twice")
+    scores["test_f_b"] = (0.0, 1.0, "[incorrect] f — Seen: x. Owner: another cause. Do: y.", "other")
+    scores.visible_failures.add("test_f_a")
+    held = Mutant({"f": ""}, ["test_f_a", "test_f_b"], ["twice"], words=("applied twice",))
+    assert mutant_problems("held", held, scores) == []
+    drifted = Mutant({"f": ""}, ["test_f_a", "test_f_b"], ["twice"], words=("applied twice", "sum over the batch"))
+    assert any("does not say ['sum over the batch']" in p for p in mutant_problems("drifted", drifted, scores))
+    mutants = {"m": Mutant({"f": ""}, ["test_f_a"], words=("a",))}
+    hold_to_words(mutants, {"m": ("a", "b")})
+    assert mutants["m"].words == ("a", "b")
+    with pytest.raises(KeyError, match="does not hold"):
+        hold_to_words(mutants, {"no_such_mutant": ("a",)})
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_named_mistake_has_words_its_message_must_say(name):
+    """Every mutant written as a mistake (not a generated stand-in) names what its message must say, as a list
+    of plain, non-empty strings (04's trace_loop, graded by its own reference trace, and mutants only a CUDA
+    device exposes aside)."""
+    cat = CATALOGUES[name]
+    bare = [m for m, e in cat.MUTANTS.items() if not e.zero and not e.words and "trace_loop" not in e.answers
+            and not e.needs_cuda]
+    assert all(isinstance(w, str) and w.strip() for e in cat.MUTANTS.values() for w in e.words)
+    assert not bare, f"these mistakes name no words their message must say: {bare}"

@@ -215,3 +215,41 @@ def test_module_09s_template_trains_the_seeds_its_notebook_checks_with(root):
             seed = re.search(r"seed=(\d+)", args)
             used.add(int(seed.group(1)) if seed else inspect.signature(getattr(m09, check)).parameters["seed"].default)
     assert used == set(m09.PREDICT_SEEDS)
+
+
+def test_a_failed_check_shows_its_message_once_in_a_notebook():
+    """The coloured line holds the message; the error under it only says the cell lost its points."""
+    from autograder.core import short_traceback
+
+    with pytest.raises(CheckFailed) as info:
+        _double_check(lambda x: x * 3)
+    shown = []
+
+    class Shell:
+        def _showtraceback(self, etype, value, stb):
+            shown.append(stb)
+
+    stb = short_traceback(Shell(), CheckFailed, info.value, None)
+    assert shown == [stb] and len(stb) == 1
+    assert stb[0].startswith("CheckFailed: [incorrect] double:") and "Seen:" not in stb[0], stb
+    assert "Seen:" in str(info.value)  # the error's own text stays whole for the tools that read outputs
+
+
+def test_a_learner_error_shows_the_learners_line_and_its_usual_cause(tmp_path):
+    """The fallback for any error the learner's code raised: the learner's own line, and what usually causes a
+    common PyTorch error."""
+    import importlib.util
+
+    source = tmp_path / "learner_code.py"
+    source.write_text("import torch\n\n\ndef double(x):\n    with torch.no_grad():\n        y = (x * 2).sum()\n"
+                      "    y.backward()\n    return x * 2\n")
+    spec = importlib.util.spec_from_file_location("learner_code", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(CheckFailed) as info:
+        _double_check(module.double)
+    result = info.value.result
+    assert result.code == "raised"
+    assert "at line 7 of its cell, in `double`: `y.backward()`" in result.seen, result.seen
+    assert "torch.no_grad()" in result.owner and "no graph" in result.owner, result.owner
+    assert result.do.endswith("fix that line.")

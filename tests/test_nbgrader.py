@@ -7,7 +7,7 @@ import torch
 from test_catalogue import FINDINGS, planted_bug_costs_its_own_cells
 
 from autograder.dev import fixture_courses, nbtools
-from autograder.dev.catalogue import MODULES, mutant_problems, variant_problems
+from autograder.dev.catalogue import MODULES, THROUGH_NBGRADER, mutant_problems, variant_problems
 from autograder.outcome import RESULT_MIME
 from conftest import MODULE_IDS
 
@@ -20,13 +20,15 @@ NAMES = {cat.MODULE: n for n, cat in _BY_NAME.items()}
 
 def through_nbgrader(cat) -> list[str]:
     """The mutants a full run grades through real nbgrader (tests/test_catalogue.py judges every mutant in
-    process): the do-nothing stand-ins, each planted bug of a repair task, the mutants whose findings are
+    process): the do-nothing stand-ins returning None or an always-equal tensor, each planted bug of a repair
+    task, the mutants whose findings are
     asserted beyond the catalogue, and each graded function's first mutant."""
     findings = {m for n, m in FINDINGS if CATALOGUES.get(cat.MODULE) is cat and NAMES[cat.MODULE] == n}
-    chosen = [m for m, e in cat.MUTANTS.items() if e.zero or m.startswith("repair_left_") or m in findings]
+    sampled = {f"does_nothing_{kind}" for kind in THROUGH_NBGRADER}
+    chosen = [m for m, e in cat.MUTANTS.items() if m in sampled or m.startswith("repair_left_") or m in findings]
     covered: set = set()
     for name, entry in cat.MUTANTS.items():
-        if name not in chosen and not set(entry.answers) <= covered:
+        if name not in chosen and not entry.zero and not set(entry.answers) <= covered:
             chosen.append(name)
         covered |= set(entry.answers) if name in chosen and not entry.zero else set()
     return chosen

@@ -8,6 +8,7 @@ which owner held the wrong state when.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import weakref
 
@@ -107,6 +108,23 @@ def ref_step(model, x, y, optimizer, loss_fn) -> float:
     loss.backward()
     optimizer.step()
     return loss.item()
+
+
+@contextlib.contextmanager
+def correct_helper(fn, name: str, reference):
+    """While ``fn`` runs, the name ``name`` in its notebook means ``reference``, a correct version (if ``fn``'s
+    namespace defines one): a function judged on top of another graded function is charged only for its own
+    mistakes, and a wrong helper costs points in its own cells only."""
+    namespace = getattr(fn, "__globals__", None)
+    mine = namespace.get(name) if isinstance(namespace, dict) else None
+    if not callable(mine):
+        yield
+        return
+    namespace[name] = reference
+    try:
+        yield
+    finally:
+        namespace[name] = mine
 
 
 def ref_epoch_losses(model, data, optimizer, loss_fn, device) -> list[tuple[float, int]]:

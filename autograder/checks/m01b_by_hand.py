@@ -8,8 +8,9 @@ The references are PyTorch's own, computed here in float64 on the CPU from copie
 check's tensors: autograd for the network's gradients, ``binary_cross_entropy_with_logits``
 for the loss and its gradient, and ``torch.optim.SGD`` with momentum for the optimizer's step.
 The learner's ``manual_gradients`` is called with inference tensors inside
-``torch.inference_mode()``, where autograd records nothing: its gradients must come from the
-chain rule written out.
+``torch.inference_mode()``, where autograd records nothing, and a torch function mode watches the call:
+a tensor asked to require grad, a backward pass or a recorded result (after leaving inference mode) fails
+it, so its gradients must come from the chain rule written out.
 """
 
 from __future__ import annotations
@@ -69,25 +70,54 @@ def _shape_text(params, x) -> str:
             f"{str(x.dtype).replace('torch.', '')} on {x.device}")
 
 
+class _AutogradWatch(torch.overrides.TorchFunctionMode):
+    """Notes the first use of autograd while the learner's code runs: a tensor asked to require grad, a
+    backward pass or autograd.grad called, or any result recorded in a graph (whatever mode it ran in)."""
+
+    CALLS = ("requires_grad_", "backward", "grad", "vjp", "jacobian", "hessian")
+
+    def __init__(self):
+        super().__init__()
+        self.used = ""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        if not self.used and (name in self.CALLS or (name == "__set__" and "requires_grad" in repr(func))):
+            self.used = f"called {name}"
+        out = func(*args, **(kwargs or {}))
+        if not self.used and isinstance(out, torch.Tensor) and out.requires_grad:
+            self.used = f"{name or 'an operation'} returned a tensor that requires grad"
+        return out
+
+
+def _used_autograd(call_text: str, used: str) -> None:
+    fail(f"{call_text} used autograd ({used}).",
+         "autograd: this function is where you do autograd's job yourself, so no graph may be recorded and no "
+         "backward pass run, whatever mode the call switches to.",
+         "compute every gradient with tensor arithmetic only (matrix products, tanh, sigmoid, sums), "
+         "following the chain rule from the loss back to each parameter: no requires_grad, "
+         "backward() or torch.autograd.",
+         code="used_autograd")
+
+
 def _call_manual(manual_gradients, params, x, y):
-    """The learner's manual_gradients on inference tensors, inside inference mode."""
+    """The learner's manual_gradients on inference tensors, inside inference mode, with autograd watched."""
     with torch.inference_mode():
         params = {k: v.clone() for k, v in params.items()}
         x, y = x.clone(), y.clone()
         before = {k: v.clone() for k, v in params.items()}
+        watch = _AutogradWatch()
         try:
-            out = call(manual_gradients, params, x, y)
+            with watch:
+                out = call(manual_gradients, params, x, y)
         except LearnerRaised as raised:
             text = str(raised.error)
-            if any(s in text for s in ("nference", "does not require grad", "does not have a grad_fn")):
-                fail(f"{raised.call_text} raised {type(raised.error).__name__}: {text.strip().splitlines()[0]}",
-                     "autograd: the check hands manual_gradients tensors made under torch.inference_mode(), "
-                     "which autograd cannot record, because this function is where you do autograd's job yourself.",
-                     "compute every gradient with tensor arithmetic only (matrix products, tanh, sigmoid, sums), "
-                     "following the chain rule from the loss back to each parameter: no requires_grad, "
-                     "backward() or torch.autograd.",
-                     code="used_autograd")
+            if watch.used or any(s in text for s in ("nference", "does not require grad", "does not have a grad_fn")):
+                _used_autograd(f"{raised.call_text} raised {type(raised.error).__name__}: "
+                               f"{text.strip().splitlines()[0]}; it", watch.used or "on inference tensors")
             raise
+        if watch.used:
+            _used_autograd(_call_text(params, x), watch.used)
     for name, value in params.items():
         if not torch.equal(value, before[name]):
             fail(f"after {_call_text(params, x)}, params[{name!r}] holds different values "
@@ -142,6 +172,12 @@ def _judge_layer(out, params, x, y, names, layer: str) -> None:
                  "share of each gradient carries a factor 1/N.",
                  "find where dL/dz is formed and divide it by the number of examples, once.",
                  code="sum_not_mean")
+        if close(got, want / n, **tol):
+            fail(f"{where}: the gradient for {name!r} is exactly 1/{n} of autograd's, 1 over the batch size.",
+                 "the mean's factor 1/N, applied twice: once where dL/dz is formed, and again later (a .mean() over "
+                 "the batch where the chain rule sums, or a second division by N).",
+                 "divide by the number of examples once, where dL/dz is formed, and sum over the batch after "
+                 "that.", code="mean_applied_twice")
         if close(got, -want, **tol):
             fail(f"{where}: the gradient for {name!r} has the opposite sign of autograd's.",
                  "the gradient you return: it points downhill; a gradient points the way the loss grows.",
@@ -198,15 +234,20 @@ def manual_gradients_hidden_layer(manual_gradients, features: int = 2, width: in
 
 
 def _bce_cases(n: int, seed: int, device: str):
-    """(label, z, y): ordinary logits in three shapes, then logits up to 1e4 in size with both labels."""
+    """(label, z, y): ordinary logits in three shapes, logits of exactly 0, then logits up to 1e4 in size with
+    both labels."""
     g = generator(seed)
     ordinary = [(f"ordinary logits {shape}", torch.randn(shape, generator=g) * 3,
                  (torch.rand(shape, generator=g) < 0.5).float()) for shape in ((n, 1), (n,), (2, n))]
+    # A zero-initialised output layer's first logits are exactly 0, where a loss built from max(z, 0) with
+    # clamp or relu has the wrong slope (autograd gives those 1 or 0 at 0; the loss's slope is sigmoid(0) - y).
+    zero = [("logits of exactly 0 (a zero-initialised output layer)", torch.zeros(n),
+             torch.arange(n).remainder(2).float())]
     big = torch.tensor([100.0, -100.0, 1e4, -1e4, 30.0, -30.0, 88.0, -88.0])
     extreme = [("logits of ±100 and ±1e4, the right labels", big, (big > 0).float()),
                ("logits of ±100 and ±1e4, the wrong labels", big, (big < 0).float()),
                ("logits of ±100 and ±1e4, mixed labels", big, torch.tensor([0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0]))]
-    return [(label, z.to(device), y.to(device)) for label, z, y in ordinary + extreme]
+    return [(label, z.to(device), y.to(device)) for label, z, y in ordinary + zero + extreme]
 
 
 class _BuiltinLoss(torch.overrides.TorchFunctionMode):
@@ -262,15 +303,17 @@ def bce_with_logits_values(bce_with_logits, n: int = 6, seed: int = 0, *, notes)
                 fail(f"{where} returned {got.item()}; PyTorch's loss is {want.item():.6g}.",
                      "the formula: it computes a probability (or e to a large positive power) first, and in float32 "
                      "sigmoid(100) rounds to exactly 1.0, so log(1 - p) is log(0).",
-                     "rewrite the loss so that it never forms a probability and never raises e to a large positive "
-                     "power: the lesson's BCEWithLogitsLoss section says which identity to use.",
+                     "write -log(sigmoid(z)) and -log(1 - sigmoid(z)) in terms of z alone, so that no probability is "
+                     "ever formed, and rearrange the log(1 + e^t) they become so that e is never raised to a large "
+                     "positive power (section 6 of the lesson shows why; check.hint('bce_with_logits', 3) gives "
+                     "a bound that leads to the rearrangement).",
                      code="not_stable")
             n_elements = z.numel()
             if close(got, n_elements * want, atol=1e-4, rtol=1e-5):
                 fail(f"{where} returned {got.item():.6g}, {n_elements} times PyTorch's mean loss {want.item():.6g}.",
                      "the reduction: the contract's loss is the mean over every element, not the sum.",
                      "average over all elements of z.", code="sum_not_mean")
-            if label.startswith("ordinary"):
+            if not label.startswith("logits of ±"):
                 fail(f"{where} returned {got.item():.6g}; PyTorch's loss is {want.item():.6g}.",
                      "the formula: for ordinary logits the value already differs, so a sign, a label or a term is "
                      "wrong (the loss is -[y log p + (1 - y) log(1 - p)] with p = sigmoid(z)).",
@@ -281,6 +324,14 @@ def bce_with_logits_values(bce_with_logits, n: int = 6, seed: int = 0, *, notes)
                  "probability) caps each element's loss, but the loss of a logit of -100 with label 1 is 100.",
                  "work from the logit itself, never from a rounded or clamped probability.",
                  code="clamped_probability")
+
+
+def _fractions(got, y, n: int) -> str:
+    """The gradient at zero logits in units of 1/N, by label (the slope autograd gave max(z, 0) shows there)."""
+    per = (plain(got).double() * n).flatten()
+    labels = plain(y).flatten()
+    parts = [f"{per[labels == v][0].item():.3g}/{n} where y = {v:g}" for v in (0.0, 1.0) if (labels == v).any()]
+    return ", ".join(parts)
 
 
 @graded("bce_with_logits")
@@ -310,6 +361,17 @@ def bce_with_logits_gradient(bce_with_logits, n: int = 6, seed: int = 0, *, note
                      "overflowed still sends its inf back through the chain rule, and inf times 0 is NaN.",
                      "use only operations whose own values stay finite for every z (no exp of a large positive "
                      "number anywhere, even in a branch torch.where discards).", code="nonfinite_gradient")
+            if not close(got, want, atol=1e-6, rtol=1e-4) and label.startswith("logits of exactly 0"):
+                n_el = z.numel()
+                fail(f"{where} is {_fractions(got, y, n_el)}; PyTorch's is (0.5 - y)/{n_el} for every element "
+                     "(sigmoid(0) = 0.5).",
+                     "the backward pass of your formula at exactly z = 0: the loss is smooth there with slope "
+                     "sigmoid(0) - y, but a max(z, 0) written with clamp, relu or torch.where is not differentiable "
+                     "at 0, and autograd gives it a slope of 1 or 0 there, not the 1/2 the smooth loss has.",
+                     "write the max(z, 0) term so that its gradient at 0 is 1/2, or build the loss from a function "
+                     "that is smooth at 0; then compare your gradient at torch.zeros(3) with "
+                     "nn.BCEWithLogitsLoss's (the lesson's \"One more trap: a logit of exactly 0\" shows each slope).",
+                     code="zero_logit_gradient")
             if not close(got, want, atol=1e-6, rtol=1e-4):
                 fail(f"{where} differs from PyTorch's by up to {max_abs_diff(got, want):.3g}.",
                      "the backward pass of your formula: its value may look right, but a piece of it does not depend "

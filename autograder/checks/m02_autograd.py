@@ -850,6 +850,38 @@ def stable_softmax_values(stable_softmax, seed: int = 0, *, notes):
             fail(f"stable_softmax of logits near 1000 differs from the softmax by up to "
                  f"{max_abs_diff(out_big, torch.softmax(big, dim=-1)):.3g}.", "the values stable_softmax computed.",
                  "exponentiate z minus its maximum along dim and divide by their sum along dim.", code="wrong_value")
+        apart = _rows_apart(device)
+        out_apart = call(stable_softmax, apart.clone())
+        expect_tensor(out_apart, f"stable_softmax of {_APART}", "the probabilities stable_softmax returned.",
+                      shape=(2, 3))
+        if not close(out_apart, torch.softmax(apart, dim=-1), atol=1e-6):
+            if torch.isfinite(plain(out_apart)).all():
+                fail(f"stable_softmax of {_APART} returned {_rows_text(out_apart)}; each row's softmax is "
+                     "[0.09, 0.245, 0.665].", "the values stable_softmax computed.",
+                     "exponentiate z minus its maximum along dim and divide by their sum along dim.",
+                     code="wrong_value")
+            _global_max(f"stable_softmax of {_APART} returned {_rows_text(out_apart)}")
+
+
+#: Two rows 2000 apart: subtracting the whole tensor's maximum leaves the lower row's exponentials all 0.
+_APART = "a row of logits near 1000 above a row near -1000"
+
+
+def _rows_apart(device, requires_grad: bool = False) -> torch.Tensor:
+    return torch.tensor([[1000.0, 1001.0, 1002.0], [-1000.0, -999.0, -998.0]], device=device,
+                        requires_grad=requires_grad)
+
+
+def _rows_text(t: torch.Tensor) -> str:
+    return "; ".join(f"row {i}: [{', '.join(f'{v:.3g}' for v in row)}]" for i, row in enumerate(plain(t).tolist()))
+
+
+def _global_max(seen: str) -> None:
+    fail(f"{seen}; each row's softmax is [0.09, 0.245, 0.665].",
+         "the maximum you subtracted: one number for the whole tensor, not one per row along dim, so a row far "
+         "below the top row has every exponential underflow to 0, and 0 / 0 is nan.",
+         "take the maximum along dim, one per row (kept as a dimension of size 1 so that it broadcasts), so that "
+         "every row is shifted by its own maximum.", code="global_max")
 
 
 @graded("stable_softmax")
@@ -883,5 +915,12 @@ def stable_softmax_gradient(stable_softmax, seed: int = 2, *, notes):
                  "value taken as a number) or computed something else.",
                  "build the result from z with differentiable operations only (detaching the max is fine; "
                  "detaching the sum is not).", code="wrong_gradient")
+        apart = _rows_apart(device, requires_grad=True)
+        out = call(stable_softmax, apart * 1.0)
+        if isinstance(out, torch.Tensor) and out.grad_fn is not None:
+            (out * weights[:2, :3]).sum().backward()
+            if not torch.isfinite(apart.grad).all():
+                _global_max(f"the gradient through stable_softmax of {_APART} holds nan or inf "
+                            f"({_rows_text(apart.grad)})")
 # check.hint("name") and check.solution("name") in this module's notebooks
 hint, solution = hint_for(__name__), solution_for(__name__)

@@ -439,6 +439,13 @@ def _judge_plan(plan_mlp, MLP, sizes, dropout) -> None:
                  "the layer that owns it: nn.Linear(in_features, out_features) keeps its weight as "
                  "[out_features, in_features] (one row per output) and its bias as [out_features].",
                  "give each entry the shape of the tensor as a tuple of ints.", code="wrong_shape")
+        if type(value) not in (tuple, torch.Size) or any(type(v) is not int for v in value):
+            kinds = sorted({type(v).__name__ for v in value})
+            fail(f"{where}[{key!r}] is a {type(value).__name__} of {'/'.join(kinds)}, with the right numbers; "
+                 "the contract asks for a tuple of ints.",
+                 "the plan's type: a shape is compared, printed and used as a dictionary key the way "
+                 "tuple(tensor.shape) is, a plain tuple of Python ints.",
+                 "write each shape as a tuple of ints, for example (n_out, n_in) and (n_out,).", code="wrong_type")
 
 
 @graded("plan_mlp")

@@ -25,6 +25,7 @@ from ._training import (
     blobs,
     call_with_batches,
     clone_setup,
+    correct_helper,
     diagnose_kept_graphs,
     diagnose_modes,
     diagnose_update,
@@ -100,6 +101,12 @@ def train_step_returns_loss(train_step, seed: int = 1, n: int = 24, loss: str = 
 # train_epoch
 
 
+def _course_train_step(fn):
+    """While ``fn`` (train_epoch, overfit_one_batch) runs, the name ``train_step`` in its notebook means a correct
+    one, so that a wrong ``train_step`` costs points in train_step's own cells only."""
+    return correct_helper(fn, "train_step", ref_step)
+
+
 @graded("train_epoch")
 def train_epoch_mode(train_epoch, seed: int = 0, n: int = 40, batch_size: int = 8, *, notes):
     """Trains in training mode even when an evaluation left the model in eval mode"""
@@ -109,7 +116,8 @@ def train_epoch_mode(train_epoch, seed: int = 0, n: int = 40, batch_size: int = 
         x, y = blobs(n, seed + 3, device)
         data = loader(x, y, batch_size)
         with Ledger(model, opt, loss_fn=loss_fn, submodules=True) as ledger:  # sees model.forward(x) too
-            call_with_batches(train_epoch, "train_epoch", device, model, data, opt, loss_fn, device)
+            with _course_train_step(train_epoch):
+                call_with_batches(train_epoch, "train_epoch", device, model, data, opt, loss_fn, device)
         diagnose_modes(ledger, "train_epoch", training=True, grad=True,
                        owner_hint="the evaluation that ran before this epoch", batches=len(data))
         diagnose_update(ledger, "train_epoch", steps_expected=len(data))
@@ -125,7 +133,8 @@ def train_epoch_frees_graphs(train_epoch, seed: int = 4, n: int = 48, batch_size
         hook = watched.watch(model)
         data = loader(x, y, batch_size)
         try:
-            call_with_batches(train_epoch, "train_epoch", device, model, data, opt, watched, device)
+            with _course_train_step(train_epoch):
+                call_with_batches(train_epoch, "train_epoch", device, model, data, opt, watched, device)
         finally:
             hook.remove()
         diagnose_kept_graphs(watched, "train_epoch", training=True, data=data)
@@ -141,7 +150,8 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
         x, y = blobs(n, seed + 11, device)
         data = loader(x, y, batch_size)
         manual_seed(seed + 100)  # the same dropout masks for the learner's epoch and the reference
-        out = call_with_batches(train_epoch, "train_epoch", device, model, data, opt, loss_fn, device)
+        with _course_train_step(train_epoch):
+            out = call_with_batches(train_epoch, "train_epoch", device, model, data, opt, loss_fn, device)
         manual_seed(seed + 100)
         ref_model.train()
         losses, sizes = [], []
@@ -287,7 +297,8 @@ def overfit_one_batch_curve(overfit_one_batch, seed: int = 0, n: int = 16, steps
         ref_model, ref_opt = clone_setup(model, opt)
         x, y = blobs(n, seed + 21, device)
         with Ledger(model, opt, loss_fn=loss_fn) as ledger:
-            out = call(overfit_one_batch, model, x, y, opt, loss_fn, steps)
+            with _course_train_step(overfit_one_batch):
+                out = call(overfit_one_batch, model, x, y, opt, loss_fn, steps)
         if not isinstance(out, list):
             fail(f"overfit_one_batch returned {describe(out)}.", "the loss history overfit_one_batch built.",
                  "return a list with one Python float per step.", code="not_a_list")

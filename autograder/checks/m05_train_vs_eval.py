@@ -8,7 +8,6 @@ model's parameters and buffers before and after.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 
 import torch
@@ -22,6 +21,7 @@ from ._training import (
     WatchedLoss,
     blobs,
     call_with_batches,
+    correct_helper,
     diagnose_kept_graphs,
     diagnose_modes,
     differing,
@@ -202,6 +202,14 @@ def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *
             fail(f"accuracy returned {got:.4g}: the logits were compared with 0.5 as if they were probabilities.",
                  "the model outputs logits; a logit of 0 is the probability 0.5.",
                  "threshold the logits at 0 (or the sigmoid of the logits at 0.5).", code="threshold_on_logits")
+        all_zero = (y == 0).float().mean().item()
+        if abs(got - all_zero) <= 1e-6 and abs(all_zero - want) > 1e-6:
+            fail(f"accuracy returned {got:.4g}, the fraction of labels that are 0: every prediction was 0; the model "
+                 f"in eval mode gets {want:.4g} right.",
+                 "the step from logits to predictions: the model outputs one logit column (shape [N, 1]), and argmax "
+                 "over a dimension of size 1 always picks index 0, whatever the logit says.",
+                 "for one binary logit, predict 1 where the logit is above 0 and 0 elsewhere (argmax is for one "
+                 "logit per class).", code="argmax_one_column")
         fail(f"accuracy returned {got:.4g}; the model in eval mode gets {want:.4g} right on these batches.",
              "the model's mode during prediction (Dropout drops units in train mode) or the counting.",
              "predict in eval mode with no_grad, count correct 0/1 predictions over all examples, divide by "
@@ -267,20 +275,10 @@ def _fit_problem(seed, device, n_train=44, n_val=30, batch_size=16):  # unequal 
     return model, opt, (x, y, batch_size), (xv, yv, batch_size)
 
 
-@contextlib.contextmanager
 def _with_course_evaluate(fit):
-    """While ``fit`` runs, the name ``evaluate`` in its notebook means the correct one (if it calls it), so
-    that a wrong ``evaluate`` costs points in its own cells only."""
-    namespace = getattr(fit, "__globals__", None)
-    mine = namespace.get("evaluate") if isinstance(namespace, dict) else None
-    if not callable(mine):
-        yield
-        return
-    namespace["evaluate"] = ref_evaluate  # the exercise's evaluate, correct (no_grad, eval, mode restored)
-    try:
-        yield
-    finally:
-        namespace["evaluate"] = mine
+    """While ``fit`` runs, the name ``evaluate`` in its notebook means the exercise's correct one (no_grad, eval,
+    mode restored), so that a wrong ``evaluate`` costs points in its own cells only."""
+    return correct_helper(fit, "evaluate", ref_evaluate)
 
 
 @graded("fit")

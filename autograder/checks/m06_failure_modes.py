@@ -544,23 +544,70 @@ def _diagnose(overfit_diagnosis, kind: str, seed: int, n: int, width: int, devic
     owner, label = OVERFIT_SETUPS[kind]
     model, x, y, optimizer, loss_fn = _overfit_setup(kind, seed, n, width, device)
     start = _batch_loss(model, x, y, loss_fn)
-    seen: set = set()  # the modes the call's forward passes ran in
-    handle = model.register_forward_pre_hook(lambda module, args: seen.add(module.training))
+    seen = _LoopWatch(model, optimizer)  # the caller's own model and optimizer (a deep copy carries the hooks)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # MSELoss's broadcasting warning is part of the setup
             got = call(overfit_diagnosis, model, x, y, optimizer, loss_fn, steps)
     finally:
-        handle.remove()
+        seen.remove()
     where = f"on {device}, a setup where {label}"
     if got is None:
         job_not_done(f"{where}: overfit_diagnosis returned None.", "nothing", "the verdict overfit_diagnosis "
                      "returns.", f"return one of {', '.join(map(repr, OWNERS))}.")
+    if isinstance(got, str) and type(got) is not str:
+        fail(f"{where}: overfit_diagnosis returned a {type(got).__name__}, a subclass of str, not a str.",
+             "the verdict: a plain string, which the caller compares, prints and stores as it is.",
+             f"return exactly one of the strings {', '.join(map(repr, OWNERS))}.", code="wrong_type")
     if not isinstance(got, str) or got not in OWNERS:
         fail(f"{where}: overfit_diagnosis returned {describe(got)}.", "the verdict: one owner's name, or that the "
              "setup learns.", f"return exactly one of the strings {', '.join(map(repr, OWNERS))}.",
              code="unknown_code")
     return got, owner, label, where, (model, x, y, loss_fn, start, seen)
+
+
+class _LoopWatch:
+    """Counts the forward passes of the caller's own model (and the modes they ran in) and the steps of the
+    caller's own optimizer while overfit_diagnosis runs."""
+
+    def __init__(self, model: nn.Module, optimizer):
+        self.modes: set = set()
+        self.forwards = self.steps = 0
+
+        def forward(module, args):
+            if module is model:
+                self.modes.add(module.training)
+                self.forwards += 1
+
+        def step(opt, args, kwargs):
+            self.steps += opt is optimizer
+
+        self.handles = [model.register_forward_pre_hook(forward), optimizer.register_step_post_hook(step)]
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def short(self, steps: int, graph: bool) -> str:
+        """What the call left out of the loop the contract asks for, or ''."""
+        if not self.forwards:
+            return "never ran the model it was given on the batch"
+        if graph and self.steps < steps:
+            return (f"took {self.steps} step(s) of the optimizer it was given, not the {steps} updates of the five "
+                    "lines, before returning its verdict")
+        return ""
+
+
+#: The setups whose loss holds no graph: the loop stops at its first backward, as the contract allows.
+GRAPHLESS = ("no_grad", "flat_no_grad", "detach", "frozen")
+
+
+def _loop_not_run(where: str, got, short: str) -> None:
+    fail(f"{where}: overfit_diagnosis returned {got!r} and {short}.",
+         "the loop: the verdict rests on the losses of a batch overfitted with the caller's model and optimizer, "
+         "so the updates run first, whatever the first step shows.",
+         "run the `steps` updates of the five lines on the model and optimizer passed in, then apply the rules to "
+         "what they recorded.", code="wrong_step_count")
 
 
 @graded("overfit_diagnosis")
@@ -571,7 +618,9 @@ def overfit_diagnosis_learns(overfit_diagnosis, seed: int = 0, n: int = 8, width
         for kind in ("mse", "bce", "single"):
             got, owner, label, where, (model, x, y, loss_fn, start, modes) = _diagnose(
                 overfit_diagnosis, kind, seed, 1 if kind == "single" else n, width, device, steps)
-            if False in modes:
+            if modes.short(steps, True):
+                _loop_not_run(where, got, modes.short(steps, True))
+            if False in modes.modes:
                 fail(f"{where}: the model ran its forward passes in eval mode during overfit_diagnosis.",
                      "the module: its mode, which the caller left as it was and the five lines must set.",
                      "call model.train() before the loop: the exercise overfits the batch in training mode.",
@@ -582,7 +631,8 @@ def overfit_diagnosis_learns(overfit_diagnosis, seed: int = 0, n: int = 8, width
                              f"from {start:.4g} before the call: the batch was not overfitted.",
                              "a verdict on a healthy setup", "the model and optimizer it was given, which the "
                              f"{steps} updates of the five lines must train on the one batch.",
-                             "run the loop on the model and optimizer passed in (not on copies), then decide.")
+                             "run the five lines in their order (zero_grad, forward, loss, backward, step) on the "
+                             "model and optimizer passed in, then decide.")
             if got != owner:
                 fail(f"{where}: overfit_diagnosis returned {got!r}, and the loss on the batch fell from {start:.4g} "
                      f"to {end:.4g}.", _WHY["learns"], "decide 'learns' from the losses of the loop first: a setup "
@@ -596,7 +646,10 @@ def overfit_diagnosis_owner(overfit_diagnosis, seed: int = 1, n: int = 8, width:
     """The owner that stops one batch from being overfitted: the loss function, the module or the optimizer"""
     for device in each_device(notes):
         for kind in HIDDEN_BROKEN if hidden else VISIBLE_BROKEN:
-            got, owner, label, where, _ = _diagnose(overfit_diagnosis, kind, seed, n, width, device, steps)
+            got, owner, label, where, (*_, watch) = _diagnose(overfit_diagnosis, kind, seed, n, width, device,
+                                                              steps)
+            if watch.short(steps, kind not in GRAPHLESS):
+                _loop_not_run(where, got, watch.short(steps, kind not in GRAPHLESS))
             if got != owner:
                 fail(f"{where}: overfit_diagnosis returned {got!r}.", _WHY[owner],
                      "take the evidence at the first step, before any update, and apply the rules in their order: "

@@ -491,12 +491,13 @@ class _SlowNet(nn.Module):
 
 
 class _Counted:
-    """A loader that counts the batches taken from it."""
+    """A loader that counts the batches taken from it, and the iterators made from it."""
 
     def __init__(self, loader):
-        self.loader, self.taken = loader, 0
+        self.loader, self.taken, self.iterators = loader, 0, 0
 
     def __iter__(self):
+        self.iterators += 1
         for batch in self.loader:
             self.taken += 1
             yield batch
@@ -535,6 +536,20 @@ def _call_split(time_split, model, loader, optimizer, steps: int, what: str):
     if not isinstance(out, dict) or not {"data", "compute", "bottleneck"} <= set(out):
         fail(f"{where} returned {describe(out)}.", "the report time_split returns.",
              'return {"data": seconds, "compute": seconds, "bottleneck": "data" or "compute"}.', code="wrong_result")
+    if loader.iterators > 1:
+        fail(f"{where} made {loader.iterators} iterators from the loader (iter(loader), or next(iter(loader)), "
+             "inside the loop).",
+             "the loader's iterator: each new one starts the epoch over, so every step trained on the loader's first "
+             "batch again (and, with worker processes, paid for starting an epoch each time).",
+             "make one iterator before the loop (batches = iter(loader)) and take next(batches) in each step.",
+             code="loader_restarted")
+    if counted["steps"] == steps and loader.taken == steps + 1:
+        fail(f"{where} took {loader.taken} batches from the loader for {steps} steps: a `for` loop over the loader "
+             "fetches the next batch before the `break` inside it runs, so one batch more was produced (and its "
+             "waiting time spent) than the steps use.",
+             "the loop that fetches the batches: its test comes after the fetch.",
+             "stop before fetching: take each batch with next() on one iterator made before the loop, or loop over "
+             "zip(range(steps), loader) so that the count ends the loop first.", code="wrong_step_count")
     if counted["steps"] != steps or loader.taken != steps:
         fail(f"{where} took {loader.taken} batch(es) from the loader and called optimizer.step() "
              f"{counted['steps']} time(s); the contract is {steps} of each.",

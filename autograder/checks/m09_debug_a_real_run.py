@@ -380,19 +380,88 @@ def _global_norm(params) -> float:
     return float(torch.cat(grads).norm()) if grads else 0.0
 
 
+class _NormWatch:
+    """The gradients' global norm after each backward (as the last gradient arrives) and at each step()."""
+
+    def __init__(self, model, opt):
+        params = list(model.parameters())
+        self.after_backward: list = []
+        self.at_step: list = []
+        last = {}
+
+        def on_grad(p):
+            last["norm"] = _global_norm(params)
+
+        def on_step(optimizer, args, kwargs):
+            self.after_backward.append(last.get("norm", 0.0))
+            self.at_step.append(_global_norm(params))
+
+        self.handles = [p.register_post_accumulate_grad_hook(on_grad) for p in params]
+        self.handles.append(opt.register_step_pre_hook(on_step))
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def shrunk(self) -> list[int]:
+        """The steps whose gradients were scaled down between backward() and step()."""
+        return [i for i, (a, b) in enumerate(zip(self.after_backward, self.at_step)) if b < a * (1 - 1e-3)]
+
+
+class _LossWatch(torch.overrides.TorchFunctionMode):
+    """The names of the loss functions that ran (torch.nn.functional's *_loss, cross_entropy, nll_loss...)."""
+
+    def __init__(self):
+        super().__init__()
+        self.names: set = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        if name.endswith("_loss") or name in ("cross_entropy", "binary_cross_entropy",
+                                              "binary_cross_entropy_with_logits"):
+            self.names.add(name)
+        return func(*args, **(kwargs or {}))
+
+
+def _expect_cross_entropy(watch: _LossWatch, seen: str) -> None:
+    """When the parameters differ from a correct epoch's and the cross-entropy never ran, the loss is the cause."""
+    if watch.names and "cross_entropy" not in watch.names:
+        fail(f"{seen}, and the loss that ran was {', '.join(sorted(watch.names))}, never cross_entropy.",
+             "the loss: the exercise trains a classifier with the cross-entropy of its logits against the class "
+             "indices; another loss (of probabilities against one-hot targets, say) gives other gradients.",
+             "compute nn.CrossEntropyLoss()(logits, y) on the raw logits [N, C] and the int64 labels [N]: no "
+             "softmax and no one-hot before it.", code="wrong_loss_function")
+
+
 @graded("train_epoch_ce")
 def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_size: int = 32, *, notes):
     """One correct update per batch with CrossEntropyLoss, no clipping unless asked; returns the mean per-example loss"""
     for device in each_device(notes):
         model, opt, data = _ce_problem(seed, device, n, batch_size)
         start = _twin(model, opt, data)
-        with Ledger(model, opt) as ledger:
-            out = call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+        norms = _NormWatch(model, opt)
+        try:
+            with Ledger(model, opt) as ledger, _LossWatch() as losses_run:
+                out = call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+        finally:
+            norms.remove()
         steps = math.ceil(n / batch_size)
         diagnose_update(ledger, "train_epoch_ce", steps_expected=steps)
         twin, (losses, sizes) = _replay(device, start, data)
         wrong = differing(snapshot(model), snapshot(twin))
         if wrong:
+            _expect_cross_entropy(losses_run, f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a "
+                                  "correct epoch with CrossEntropyLoss")
+            shrunk = norms.shrunk()
+            if shrunk:
+                fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch, and at "
+                     f"optimizer step {shrunk[0] + 1} the gradients' global norm was {norms.at_step[shrunk[0]]:.3g} "
+                     f"at step(), down from {norms.after_backward[shrunk[0]]:.3g} after backward(), with "
+                     "max_grad_norm=None.",
+                     "the clipping step: it ran although the caller asked for none (max_grad_norm=None), and "
+                     "scaled the gradients down before the optimizer read them.",
+                     "clip only when max_grad_norm is not None (`if max_grad_norm is not None:` around the "
+                     "clip_grad_norm_ call).", code="clipped")
             fail(f"after one epoch on {device}, {', '.join(wrong[:3])} differ from a correct epoch with "
                  "CrossEntropyLoss over the same batches (no clipping: max_grad_norm was None).",
                  "the update: the loss, the targets it was given, or the gradients changed between backward() and "
@@ -444,7 +513,9 @@ def train_epoch_ce_clipping(train_epoch_ce, seed: int = 2, n: int = 96, batch_si
         handles.append(opt.register_step_pre_hook(on_step))
         start = _twin(model, opt, data)
         try:
-            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, None, max_grad_norm)
+            with _LossWatch() as losses_run:
+                call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, None,
+                                  max_grad_norm)
         finally:
             for h in handles:
                 h.remove()
@@ -470,6 +541,8 @@ def train_epoch_ce_clipping(train_epoch_ce, seed: int = 2, n: int = 96, batch_si
         twin, _ = _replay(device, start, data, max_grad_norm=max_grad_norm)
         wrong = differing(snapshot(model), snapshot(twin))
         if wrong:
+            _expect_cross_entropy(losses_run, f"with max_grad_norm={max_grad_norm}, {', '.join(wrong[:3])} differ "
+                                  "from a correct clipped epoch")
             fail(f"with max_grad_norm={max_grad_norm}, {', '.join(wrong[:3])} differ from a correct clipped epoch.",
                  "the gradients the optimizer read: clipped by another rule than the global norm over all "
                  "parameters.", "clip the norm of all gradients together (clip_grad_norm_), not each separately.",
@@ -541,7 +614,7 @@ def _trained_ref(seed: int, device, dropout: float = 0.5) -> nn.Module:
 
 @graded("predict_digits")
 def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
-    """int64 labels [N] from raw images ([N, 64] NumPy or [N, 8, 8] tensor), as the model in eval mode predicts"""
+    """int64 labels [N] from raw images ([N, 64] NumPy or [N, 8, 8] tensor), as the model in eval mode predicts, N = 1 too"""
     for device in each_device(notes):
         model = _trained_ref(seed, device)
         images, _ = _sample(n, seed + 7)
@@ -550,12 +623,24 @@ def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
             want = model(_raw(images, device)).argmax(1).cpu()
         model.train()
         for layout, imgs in (("[N, 64] NumPy", images), ("[N, 8, 8] tensor", torch.tensor(images).reshape(-1, 8, 8))):
-            out = call(predict_digits, model, imgs)
+            modes: set = set()
+            handle = model.register_forward_pre_hook(lambda module, args, modes=modes: modes.add(module.training))
+            try:
+                out = call(predict_digits, model, imgs)
+            finally:
+                handle.remove()
             if not isinstance(out, torch.Tensor) or out.dtype != torch.int64 or tuple(out.shape) != (n,):
                 fail(f"predict_digits(model, images {layout}) returned {describe(out)}; the contract asks for "
                      f"int64 labels [{n}].", "the value predict_digits returns.",
                      "return logits.argmax(dim=1) (one class index per image).", code="wrong_labels")
             agree = float((out.cpu() == want).float().mean())
+            if agree < 1.0 and True in modes:
+                fail(f"for images {layout}, predict_digits agrees with the model's eval-mode predictions on "
+                     f"{agree:.0%} of {n} images, and the model ran its forward pass in train mode.",
+                     "the model's mode: the caller handed it over in train mode, where Dropout zeroes random "
+                     "activations, so the predictions are noisy.",
+                     "switch the model to eval mode before predicting (and hand the caller's mode back after).",
+                     code="dropout_active")
             if agree < 1.0:
                 fail(f"for images {layout}, predict_digits agrees with the model's eval-mode predictions on "
                      f"{agree:.0%} of {n} images.",
@@ -564,6 +649,15 @@ def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
                      "mode (Dropout on).",
                      "pass the raw images, reshaped to [N, 1, 8, 8] float32, to the model in eval mode.",
                      code="serving_skew")
+        for layout, one in (("[1, 64] NumPy", images[:1]), ("[1, 8, 8] tensor", torch.tensor(images[:1]).reshape(1, 8, 8))):
+            out = call(predict_digits, model, one)
+            if not isinstance(out, torch.Tensor) or out.dtype != torch.int64 or tuple(out.shape) != (1,):
+                fail(f"predict_digits(model, one image {layout}) returned {describe(out)}; the contract asks for "
+                     "int64 labels [1], one per image, for a batch of one too.",
+                     "the batch dimension of your result: a squeeze() (or .item(), or an argmax without dim) "
+                     "drops every dimension of size 1, and for a batch of one that is the batch itself.",
+                     "keep the batch dimension: take the argmax over the class dimension and return it as it is, "
+                     "with no squeeze.", code="batch_of_one")
 
 
 @graded("predict_digits")
@@ -604,6 +698,15 @@ def _five_lines(model, opt, batches):
     for x, y in batches:
         opt.zero_grad()
         nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+
+
+def _zero_after_forward(model, opt, batches):
+    """Lesson 04's other correct order: zero_grad() after the forward pass, before backward()."""
+    for x, y in batches:
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
         opt.step()
 
 
@@ -662,6 +765,7 @@ def _sgd(model, lr=0.1):
 HEALTHY_LOOPS = [
     ("five_lines", "the five lines in order", _five_lines, _sgd, ()),
     ("zero_fill", "zero_grad(set_to_none=False) after each step", _zero_fill_after_step, _sgd, ()),
+    ("zero_after_forward", "zero_grad() between the forward pass and backward()", _zero_after_forward, _sgd, ()),
     ("accumulation", "two micro-batches per step, zero_grad after the step", _accumulate_two, _sgd, ()),
     ("validation", "a validation forward in eval mode after every step", _validate_between_steps, _sgd, ()),
 ]
@@ -758,6 +862,23 @@ def _as_names(value):
         return value
 
 
+def _late_binding(grads: dict, want: dict, where: str, k: int) -> None:
+    """Every gradient hook wrote into one parameter's list: hooks made in a loop that read the loop's variable
+    when they run (late binding), so all of them see its last value."""
+    sizes = {name: len(v) if isinstance(v, (list, tuple)) else -1 for name, v in grads.items()}
+    filled = [name for name, size in sizes.items() if size > 0]
+    expected = sum(len(v) for v in want.values())
+    if len(want) > 1 and len(filled) == 1 and sizes[filled[0]] == expected > len(want[filled[0]]):
+        empty = sorted(name for name in want if name != filled[0] and want[name])
+        fail(f"{where}: step {k + 1}'s 'grads' holds all {expected} states under {filled[0]!r}, and none under "
+             f"{empty}: every gradient hook wrote into the same parameter's list.",
+             "your hooks, not the parameters: a lambda (or inner function) made in a loop looks up the loop's "
+             "variable when it runs, not when it was made, so after the loop every hook sees the last name "
+             "(Python's late binding).",
+             "bind each hook to its own parameter when you make it: a default argument (lambda g, name=name: ...) "
+             "or a function that takes the name and returns the hook.", code="ledger_wrong_grads")
+
+
 def _compare_records(got, want, spec, device):
     """The first difference between the learner's records and the contract's, as a learner-facing failure."""
     where = f"on {device}, a loop with {spec[1]}"
@@ -783,6 +904,7 @@ def _compare_records(got, want, spec, device):
                  "can receive a gradient.", "key 'grads' by the names of model.named_parameters() whose "
                  "requires_grad is True when the ledger is entered, every one of them, in every record.",
                  code="ledger_wrong_grads")
+        _late_binding(grads, w["grads"], where, k)
         for pname, states in w["grads"].items():
             mine = list(grads[pname]) if isinstance(grads[pname], (list, tuple)) else grads[pname]
             if mine != states:

@@ -7,6 +7,7 @@ catalogues) and by the development tools.
 from __future__ import annotations
 
 import copy
+import linecache
 
 import nbformat
 
@@ -140,8 +141,10 @@ def run_in_process(nb, answers: dict | None = None, only=None) -> Scores:
                     scores.visible_failures.add(grade_id)
                 break
         else:
+            filename = f"<cell {meta.get('grade_id', len(linecache.cache))}>"
+            linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # as IPython does
             try:
-                exec(compile(source, meta.get("grade_id", "cell"), "exec"), namespace)
+                exec(compile(source, filename, "exec"), namespace)
             except Exception:  # noqa: BLE001 - a broken answer cell scores through its tests
                 pass
     return scores

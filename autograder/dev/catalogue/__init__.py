@@ -3,16 +3,18 @@
 Each module's catalogue defines
 
 * ``MODULE``   – the module id (``"01-tensors"``);
-* ``MUTANTS``  – ``{name: Mutant(answers, breaks, code)}``: ``answers`` replaces answer
-  cells by grade_id, ``breaks`` names the test cells that must lose points, and
-  ``code`` (optional) is the diagnosis code the learner must be shown;
+* ``MUTANTS``  – ``{name: Mutant(answers, breaks, codes, words=...)}``: ``answers`` replaces answer
+  cells by grade_id, ``breaks`` names the test cells that must lose points, ``codes`` (optional)
+  are the diagnosis codes the learner must be shown, and ``words`` (optional) what the message of
+  that diagnosis must say, so that a message cannot drift away from the mistake it names;
 * ``VARIANTS`` – ``{name: answers}``: correct solutions in other styles that must keep
   full marks;
 * ``EQUIVALENT`` (optional) – ``{automatic mutant: reason}``: the delete/swap/flip mutants of
   :mod:`autograder.dev.mutate` that keep full marks because they change nothing the contract fixes.
 
-Every catalogue ends with ``MUTANTS.update(do_nothing(MODULE))``: two stand-ins generated for every
-graded function (one returns ``None``, one an always-equal tensor) that must score 0 on every test cell.
+Every catalogue ends with ``MUTANTS.update(do_nothing(MODULE))``: stand-ins generated for every graded
+function (one returns ``None``, the others an always-equal tensor, str, list, dict, int or float) that must
+score 0 on every test cell.
 
 A mutant that is one mistake in the solution is written as that mistake: ``patched(MODULE, "train_step",
 (old, new), ...)``, the solution's own answer cell with a few replacements.
@@ -37,6 +39,7 @@ class Mutant:
     codes: list = field(default_factory=list)
     needs_cuda: bool = False  # only a CUDA device can expose it (e.g. a batch left on the CPU)
     zero: bool = False  # a do-nothing stand-in: every cell it breaks must score 0
+    words: tuple = ()  # what the message of this mistake must say (in each cell showing the first of ``codes``)
 
 
 # Every catalogue module in this folder (m01_tensors.py, m02_..., ...).
@@ -113,6 +116,7 @@ def mutant_problems(name: str, entry: Mutant, scores) -> list[str]:
         if code not in codes:
             problems.append(f"{name}: expected diagnosis {code!r}, got {codes}: "
                             + " | ".join(scores[t][2] for t in entry.breaks if t in scores))
+    problems += _missing_words(name, entry, scores)
     if sum(s[0] for s in scores.values()) >= sum(s[1] for s in scores.values()):
         problems.append(f"{name} kept full marks")
     # Visible coverage: a learner running the released notebook's own check cells sees it fail, in a cell
@@ -121,6 +125,25 @@ def mutant_problems(name: str, entry: Mutant, scores) -> list[str]:
     if not own & scores.visible_failures:
         problems.append(f"{name} is caught only by hidden tests; visible cells of {sorted(entry.answers)} all passed")
     return problems
+
+
+def hold_to_words(mutants: dict, words: dict) -> None:
+    """Give each mutant named in ``words`` what its message must say, besides the words it was built with."""
+    unknown = sorted(set(words) - set(mutants))
+    if unknown:
+        raise KeyError(f"words for mutants the catalogue does not hold: {unknown}")
+    for name, said in words.items():
+        entry = mutants[name]
+        entry.words = tuple(entry.words) + tuple(w for w in said if w not in entry.words)
+
+
+def _missing_words(name: str, entry: Mutant, scores) -> list[str]:
+    """Each of ``entry.words`` must be in every message (of the cells it breaks) that shows its first code, the
+    diagnosis of the mistake itself, or in every message it lost points with when it names no code."""
+    texts = [scores[t][2] for t in entry.breaks if t in scores and scores[t][0] < scores[t][1]
+             and (not entry.codes or scores[t][3] == entry.codes[0])]
+    missing = [w for w in entry.words if not texts or any(w.lower() not in text.lower() for text in texts)]
+    return [f"{name}: its message does not say {missing}: " + " | ".join(texts)] if missing else []
 
 
 def judged_cells(entry: Mutant, test_ids) -> set[str]:
@@ -138,19 +161,29 @@ def variant_problems(name: str, scores) -> list[str]:
 
 # ---- do-nothing stand-ins: generated for every graded function and class of a module
 
-#: The two kinds of stand-in: each runs without error and does nothing.
+#: The kinds of stand-in: each runs without error and does nothing.  Besides None, each hands back an object
+#: of one of the types a contract names (a tensor, a str, a list, a dict, an int, a float) that claims to
+#: equal anything and to be true, so that no check may credit a value by comparing it.
 DO_NOTHING = {
     "returns_none": "None",
     "returns_always_equal": "_AlwaysEqual()",
+    "returns_always_equal_str": "_AlwaysEqualStr('learns')",
+    "returns_always_equal_list": "_AlwaysEqualList()",
+    "returns_always_equal_dict": "_AlwaysEqualDict()",
+    "returns_always_equal_int": "_AlwaysEqualInt(1)",
+    "returns_always_equal_float": "_AlwaysEqualFloat(0.5)",
 }
+#: The stand-ins a full run also grades through real nbgrader (tests/test_nbgrader.py); every run judges all
+#: of them in process.
+THROUGH_NBGRADER = ("returns_none", "returns_always_equal")
 
-# What an always-equal stand-in hands back (as the hostile corpus's "always equal" notebook does): a
-# tensor that claims to equal anything and to be true.
+# What an always-equal stand-in hands back (as the hostile corpus's "always equal" notebook does): an object
+# that claims to equal anything and to be true.
 _ALWAYS_EQUAL = '''
 import torch as _torch
 
 
-class _AlwaysEqualTensor(_torch.Tensor):
+class _EqualsAnything:
     def __eq__(self, other):
         return True
 
@@ -159,6 +192,30 @@ class _AlwaysEqualTensor(_torch.Tensor):
 
     def __bool__(self):
         return True
+
+
+class _AlwaysEqualTensor(_EqualsAnything, _torch.Tensor):
+    pass
+
+
+class _AlwaysEqualStr(_EqualsAnything, str):
+    __hash__ = str.__hash__
+
+
+class _AlwaysEqualList(_EqualsAnything, list):
+    pass
+
+
+class _AlwaysEqualDict(_EqualsAnything, dict):
+    pass
+
+
+class _AlwaysEqualInt(_EqualsAnything, int):
+    __hash__ = int.__hash__
+
+
+class _AlwaysEqualFloat(_EqualsAnything, float):
+    __hash__ = float.__hash__
 
 
 def _AlwaysEqual():
@@ -201,14 +258,20 @@ def _stand_in_source(source: str, value: str) -> str:
 
 
 def do_nothing(module_id: str) -> dict:
-    """``{"does_nothing_<kind>": Mutant}``: every answer cell of the module's solution replaced at once by a
-    stand-in that runs and does nothing (see :data:`DO_NOTHING`). Each must score 0 on every test cell
-    (``Mutant.zero``); a new graded function gets its stand-ins without a line written for it."""
+    """Stand-ins that run and do nothing (see :data:`DO_NOTHING`), each of which must score 0 on every test cell
+    it is judged on (``Mutant.zero``): ``does_nothing_<kind>`` replaces every answer cell of the module's
+    solution at once, and ``does_nothing_<kind>__<function>`` one answer cell alone, the others left correct,
+    on that function's own cells (so that a check which builds on another correct function cannot credit a
+    stand-in). A new graded function gets its stand-ins without a line written for it."""
     cells = _solution_cells(module_id)
     tests = list(_test_cell_ids(module_id))
-    return {f"does_nothing_{kind}": Mutant({gid: _stand_in_source(src, value) for gid, src in cells.items()},
-                                           tests, zero=True)
-            for kind, value in DO_NOTHING.items()}
+    whole = {f"does_nothing_{kind}": Mutant({gid: _stand_in_source(src, value) for gid, src in cells.items()},
+                                            tests, zero=True)
+             for kind, value in DO_NOTHING.items()}
+    alone = {f"does_nothing_{kind}__{gid}": Mutant({gid: _stand_in_source(src, value)},
+                                                   [t for t in tests if t.startswith(f"test_{gid}_")], zero=True)
+             for gid, src in cells.items() for kind, value in DO_NOTHING.items()}
+    return whole | {name: entry for name, entry in alone.items() if entry.breaks}
 
 
 @cache

@@ -1,6 +1,6 @@
 """Module 01-tensors: mutants and correct variants."""
 
-from . import Mutant, do_nothing, patched
+from . import Mutant, do_nothing, hold_to_words, patched
 
 MODULE = "01-tensors"
 
@@ -138,7 +138,7 @@ def pairwise_sq_dists(a, b):
     "align_always_column": Mutant(patched(
         MODULE, "align_targets", (_CHECK, ""),
         ("y.reshape(logits.shape)", "y.reshape(-1, 1)")),
-        ["test_align_targets_reshapes", "test_align_targets_rejects"]),
+        ["test_align_targets_reshapes", "test_align_targets_rejects"], ["wrong_shape"]),
     "align_broadcasts": Mutant(patched(
         MODULE, "align_targets", (_CHECK, ""),
         ("y.reshape(logits.shape)", "y + torch.zeros_like(logits)")),
@@ -231,6 +231,56 @@ def align_targets(logits, y):
     return y.reshape(*logits.shape)
 """},
 }
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "pairwise_sq_dists_squeezed": ("or indexing with an int",),
+    "standardize_squeezed": ("or indexing with an int",),
+    "align_targets_squeezes_for_flat_logits": ("or indexing with an int",),
+    "make_blobs_y_flat": ("the targets tensor y returned by make_blobs",),
+    "make_blobs_float64": ("the features tensor x returned by make_blobs",),
+    "make_blobs_ignores_device": (
+        "the tensor x was created or left on the default device",
+        "used here to test device handling without a GPU",
+    ),
+    "make_blobs_moves_only_x": (
+        "the tensor y was created or left on the default device",
+        "used here to test device handling without a GPU",
+    ),
+    "make_blobs_fixed_seed": ("make_blobs's random draws do not depend on the generator it was given",),
+    "make_blobs_random_labels": ("make_blobs decides how many rows each class gets",),
+    "make_blobs_one_blob": ("make_blobs places the two blobs",),
+    "make_blobs_returns_list": ("make_blobs's return value is the",),
+    "standardize_dim1": ("the reduction dimension you passed to mean/std", "but the columns"),
+    "standardize_in_place": (
+        "standardize wrote into it with an in-place operation",
+        "the caller's x holds different values",
+    ),
+    "standardize_no_keepdim_dim1": ("the reduction dimension you passed to mean/std", "but the columns"),
+    "pairwise_keeps_feature_dim": ("the broadcast difference still holds the feature dimension d",),
+    "pairwise_sqrt": ("the entries are the distances themselves",),
+    "align_broadcasts": ("with more elements than y has",),
+    "align_message_without_shapes": (
+        "whoever hits it needs both shapes to find the mismatch",
+        "'targets and logits do not match'",
+    ),
+    "align_no_error_returns_none": ("it is not one value per row", "returned None instead of raising"),
+    "make_blobs_global_rng": ("global RNG instead of the `generator` argument",),
+    "standardize_global_stats": ("per-feature means", "mean and std per feature"),
+    "standardize_centre_only": ("per-feature stds", "mean and std per feature"),
+    "standardize_returns_numpy": ("ndarray, not a torch.Tensor",),
+    "pairwise_transposed": ("the distance matrix", "has shape ["),
+    "pairwise_sum_wrong_axis": ("the distance matrix", "has shape ["),
+    "pairwise_no_square": ("differ from the squared distances",),
+    "pairwise_rowwise_only": ("differ from the squared distances",),
+    "align_reshapes_whatever": ("instead of checking the element counts first",),
+    "align_always_column": ("the aligned targets tensor",),
+    "align_casts_dtype": ("has dtype int64", "float32"),
+    "always_equal_object": ("not a torch.Tensor",),
+    "raises_inside": ("in `standardize`", "x.std(0, keepdims=True, bogus=1)"),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

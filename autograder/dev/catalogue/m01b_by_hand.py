@@ -1,6 +1,6 @@
 """Module 01b-by-hand: mutants and correct variants."""
 
-from . import Mutant, do_nothing, patched
+from . import Mutant, do_nothing, hold_to_words, patched
 
 MODULE = "01b-by-hand"
 
@@ -34,6 +34,15 @@ MUTANTS = {
         loss.backward()
     return {k: v.grad for k, v in leaves.items()}
 """}, _BOTH_LAYERS, ["used_autograd"]),
+    "manual_leaves_inference_mode": Mutant({"manual_gradients": MANUAL + """
+    with torch.inference_mode(False):
+        leaves = {k: v.clone().requires_grad_() for k, v in params.items()}
+        x, y = x.clone(), y.clone()
+        h = torch.tanh(x @ leaves["hidden.weight"].T + leaves["hidden.bias"])
+        z = h @ leaves["out.weight"].T + leaves["out.bias"]
+        torch.nn.functional.binary_cross_entropy_with_logits(z, y).backward()
+    return {k: v.grad for k, v in leaves.items()}
+"""}, _BOTH_LAYERS, ["used_autograd"], words=("used autograd", "requires_grad_")),
     "manual_sums_instead_of_mean": Mutant(patched(MODULE, "manual_gradients", (_DZ, "    dz = torch.sigmoid(z) - y\n")),
                                           _BOTH_LAYERS, ["sum_not_mean"]),
     "manual_negated": Mutant(patched(MODULE, "manual_gradients",
@@ -45,7 +54,10 @@ MUTANTS = {
                                           ["test_manual_gradients_hidden_layer"], ["wrong_gradient"]),
     "manual_bias_mean_over_batch": Mutant(patched(MODULE, "manual_gradients",
                                                   ('"out.bias": dz.sum(dim=0)', '"out.bias": dz.mean(dim=0)')),
-                                          ["test_manual_gradients_output_layer"], ["wrong_gradient"]),
+                                          ["test_manual_gradients_output_layer"], ["mean_applied_twice"],
+                                          words=("exactly 1/8 of autograd's", "applied twice")),
+    "manual_mean_divided_twice": Mutant(patched(MODULE, "manual_gradients", ("    dh = dz @ w2", "    dz = dz / x.shape[0]\n    dh = dz @ w2")),
+                                        _BOTH_LAYERS, ["mean_applied_twice"], words=("1/8", "once, where dL/dz is formed")),
     "manual_batch_size_hard_coded": Mutant(patched(MODULE, "manual_gradients", ("/ x.shape[0]", "/ 8")),
                                            _BOTH_LAYERS, ["wrong_gradient"]),
     "manual_transposed_weight_gradient": Mutant(patched(MODULE, "manual_gradients",
@@ -71,6 +83,12 @@ MUTANTS = {
     p = torch.sigmoid(z).clamp(1e-7, 1 - 1e-7)
     return -(y * torch.log(p) + (1 - y) * torch.log(1 - p)).mean()
 """}, _BCE_BOTH, ["clamped_probability"]),
+    "bce_clamp_at_zero": Mutant(patched(MODULE, "bce_with_logits", ("(z + z.abs()) / 2", "torch.clamp(z, min=0)")),
+                                ["test_bce_with_logits_gradient"], ["zero_logit_gradient"],
+                                words=("exactly 0", "sigmoid(0)", "(0.5 - y)/")),
+    "bce_relu_at_zero": Mutant(patched(MODULE, "bce_with_logits", ("(z + z.abs()) / 2", "torch.relu(z)")),
+                               ["test_bce_with_logits_gradient"], ["zero_logit_gradient"],
+                               words=("exactly 0", "relu")),
     "bce_sum": Mutant(patched(MODULE, "bce_with_logits", ("per_element.mean()", "per_element.sum()")),
                       _BCE_BOTH, ["sum_not_mean"]),
     "bce_sign_of_target_term": Mutant(patched(MODULE, "bce_with_logits", ("- z * y", "+ z * y")),
@@ -180,7 +198,7 @@ VARIANTS = {
     return (torch.logaddexp(torch.zeros_like(z), z) - z * y).mean()
 """},
     "bce_log_of_one_plus": {"bce_with_logits": BCE + """
-    loss = z.clamp(min=0) - z * y + torch.log(1 + torch.exp(-torch.abs(z)))
+    loss = 0.5 * (z + torch.abs(z)) - z * y + torch.log(1 + torch.exp(-torch.abs(z)))
     return loss.sum() / z.numel()
 """},
     # --- sgd_momentum_step --------------------------------------------------------------------
@@ -209,6 +227,64 @@ VARIANTS = {
     return buffers
 """},
 }
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "manual_uses_autograd": ("this function is where you do autograd's job yourself", "called requires_grad_"),
+    "manual_uses_autograd_on_clones": (
+        "this function is where you do autograd's job yourself",
+        "called requires_grad_",
+    ),
+    "manual_sums_instead_of_mean": ("the contract's loss is the MEAN over the batch",),
+    "manual_negated": ("a gradient points the way the loss grows",),
+    "manual_transposed_weight_gradient": ("dtype and device of its parameter",),
+    "manual_returns_a_list": ("gradient of the mean loss} for every parameter", "not a dictionary"),
+    "manual_short_names": ("under the parameter's own name", "not in params"),
+    "manual_writes_into_params": ("the caller owns the network's parameters",),
+    "bce_naive_probabilities": ("or e to a large positive power",),
+    "bce_clamped_probabilities": ("or a log of a rounded probability", "right for ordinary logits"),
+    "bce_sum": ("the contract's loss is the mean over every element",),
+    "bce_sign_of_target_term": ("for ordinary logits the value already differs",),
+    "bce_where_overflows_in_backward": ("a branch you did not use", "PyTorch's is finite everywhere"),
+    "bce_item": ("cannot reach the model's parameters", "returned a tensor that does not require grad"),
+    "bce_detached_stable_term": ("but a piece of it does not depend on z the way the loss does",),
+    "bce_pytorchs_own": (
+        "this function is the loss PyTorch computes",
+        "called PyTorch's binary_cross_entropy_with_logits",
+    ),
+    "bce_pytorchs_module": (
+        "this function is the loss PyTorch computes",
+        "called PyTorch's binary_cross_entropy_with_logits",
+    ),
+    "step_buffer_is_the_grad": (
+        "grad tensor itself is changed by the next zero_grad",
+        "its buffer shares memory with the parameter's",
+    ),
+    "step_dampened": ("with nothing else scaled", "after the steps before it"),
+    "step_first_buffer_averaged": (
+        "on its first step SGD's buffer is the gradient itself",
+        "already after the first step",
+    ),
+    "step_nesterov": ("on its first step SGD's buffer is the gradient itself", "already after the first step"),
+    "step_lr_inside_buffer": ("the parameter itself matches SGD's",),
+    "step_recording_on": ("recording was on while your step wrote into a parameter",),
+    "step_rebinds_the_name": ("the step updates each of them in place", "left every parameter as it was"),
+    "step_new_tensors_written_back": (
+        "the model and the optimizer hold these very tensors",
+        "weight is another tensor object than the one passed in",
+    ),
+    "step_none_grad_crashes": ("and your step tried to use its missing gradient",),
+    "step_none_grad_as_zero": ("SGD creates no buffer for a parameter it skipped",),
+    "step_accumulates_into_grad": (
+        "it belongs to the parameter until zero_grad",
+        "grad was changed or replaced by the step",
+    ),
+    "manual_skips_tanh_derivative": ("as if tanh were not there",),
+    "manual_tanh_derivative_of_h": ("one factor of the chain rule is missing",),
+    "manual_batch_size_hard_coded": ("float64", "one factor of the chain rule is missing"),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

@@ -1,6 +1,6 @@
 """Module 02-autograd-ledger: mutants and correct variants."""
 
-from . import Mutant, do_nothing, patched
+from . import Mutant, do_nothing, hold_to_words, patched
 
 MODULE = "02-autograd-ledger"
 
@@ -30,6 +30,9 @@ MUTANTS = {
         ["test_stable_softmax_gradient"], ["inplace_saved"]),
     "softmax_without_max": Mutant(patched(MODULE, "stable_softmax", (_SHIFT, ""), ("shifted.exp()", "z.exp()")),
                                   ["test_stable_softmax_values"], ["not_stable"]),
+    "softmax_whole_tensor_max": Mutant(patched(MODULE, "stable_softmax", ("z.max(dim=dim, keepdim=True).values", "z.max()")),
+                                       ["test_stable_softmax_values", "test_stable_softmax_gradient"], ["global_max"],
+                                       words=("one number for the whole tensor", "nan", "along dim")),
     "softmax_wrong_dim": Mutant(patched(
         MODULE, "stable_softmax", _EXP_OF_SHIFT,
         ("z.max(dim=dim", "z.max(dim=0"),
@@ -555,6 +558,77 @@ def leaves_of(t):
     return list(found.values())
 """},
 }
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "softmax_subtracts_in_place": (
+        "which still belongs to the caller",
+        "the caller's z held other values than before the call",
+    ),
+    "softmax_divides_saved_exp_in_place": ("and an in-place division", "backward through stable_softmax raised"),
+    "softmax_without_max": ("they were taken of z itself",),
+    "softmax_wrong_dim": ("the dimension the maximum and the sum were taken over", "not along the last dimension"),
+    "softmax_ignores_dim": ("the function did not use it for both the max and the sum",),
+    "softmax_detached_sum": ("part of the computation was cut from it",),
+    "grad_of_flips_requires_grad": ("the caller owns x and its flags", "the caller's x has requires_grad=True"),
+    "grad_of_leaves_grad_on_x": ("and grad_of's backward pass added into it", "the caller's x holds a"),
+    "grad_of_create_graph": ("or a transform applied to a tensor still connected to x's history",),
+    "grad_of_func_grad_on_tracked_x": ("or a transform applied to a tensor still connected to x's history",),
+    "grad_of_clone_keeps_history": ("and grad_of's backward pass wrote into it",),
+    "grad_of_ignores_callers_no_grad": (
+        "and grad_of ran f under the caller's grad mode",
+        "grad_of works when recording is on",
+    ),
+    "grad_of_detach_without_requires_grad": ("because the tensor grad_of handed to f does not require grad",),
+    "grad_of_autograd_on_x_itself": ("because the tensor grad_of handed to f does not require grad",),
+    "grad_of_zeroes_detached_copy": (
+        "so an in-place operation on it changes x too",
+        "the caller's x holds different values",
+    ),
+    "grad_of_backward_twice": ("grad that was not empty", "is twice the derivative of f at x"),
+    "numerical_grad_forward_difference": ("A one-sided difference has an error that shrinks only like eps",),
+    "numerical_grad_float32_result": ("the arithmetic of the differences",),
+    "numerical_grad_ignores_eps": ("numerical_grad used a fixed one",),
+    "numerical_grad_divides_by_eps": ("is twice the central difference",),
+    "numerical_grad_uses_autograd": ("numerical_grad is the check on autograd", "is the exact derivative"),
+    "numerical_grad_nudges_callers_float64": (
+        "numerical_grad nudged the caller's memory",
+        "the caller's x was written in place",
+    ),
+    "grad_report_none_as_zero": ("not a path that carried nothing",),
+    "grad_report_max_without_abs": ("and a negative gradient is as real as a positive one",),
+    "grad_report_zero_grad_after": ("grad_report cleared it", "it held a tensor"),
+    "grad_report_zeroes_in_place": ("grad_report modified it", "grad was written in place"),
+    "grad_report_trainable_only": ("every named parameter owns a", "has no entry for frozen"),
+    "grad_report_state_dict": ("and other state belong to the module", "which are not parameter names"),
+    "leaves_of_first_level_only": ("every leaf sits at the bottom of some chain of grad_fn nodes",),
+    "leaves_of_repeats": ("a leaf used several times has one AccumulateGrad node",),
+    "leaves_of_dedup_by_value": (
+        "two different leaves with the same numbers looked like one",
+        "for a graph with two distinct leaves of equal value misses a leaf",
+    ),
+    "leaves_of_includes_t": ("a tensor with a grad_fn is an intermediate result", "returned t itself"),
+    "leaves_of_saved_tensors": ("a tensor with a grad_fn is an intermediate result",),
+    "leaves_of_untracked_t_is_a_leaf": ("constants and tensors made under no_grad are not part of t's record",),
+    "leaves_of_forgets_leaf_itself": ("it has no grad_fn because nothing made it", "for a leaf a that requires grad"),
+    "leaves_of_detached_copies": (
+        "a copy or a detached tensor is a different object that backward",
+        "not the leaf itself",
+    ),
+    "leaves_of_returns_nodes": (
+        "the list should hold the leaf tensors themselves",
+        "returned a list holding AccumulateGrad objects",
+    ),
+    "grad_of_float64_result": ("has dtype float64", "x's shape, dtype and device"),
+    "numerical_grad_float32_then_cast": ("the size of float32 rounding", "evaluated in float32"),
+    "grad_report_sum_is_zero": ("add up to exactly 0", "a sum or a mean can cancel to 0"),
+    "grad_report_nonzero_index_sum": ("nonzero entry at index 0", "misses one at the first position"),
+    "grad_report_fills_missing_grads": ("whose .grad is None", "a missing path"),
+    "grad_report_booleans": ("one of three words",),
+    "leaves_of_returns_tuple": ("the contract asks for a list (not a tuple",),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

@@ -1,6 +1,6 @@
 """Module 03-nn-module: mutants and correct variants."""
 
-from . import Mutant, do_nothing, patched
+from . import Mutant, do_nothing, hold_to_words, patched
 
 MODULE = "03-nn-module"
 
@@ -218,6 +218,13 @@ MUTANTS = {
     "plan_counts_not_shapes": Mutant(patched(MODULE, "plan_mlp", ("= (n_out, n_in)", "= n_out * n_in"),
                                              ("= (n_out,)", "= n_out")),
                                      ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_shape"]),
+    "plan_shapes_as_lists": Mutant(patched(MODULE, "plan_mlp", ("= (n_out, n_in)", "= [n_out, n_in]"),
+                                           ("= (n_out,)", "= [n_out]")),
+                                   ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_type"],
+                                   words=("a list of int", "tuple of ints")),
+    "plan_shapes_of_floats": Mutant(patched(MODULE, "plan_mlp", ("= (n_out, n_in)", "= (float(n_out), float(n_in))")),
+                                    ["test_plan_mlp_matches", "test_plan_mlp_dropout"], ["wrong_type"],
+                                    words=("a tuple of float", "tuple of ints")),
     "plan_builds_the_model": Mutant({"plan_mlp": """
 def plan_mlp(sizes, dropout=0.0):
     return {k: tuple(v.shape) for k, v in MLP(sizes, dropout).state_dict().items()}
@@ -334,6 +341,11 @@ def count_parameters(model, trainable_only=False):
          "            p.requires_grad_(False)\n")),
         ["test_freeze_parameters"], ["changed_values"]),
     # --- untrained_parameters ------------------------------------------------------------
+    # `in` on a list of tensors compares with ==, element by element: Python asks one bool of a tensor of many.
+    "untrained_in_a_list": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    return [name for name, p in model.named_parameters() if p.requires_grad and p not in held]
+"""}, ["test_untrained_parameters_finds"], ["raised"], words=("`is` for identity", "p not in held")),
     "untrained_by_shape": Mutant({"untrained_parameters": UNTRAINED_HEAD + """
     shapes = [tuple(q.shape) for g in optimizer.param_groups for q in g["params"]]
     return [n for n, p in model.named_parameters() if p.requires_grad and tuple(p.shape) not in shapes]
@@ -546,6 +558,99 @@ def count_parameters(model, trainable_only=False):
     return result
 """},
 }
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "mlp_plain_list": ("the module owns only what is assigned to it as an nn", "Module does not register"),
+    "mlp_hidden_in_list_head_registered": (
+        "the module owns only what is assigned to it as an nn",
+        "registers only some of its layers",
+    ),
+    "mlp_relu_after_last": ("the last Linear's raw output",),
+    "mlp_relu_last_when_dropout": ("the last Linear's raw output",),
+    "mlp_no_relu": ("without a nonlinearity the stack collapses into one linear map",),
+    "mlp_dropout_ignored": ("your MLP never drew such a mask", "over the same batch gave identical outputs"),
+    "mlp_functional_dropout_always_on": (
+        "but a dropout call that ignores the mode",
+        "two passes over the same batch gave different outputs",
+    ),
+    "mlp_hardcoded_dropout": ("your MLP adds dropout whatever it is given",),
+    "mlp_dropout_after_last": ("dropout runs after the last Linear and drops the outputs themselves",),
+    "mlp_dropout_before_each_linear": (
+        "dropout runs before the first Linear",
+        "'s first Linear differs from the batch it was given",
+    ),
+    "mlp_dropout_first_block_only": ("the block between those two Linear layers has no dropout", "were dropped"),
+    "mlp_dropout_rate_fixed": ("the rate given to the dropout layers",),
+    "mlp_unscaled_mask": ("so that their expected value matches eval mode",),
+    "mlp_plain_dict": ("the module owns only what is assigned to it as an nn", "Module does not register"),
+    "plan_ignores_relu_positions": ("and a container numbers every module it holds",),
+    "plan_ignores_dropout": ("and a container numbers every module it holds",),
+    "plan_numbers_linears_only": ("and a container numbers every module it holds",),
+    "plan_builds_the_model": ("the point is to know the state_dict before anything exists", "to read the answer off"),
+    "plan_builds_the_layers": ("the point is to know the state_dict before anything exists", "to read the answer off"),
+    "plan_lists_the_relus": ("and a container numbers every module it holds",),
+    "count_ignores_trainable_only": ("each parameter's requires_grad flag says whether it will be trained",),
+    "count_always_trainable": ("only trainable_only=True should leave it out",),
+    "count_inverted_flag": ("each parameter's requires_grad flag",),
+    "count_named_with_duplicates": (
+        "and a sum over submodules yield it twice",
+        "matrix once for each name it is registered under",
+    ),
+    "count_sum_over_modules": (
+        "and a sum over submodules yield it twice",
+        "matrix once for each name it is registered under",
+    ),
+    "count_state_dict": ("and lists a tied tensor under each of its names",),
+    "count_with_buffers": ("are saved state",),
+    "count_tensors_not_elements": ("each parameter tensor holds p",),
+    "count_known_layer_types": ("each counted once by its number of elements",),
+    "freeze_keeps_norm_layers_trainable": (
+        "so they keep training while the caller believes the module is frozen",
+        "every other parameter was frozen",
+    ),
+    "freeze_and_eval": ("and has nothing to do with which parameters are trained",),
+    "freeze_direct_parameters_only": ("yields only the module's own parameters", "only the model's own parameters"),
+    "freeze_returns_none": ("the caller expects the same module back",),
+    "freeze_a_copy": (
+        "a frozen copy leaves the caller's model trainable",
+        "a different object from the module it was given",
+    ),
+    "freeze_data_flag": ("grad or turning off grad mode leaves the flag as it was",),
+    "freeze_clears_grad": ("grad or turning off grad mode leaves the flag as it was",),
+    "freeze_zeroes_weights": ("the parameter values belong to the model",),
+    "untrained_by_shape": (
+        "replaced or copied tensor can share a name",
+        "although it holds other tensors of the same shapes",
+    ),
+    "untrained_by_name": ("replaced or copied tensor can share a name",),
+    "untrained_by_value": (
+        "replaced or copied tensor can share a name",
+        "although it holds other tensors of the same shapes",
+    ),
+    "untrained_by_position": ("replaced or copied tensor can share a name",),
+    "untrained_list_membership": ("equal for values", "Boolean value of Tensor with more than one value is ambiguous"),
+    "untrained_includes_frozen": ("leaving it out of the optimizer is deliberate",),
+    "untrained_first_group_only": (
+        "and holding means holding the same object",
+        "the optimizer holds those very tensor objects",
+    ),
+    "untrained_returns_held": (
+        "and holding means holding the same object",
+        "the optimizer holds those very tensor objects",
+    ),
+    "untrained_returns_set": ("returned a set",),
+    "untrained_returns_tensors": ("the names from model", "not parameter names"),
+    "mlp_missing_last_layer": ("registers 1 Linear layer (2→8) for 3 sizes",),
+    "plan_weight_in_by_out": ("[out_features, in_features] (one row per output)",),
+    "plan_bias_as_column": ("its bias as [out_features]",),
+    "plan_counts_not_shapes": ("the tensor has shape", "[out_features, in_features]"),
+    "count_returns_tensor": ("not an int", "a whole number"),
+    "count_numpy_prod_shape": ("np.float64", "not an int"),
+    "freeze_calls_eval": ("it does not touch requires_grad",),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

@@ -1,7 +1,7 @@
 """Module 04-five-line-step: mutants and correct variants."""
 
 from ...starters import REPAIR_TRAIN_EPOCH
-from . import Mutant, do_nothing, edited, patched, repair_catalogue
+from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
 
 MODULE = "04-five-line-step"
 
@@ -391,6 +391,59 @@ VARIANTS["trace_by_reading_every_owner"] = {_TRACE: """def trace_batch(model, op
                          changed=changed, delta=float(model.out.weight[0, 0].item() - weights[2][0, 0].item())))
     return rows
 """}
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "step_no_zero_grad": ("nobody cleared the parameters'", "weight already held gradients from an earlier batch"),
+    "step_zero_grad_between_backward_and_step": ("the optimizer stepped with cleared gradients",),
+    "step_before_backward": (
+        "grad still held what an earlier backward",
+        "this update used the previous batch's gradients",
+    ),
+    "step_returns_tensor": ("on cpu that still holds its autograd graph",),
+    "step_returns_detached_tensor": ("the value train_step returned keeps a tensor",),
+    "step_loss_after_update": ("train_step returned the loss measured after the update",),
+    "step_own_optimizer": ("the optimizer you were given owns the update", "never ran while train_step worked"),
+    "step_twice": ("the optimizer made more updates than there were batches",),
+    "step_loss_arguments_swapped": (
+        "the parameters did not move the way one step on this batch moves them",
+        "weight differ from one correct update with that batch",
+    ),
+    "epoch_no_train_mode": ("a forward pass inside train_epoch ran in eval mode",),
+    "epoch_unweighted_mean": ("the plain mean of the batch losses",),
+    "epoch_sum": ("a sum rather than a mean",),
+    "epoch_last_batch": ("train_epoch returned the last batch's loss",),
+    "epoch_tensor_total_item_at_the_end": (
+        "is a tensor whose history reaches every batch's loss",
+        "something kept every batch's loss",
+    ),
+    "epoch_eval_mode": ("a forward pass inside train_epoch ran in eval mode",),
+    "accumulate_unscaled": ("each micro-batch's backward",),
+    "accumulate_zero_grad_inside_loop": ("the accumulated gradients were thrown away before step",),
+    "accumulate_no_zero_grad": (
+        "nobody cleared the parameters'",
+        "weight already held gradients from an earlier batch",
+    ),
+    "accumulate_returns_sum": ("the loss total accumulate_step reported",),
+    "accumulate_clips_gradients": ("grad was changed before the optimizer read it", "between backward"),
+    "accumulate_returns_last_loss": (
+        "the variable holding the loss was overwritten by each micro-batch",
+        "the loss of the last micro-batch alone",
+    ),
+    "overfit_loss_after_update": ("each recorded loss is the one after its step's update",),
+    "overfit_tensor_list": ("on cpu that still holds its autograd graph",),
+    "overfit_steps_plus_one": ("the loop over steps", "overfit_one_batch"),
+    "overfit_no_zero_grad": ("nobody cleared the parameters'", "weight already held gradients from an earlier batch"),
+    "repair_left_mode": ("a forward pass inside repair_train_epoch ran in eval mode",),
+    "repair_left_grads": ("nobody cleared the parameters'", "weight already held gradients from an earlier batch"),
+    "repair_left_mean": ("the plain mean of the batch losses",),
+    "repair_total_as_sum": ("a sum rather than a mean",),
+    "epoch_tensor_total": ("still holds its autograd graph", "not a Python float"),
+    "accumulate_step_per_micro_batch": ("after every micro-batch instead of once",),
+    "repair_left_mode_and_mean": ("repair_train_epoch",),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

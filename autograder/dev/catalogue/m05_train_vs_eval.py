@@ -1,7 +1,7 @@
 """Module 05-train-vs-eval: mutants and correct variants."""
 
 from ...starters import REPAIR_EVALUATE
-from . import Mutant, do_nothing, edited, patched, repair_catalogue
+from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
 
 MODULE = "05-train-vs-eval"
 
@@ -95,6 +95,10 @@ MUTANTS = {
         (_PREDICT, "            correct += ((model(x) > 0.5).float() == y).sum().item()\n"),
         _LEN),
         ["test_accuracy_value"], ["threshold_on_logits"]),
+    # argmax over the one logit column: every prediction is class 0.
+    "accuracy_argmax_one_column": Mutant(patched(
+        MODULE, "accuracy", ("(model(x) > 0).float()", "model(x).argmax(dim=1, keepdim=True).float()")),
+        ["test_accuracy_value"], ["argmax_one_column"], words=("every prediction was 0", "a dimension of size 1")),
     "accuracy_percentage": Mutant(patched(
         MODULE, "accuracy", *_WAS,
         _CORRECT,
@@ -308,6 +312,83 @@ def repair_evaluate(model, loader, loss_fn, device):
 """}
 VARIANTS["repair_stacked_tensors_weighted"] = {"repair_evaluate": edited(
     REPAIR_EVALUATE, *_FIXES["mode"], *_FIXES["graph"], *_FIXES["mean"])}
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "evaluate_without_no_grad": (
+        "autograd kept a graph that evaluation never uses",
+        "a forward pass inside evaluate recorded an autograd graph",
+    ),
+    "evaluate_not_restoring_mode": (
+        "the next training epoch would run in the wrong mode",
+        "the model went into evaluate in train mode and came out in eval mode",
+    ),
+    "evaluate_always_train_afterwards": (
+        "the next training epoch would run in the wrong mode",
+        "the model went into evaluate in eval mode and came out in train mode",
+    ),
+    "evaluate_returns_tensor": ("the value evaluate returned keeps a tensor",),
+    "evaluate_unweighted_mean": ("the running total of the validation loss", "the plain mean of the batch losses"),
+    "accuracy_percentage": ("a percentage",),
+    "accuracy_never_thresholded": ("which almost never equal a label exactly",),
+    "accuracy_leaves_eval_mode": (
+        "accuracy changed it for whoever called it",
+        "the model went into accuracy in train mode and came out in eval mode",
+    ),
+    "accuracy_count": ("a count of correct predictions",),
+    "accuracy_in_train_mode": ("the model's mode during prediction",),
+    "accuracy_mean_of_batches": ("the model's mode during prediction",),
+    "predict_proba_leaves_eval_mode": ("predict_proba changed it for whoever called it",),
+    "predict_proba_logits": ("the model's output is a logit", "returned the raw logits"),
+    "predict_proba_train_mode": (
+        "so Dropout drew new masks on every call",
+        "on the same input gave different probabilities",
+    ),
+    "predict_proba_with_history": (
+        "autograd recorded the prediction's graph and the result still holds it",
+        "returned a tensor that requires grad",
+    ),
+    "fit_never_returns_to_train": (
+        "the validation switched it to eval and nothing switched it back",
+        "the model never returned to training mode",
+    ),
+    "fit_trusts_the_callers_mode": (
+        "the validation switched it to eval and nothing switched it back",
+        "training forwards ran in eval mode",
+    ),
+    "fit_validation_records_graph": (
+        "autograd kept graphs that validation never uses",
+        "no forward pass in fit ran without gradient recording",
+    ),
+    "fit_validation_in_train_mode": (
+        "Dropout and BatchNorm kept their training behaviour during validation",
+        "validation forwards ran in train mode",
+    ),
+    "fit_unweighted_train_loss": (
+        "smaller batch weighed as much as a full one",
+        "is the plain mean of the batch losses",
+    ),
+    "fit_validates_before_training": ("the epoch's mean per-example loss on the validation set",),
+    "fit_tensor_history": ("alive for as long as the caller holds it",),
+    "repair_left_mode": (
+        "the model owns its mode and was still in train mode from training",
+        "a forward pass inside repair_evaluate ran in train mode",
+    ),
+    "repair_left_graph": (
+        "is a tensor whose history reaches every batch's loss",
+        "recorded because the loop ran with gradients on",
+    ),
+    "repair_left_mean": ("the running total of the validation loss", "the plain mean of the batch losses"),
+    "repair_eval_without_restoring_mode": ("the next training epoch would run in the wrong mode",),
+    "repair_mode_forced_back_to_train": ("the next training epoch would run in the wrong mode",),
+    "evaluate_without_eval": ("ran in train mode",),
+    "evaluate_tensor_total_without_no_grad": ("recorded an autograd graph",),
+    "evaluate_list_of_losses": ("recorded an autograd graph",),
+    "accuracy_threshold_half_on_logits": ("compared with 0.5 as if they were probabilities",),
+    "predict_proba_softmax": ("softmax over a single output column always gives 1",),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

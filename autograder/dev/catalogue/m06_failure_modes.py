@@ -1,7 +1,7 @@
 """Module 06-failure-modes: mutants and correct variants."""
 
 from ...starters import REPAIR_MAKE_LOADERS
-from . import Mutant, do_nothing, patched, repair_catalogue
+from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue, solution_of
 
 MODULE = "06-failure-modes"
 
@@ -186,7 +186,28 @@ MUTANTS = {
     "diagnosis_trains_a_copy": Mutant(patched(
         MODULE, "overfit_diagnosis",
         ("    model.train()\n", "    model = copy.deepcopy(model)\n    model.train()\n")),
-        ["test_overfit_diagnosis_learns"]),
+        ["test_overfit_diagnosis_learns", "test_overfit_diagnosis_owner"], ["wrong_step_count"],
+        words=("never ran the model it was given",)),
+    # The shape rule applied before the loop: a single example whose target broadcasts harmlessly never trains.
+    "diagnosis_shape_rule_before_the_loop": Mutant(patched(
+        MODULE, "overfit_diagnosis",
+        ("    model.train()\n", "    model.train()\n    if model(x).shape != y.shape:\n        return \"loss_fn\"\n")),
+        ["test_overfit_diagnosis_learns", "test_overfit_diagnosis_owner"], ["wrong_step_count"],
+        words=("took 0 step(s)", "updates run first")),
+    # A verdict that claims to equal anything: every comparison with an owner's name says yes.
+    "diagnosis_verdict_equals_anything": Mutant({"overfit_diagnosis": """
+class Verdict(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+""" + edited(solution_of(MODULE, "overfit_diagnosis"), ('return "learns"', 'return Verdict("learns")'),
+             ('return "loss_fn"', 'return Verdict("loss_fn")'), ('return "module"', 'return Verdict("module")'),
+             ('return "optimizer"', 'return Verdict("optimizer")'))},
+        ["test_overfit_diagnosis_learns", "test_overfit_diagnosis_owner"], ["wrong_type"],
+        words=("a subclass of str",)),
 }
 
 VARIANTS = {
@@ -317,6 +338,84 @@ def repair_make_loaders(dataset, batch_size, val_fraction, generator):
             DataLoader(val_set, batch_size=batch_size, shuffle=False, drop_last=False))
 """}
 VARIANTS["repair_in_place_minimal"] = _repaired()
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "loaders_train_not_shuffled": ("a class-sorted dataset gives long runs of one label",),
+    "loaders_overlapping_split": ("validation examples leaked into training",),
+    "loaders_contiguous_split": ("a split that takes a contiguous slice of a sorted dataset",),
+    "loaders_val_shuffled": (
+        "the validation loader is shuffled",
+        "two passes over the validation loader gave different orders",
+    ),
+    "loaders_global_rng_split": ("two calls with generators seeded alike gave different validation sets",),
+    "loaders_fixed_seed": ("the split does not depend on the generator it was given",),
+    "sweep_records_nan": ("the loss at that rate diverged and the NaN was recorded as it was",),
+    "sweep_reuses_model": ("so each rate started where the previous one stopped",),
+    "pick_plain_min": ("a non-finite loss",),
+    "pick_skips_only_inf": ("a non-finite loss",),
+    "pick_returns_loss": ("the sweep measured only its own rates",),
+    "health_misses_eval_mode": ("it missed eval_mode",),
+    "health_misses_not_shuffled": ("it missed not_shuffled",),
+    "health_misses_untrained": ("it missed untrained_parameters",),
+    "health_misses_device": ("on a setup where the batches live on another device than the model",),
+    "health_misses_shape": ("on a setup where the targets have shape",),
+    "health_misses_nonfinite": ("on a setup where one input holds a NaN",),
+    "health_misses_missing_grad": ("never uses one trainable layer",),
+    "health_counts_frozen_as_missing": ("health_check also reported missing_grad",),
+    "health_probes_the_callers_model": (
+        "of health_check's probe wrote into the caller's parameters",
+        "weight is not what the caller had",
+    ),
+    "health_steps_the_callers_model": ("a diagnosis must not train it", "weight changed"),
+    "health_fixes_the_mode": ("the caller set it", "health_check changed the model's mode"),
+    "diagnosis_always_learns": (
+        "the first backward gave the parameters real gradients",
+        "overfit_diagnosis returned 'learns'",
+    ),
+    "diagnosis_any_decrease_learns": (
+        "the first backward gave the parameters real gradients",
+        "overfit_diagnosis returned 'learns'",
+    ),
+    "diagnosis_without_overfitting": (
+        "the first backward gave the parameters real gradients",
+        "overfit_diagnosis returned 'learns'",
+    ),
+    "diagnosis_grad_not_none": ("so no optimizer could move the loss", "overfit_diagnosis returned 'optimizer'"),
+    "diagnosis_gradients_before_shapes": (
+        "it compared an output and targets of different shapes",
+        "overfit_diagnosis returned 'optimizer'",
+    ),
+    "diagnosis_backward_unguarded": ("This error usually means the loss holds no graph",),
+    "diagnosis_evidence_after_the_loop": (
+        "the first backward gave the parameters real gradients",
+        "overfit_diagnosis returned 'module'",
+    ),
+    "diagnosis_keeps_eval_mode": (
+        "which the caller left as it was and the five lines must set",
+        "the model ran its forward passes in eval mode during overfit_diagnosis",
+    ),
+    "diagnosis_shapes_before_losses": (
+        "the loss on the batch fell below a tenth of its first value",
+        "overfit_diagnosis returned 'loss_fn'",
+    ),
+    "diagnosis_module_before_loss": (
+        "it compared an output and targets of different shapes",
+        "overfit_diagnosis returned 'module'",
+    ),
+    "repair_left_generator": ("two calls with generators seeded alike gave different validation sets",),
+    "repair_left_shuffle": ("a class-sorted dataset gives long runs of one label",),
+    "repair_left_drop_last": ("the validation DataLoader drops its last",),
+    "repair_validation_shuffled": (
+        "the validation loader is shuffled",
+        "two passes over the validation loader gave different orders",
+    ),
+    "sweep_uses_adam": ("full-batch steps of plain SGD",),
+    "sweep_tensor_values": ("not a Python float",),
+    "health_raises_on_mismatch": ("in `health_check`", "raised RuntimeError"),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

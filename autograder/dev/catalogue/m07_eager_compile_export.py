@@ -1,6 +1,6 @@
 """Module 07-eager-compile-export: mutants and correct variants."""
 
-from . import Mutant, do_nothing, patched
+from . import Mutant, do_nothing, hold_to_words, patched
 
 MODULE = "07-eager-compile-export"
 
@@ -84,6 +84,8 @@ MUTANTS = {
     return str(path)
 """}, ["test_export_program_reloads"], ["not_a_path"]),
     # --- export_onnx --------------------------------------------------------------------------
+    "onnx_returns_a_string": Mutant(patched(MODULE, "export_onnx", ("    return path\n", "    return str(path)\n")),
+                                    ["test_export_onnx_runs"], ["not_a_path"], words=("pathlib.Path",)),
     "onnx_static_batch": Mutant({"export_onnx": EO + """
     model.eval()
     torch.onnx.export(model, (example,), str(path), dynamo=True)
@@ -159,6 +161,19 @@ MUTANTS.update({
                                             ("        start = time.perf_counter()\n",
                                              "        x, y = next(batches)\n        start = time.perf_counter()\n")),
                                     _CELL, ["wrong_split"]),
+    # The loader restarted every step: each step trains on its first batch again.
+    "split_restarts_the_loader": Mutant(patched(MODULE, _SPLIT, ("    batches = iter(loader)\n", ""),
+                                                ("x, y = next(batches)", "x, y = next(iter(loader))")),
+                                        _CELL, ["loader_restarted"], words=("first batch", "one iterator before the loop")),
+    # A `for` loop with a break: the batch after the last step is fetched before the break runs.
+    "split_for_loop_with_break": Mutant(patched(MODULE, _SPLIT, ("    batches = iter(loader)\n", ""),
+                                                ("    for _ in range(steps):\n        start = time.perf_counter()\n"
+                                                 "        x, y = next(batches)\n",
+                                                 "    start = time.perf_counter()\n    for i, (x, y) in enumerate(loader):\n"
+                                                 "        if i == steps:\n            break\n"),
+                                                ("        compute += time.perf_counter() - middle\n",
+                                                 "        compute += time.perf_counter() - middle\n        start = time.perf_counter()\n")),
+                                        _CELL, ["wrong_step_count"], words=("before the `break`", "took 5 batches")),
     "split_bottleneck_reversed": Mutant(patched(MODULE, _SPLIT, ('"data" if data > compute else "compute"',
                                                                  '"compute" if data > compute else "data"')),
                                         _CELL, ["wrong_choice"]),
@@ -205,6 +220,45 @@ def time_split(model, loader, optimizer, loss_fn, steps):
     totals["bottleneck"] = max(("data", "compute"), key=totals.get)
     return totals
 """}
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "time_it_mean": ("a mean is dragged by one interruption",),
+    "time_it_total_over_iters": ("a mean is dragged by one interruption",),
+    "time_it_counts_warmup": ("the warm-up calls were counted in the timing",),
+    "time_it_never_synchronizes": (
+        "the call returned when the work was queued",
+        "with a CUDA tensor among the arguments",
+    ),
+    "time_it_synchronizes_only_at_the_end": (
+        "the call returned when the work was queued",
+        "with a CUDA tensor among the arguments",
+    ),
+    "time_it_synchronizes_unconditionally": ("on a machine without CUDA that call raises", "for arguments on the CPU"),
+    "compile_a_copy": ("the compiled module works on a copy of the parameters",),
+    "compile_returns_eager": (
+        "the returned module runs eager code",
+        "compile_model returned a module that is not compiled",
+    ),
+    "compile_returns_function": ("the object compile_model returned", "compile_model returned a function"),
+    "export_in_training_mode": ("in train mode, Dropout is part of the traced graph",),
+    "export_state_dict_only": ("it must be a program saved with torch",),
+    "onnx_in_training_mode": ("in train mode, Dropout is part of the traced graph",),
+    "split_compute_clock_includes_the_fetch": ("it also ran while the data was working", "is what is slow here"),
+    "split_bottleneck_reversed": ("the bottleneck is the larger part",),
+    "split_warm_up_step_first": ("the training steps time_split measures", "from the loader and called optimizer"),
+    "split_never_trains": ("the training steps time_split measures", "from the loader and called optimizer"),
+    "split_syncs_always": ("it reached for CUDA whatever device its inputs were on",),
+    "time_it_no_warmup": ("warmup=5, iters=3) called fn 3 times",),
+    "export_static_batch": ("its batch dimension was fixed at 4 when it was traced",),
+    "export_returns_string": ("pathlib.Path",),
+    "onnx_static_batch": ("its batch dimension was fixed at 4 when it was traced",),
+    "split_forward_only": ("the backward pass, or the optimizer's update",),
+    "split_fetch_not_timed": ("waiting for the loader's next batch was not counted as data",),
+    "split_mean_per_step": ("waiting for the loader's next batch was not counted as data",),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

@@ -1,7 +1,7 @@
 """Module 08-reproducible-training: mutants and correct variants."""
 
 from ...starters import REPAIR_LOAD_CHECKPOINT
-from . import Mutant, do_nothing, patched, repair_catalogue
+from . import Mutant, do_nothing, hold_to_words, patched, repair_catalogue
 
 MODULE = "08-reproducible-training"
 
@@ -56,7 +56,7 @@ MUTANTS = {
     "checkpoint_without_optimizer": Mutant({
         "save_checkpoint": _SAVE_ALL.replace('"optimizer": optimizer.state_dict(), ', ""),
         "load_checkpoint": _LOAD_ALL.replace('    optimizer.load_state_dict(state["optimizer"])\n', ""),
-    }, BOTH, ["optimizer_not_restored"]),
+    }, ["test_save_checkpoint_restores_everything"], ["optimizer_not_restored"], words=("holds no copy of the optimizer's state",)),
     "checkpoint_without_rng_states": Mutant({
         "save_checkpoint": SV + """
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, path)
@@ -68,16 +68,16 @@ MUTANTS = {
     optimizer.load_state_dict(state["optimizer"])
     return state["epoch"] + 1
 """,
-    }, BOTH, ["generator_not_restored"]),
+    }, ["test_save_checkpoint_restores_everything"], ["generator_not_restored"]),
     "checkpoint_without_generator": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace("    if generator is not None:\n"
                                              "        generator.set_state(state[\"generator\"])\n", ""),
-    }, BOTH, ["generator_not_restored"]),
+    }, ["test_load_checkpoint_resume_matches"], ["generator_not_restored"]),
     "checkpoint_without_numpy_state": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('    np.random.set_state(state["numpy"])\n', ""),
-    }, BOTH, ["numpy_rng_not_restored"]),
+    }, ["test_load_checkpoint_resume_matches"], ["numpy_rng_not_restored"], words=("NumPy's global RNG state", "np.random.set_state()")),
     "checkpoint_pickles_the_model": Mutant({
         "save_checkpoint": _SAVE_ALL.replace('"model": model.state_dict()', '"model": model'),
         "load_checkpoint": _LOAD_ALL.replace('    model.load_state_dict(state["model"])\n',
@@ -88,18 +88,18 @@ MUTANTS = {
         "load_checkpoint": _LOAD_ALL.replace('    optimizer.load_state_dict(state["optimizer"])\n',
                                              '    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)\n'
                                              '    optimizer.load_state_dict(state["optimizer"])\n'),
-    }, BOTH, ["optimizer_not_restored"]),
+    }, ["test_load_checkpoint_resume_matches"], ["optimizer_not_restored"], words=("the file holds it", "not the caller's")),
     "load_epoch_off_by_one": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('return state["epoch"] + 1', 'return state["epoch"]'),
-    }, BOTH, ["epoch_off_by_one"]),
+    }, ["test_load_checkpoint_resume_matches"], ["epoch_off_by_one"], words=("load_checkpoint's epoch counter", "saved epoch plus one")),
     "load_into_a_fresh_model": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('    model.load_state_dict(state["model"])\n',
                                              '    import copy\n'
                                              '    model = copy.deepcopy(model)\n'
                                              '    model.load_state_dict(state["model"])\n'),
-    }, BOTH, ["model_not_restored"]),
+    }, ["test_load_checkpoint_resume_matches"], ["model_not_restored"], words=("load_checkpoint: the file holds it",)),
 }
 
 VARIANTS = {
@@ -198,6 +198,38 @@ def repair_load_checkpoint(path, model, optimizer, generator=None):
     random.setstate(states["python"])
     return int(ckpt["epoch"]) + 1
 """}
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "seed_torch_only": (
+        "Python's random and NumPy's global RNG were not seeded",
+        "twice, Python's random and NumPy's global RNG gave different numbers",
+    ),
+    "seed_generator_unseeded": (
+        "Generator always starts from the same default seed",
+        "the generators returned by seed_everything",
+    ),
+    "seed_fixed": (
+        "seed_everything ignores its argument for that RNG",
+        "give the same numbers from Python's random, NumPy's global RNG",
+    ),
+    "seed_returns_none": ("the generator for the DataLoaders",),
+    "checkpoint_without_rng_states": (", NumPy's global RNG state and Python's random state",),
+    "checkpoint_without_generator": ("the DataLoader generator's state",),
+    "checkpoint_pickles_the_model": (
+        "a pickled object ties the file to your class definitions and",
+        "the checkpoint file holds the checkpoint",
+    ),
+    "repair_left_epoch": ("a resumed run would repeat an epoch",),
+    "repair_left_optimizer": ("Adam's moments and step counts",),
+    "repair_left_generator": ("the DataLoader generator's state",),
+    "repair_generator_always_restored": ("the generator step of repair_load_checkpoint",),
+    "load_generator_always_restored": ("the caller has no generator of its own",),
+    "repair_python_rng_dropped": ("Python's random state",),
+    "repair_model_into_a_copy": ("the model's parameters",),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))

@@ -5,7 +5,7 @@ one shows exactly the mistake it stands for.
 """
 
 from ...starters import REPAIR_RUN
-from . import Mutant, do_nothing, edited, patched, repair_catalogue
+from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
 
 MODULE = "09-debug-a-real-run"
 
@@ -100,7 +100,7 @@ MUTANTS = {
     "epoch_always_clips": Mutant(patched(
         MODULE, "train_epoch_ce",
         (_CLIP, "        nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm or 1.0)\n")),
-        ["test_train_epoch_ce_update"], ["wrong_update"]),
+        ["test_train_epoch_ce_update"], ["clipped"], words=("max_grad_norm=None", "only when max_grad_norm is not None")),
     "epoch_clips_each_parameter": Mutant(patched(
         MODULE, "train_epoch_ce",
         ("            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n",
@@ -122,19 +122,30 @@ MUTANTS = {
         ("        loss = loss_fn(model(x), y)                 # logits (B, C) against class indices (B,)\n",
          "        logits = model(x)\n"
          "        loss = nn.functional.mse_loss(logits.softmax(1), nn.functional.one_hot(y, logits.shape[1]).float())\n")),
-        ["test_train_epoch_ce_update"], ["wrong_update"]),
+        ["test_train_epoch_ce_update", "test_train_epoch_ce_clipping"], ["wrong_loss_function"],
+        words=("mse_loss, never cross_entropy", "one-hot")),
     "epoch_unweighted_mean": Mutant(patched(
         MODULE, "train_epoch_ce",
         ("        total += loss.item() * len(x)\n"
          "        count += len(x)\n",
          "        total += loss.item()\n        count += 1\n")),
         ["test_train_epoch_ce_update"], ["unweighted_mean"]),
+    # The training forward under no_grad (as an evaluation loop writes it): backward finds no graph.
+    "train_ce_forward_under_no_grad": Mutant(patched(
+        MODULE, "train_epoch_ce", ("        loss = loss_fn(model(x), y)                 # logits (B, C) against class indices (B,)\n",
+                                   "        with torch.no_grad():\n            loss = loss_fn(model(x), y)\n")),
+        ["test_train_epoch_ce_update"], ["raised"], words=("`loss.backward()`", "torch.no_grad()", "no graph")),
     # --- predict_digits
     "predict_scales_input": Mutant(patched(
         MODULE, "predict_digits", ("reshape(-1, 1, 8, 8)   # raw, as in training", "reshape(-1, 1, 8, 8) / 16.0")),
         ["test_predict_digits_labels"], ["serving_skew"]),
+    "predict_squeezes_labels": Mutant(patched(MODULE, "predict_digits", ("model(x).argmax(dim=1)", "model(x).argmax(dim=1).squeeze()")),
+                                      ["test_predict_digits_labels"], ["batch_of_one"], words=("batch of one", "squeeze")),
+    "predict_squeezes_logits": Mutant(patched(MODULE, "predict_digits", ("model(x).argmax(dim=1)", "model(x).squeeze().argmax(dim=-1)")),
+                                      ["test_predict_digits_labels"], ["batch_of_one"], words=("int64 labels [1]",)),
     "predict_in_train_mode": Mutant(patched(MODULE, "predict_digits", ("    model.eval()\n", "")),
-                                    ["test_predict_digits_labels", "test_predict_digits_modes"]),
+                                    ["test_predict_digits_labels", "test_predict_digits_modes"],
+                                    ["dropout_active", "wrong_mode"], words=("train mode",)),
     "predict_mode_not_restored": Mutant(patched(MODULE, "predict_digits", ("    model.train(was_training)\n", "")),
                                         ["test_predict_digits_modes"], ["mode_changed"]),
     "predict_returns_logits": Mutant(patched(MODULE, "predict_digits", ("model(x).argmax(dim=1)", "model(x)")),
@@ -147,6 +158,23 @@ MUTANTS = {
     "ledger_state_after_accumulation": Mutant(patched(MODULE, "StepLedger", ('            self._handles.append(params[name].register_hook(grad_arrives(name, params[name])))', '            self._handles.append(params[name].register_post_accumulate_grad_hook(\n                lambda q, h=grad_arrives(name, params[name]): h(q.grad)))')),
         ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_grads']),
     # cannot tell a zero-filled .grad from a stale one
+    # .grad read when the forward starts, not when backward reaches the parameter: a loop that calls zero_grad()
+    # between the forward and backward() (a correct order) shows the difference.
+    "ledger_grad_read_at_forward": Mutant(patched(
+        MODULE, "StepLedger",
+        ('            self._record["modes"].append("train" if module.training else "eval")\n',
+         '            self._record["modes"].append("train" if module.training else "eval")\n'
+         '            self._at_forward = {n: "none" if params[n].grad is None else "nonzero" if bool(params[n].grad.any())'
+         ' else "zero" for n in watched}\n'),
+        ('                self._record["grads"][name].append(state)',
+         '                self._record["grads"][name].append(self._at_forward[name])')),
+        ['test_StepLedger_healthy'], ['ledger_wrong_grads'], words=("zero_grad() between the forward", "backward() reaches")),
+    # Hooks made by lambdas in a loop: each looks up the loop's variables when it runs, so all write to the last.
+    "ledger_lambdas_late_binding": Mutant(patched(
+        MODULE, "StepLedger",
+        ('            self._handles.append(params[name].register_hook(grad_arrives(name, params[name])))',
+         '            self._handles.append(params[name].register_hook(lambda grad: grad_arrives(name, params[name])(grad)))')),
+        ['test_StepLedger_healthy', 'test_StepLedger_broken'], ['ledger_wrong_grads'], words=("late binding", "name=name")),
     "ledger_none_or_nonzero": Mutant(patched(MODULE, "StepLedger", ('                    state = "nonzero" if bool(p.grad.any()) else "zero"', '                    state = "nonzero"')),
         ['test_StepLedger_healthy'], ['ledger_wrong_grads']),
     # reads the mode when step() runs, not when each forward started
@@ -409,6 +437,90 @@ EQUIVALENT = {
     'StepLedger: delete: self._handles.clear()':
         'every handle is removed before the list is cleared; removing a removed handle again does nothing',
 }
+
+#: What the message of each mistake must say (besides the words given with a mutant above): a message that
+#: stops naming its mistake fails the catalogue test.
+WORDS = {
+    "dataset_float_labels": ("the one case where the targets are not shaped like the logits", "the class index"),
+    "dataset_scales_images": (
+        "so that training and serving apply the same one",
+        "x does not hold the raw pixel values",
+    ),
+    "normalizer_stats_from_all_data": (
+        "validation and test images leaked into the preprocessing",
+        "the normaliser's statistics are those of the whole digits data set",
+    ),
+    "normalizer_stats_as_parameters": (
+        "would train them away from the data's mean and std",
+        "the normaliser has trainable parameters",
+    ),
+    "normalizer_stats_as_plain_attributes": (
+        "a saved model would lose its preprocessing",
+        "the normaliser's state_dict",
+    ),
+    "normalizer_std_not_floored": ("the normaliser's output holds inf or NaN",),
+    "cnn_ignores_normalizer": (
+        "the preprocessing it was given is not part of its computation",
+        "never called the normaliser in its forward",
+    ),
+    "cnn_normalizer_in_a_list": (
+        "the normaliser is not a submodule of the model",
+        "does not hold the normaliser's buffers",
+    ),
+    "cnn_softmax_output": (
+        "so a softmax in the model is applied twice and flattens the gradients",
+        "every row of what DigitCNN",
+    ),
+    "epoch_clips_each_parameter": ("each parameter's gradient was clipped on its own",),
+    "epoch_scheduler_per_epoch": ("so its shape over training depends on counting exactly those", "once per epoch"),
+    "epoch_scheduler_before_step": (
+        "stepping it first skips the first learning rate",
+        "ran before the optimizer step it belongs to",
+    ),
+    "epoch_no_train_mode": ("a forward pass inside train_epoch_ce ran in eval mode",),
+    "epoch_unweighted_mean": ("the plain mean of batch losses of sizes",),
+    "predict_scales_input": ("rescaling or normalising again skews serving",),
+    "predict_mode_not_restored": ("predict_digits changed it for whoever called it",),
+    "predict_records_graph": (
+        "autograd kept a graph that evaluation never uses",
+        "a forward pass inside predict_digits recorded an autograd graph",
+    ),
+    "ledger_state_after_accumulation": ("an earlier gradient is still there",),
+    "ledger_none_or_nonzero": ("an earlier gradient is still there",),
+    "ledger_mode_at_step": ("at the moment each forward pass starts",),
+    "ledger_changed_is_held_with_grad": ("it changes only the parameters it holds",),
+    "ledger_changed_compares_live_tensor": ("it changes only the parameters it holds",),
+    "ledger_one_state_per_step": ("an earlier gradient is still there",),
+    "ledger_records_not_reset": ("at the moment each forward pass starts",),
+    "ledger_hooks_not_removed": ("which keep every hook until its handle's remove",),
+    "ledger_all_parameters": (
+        "only those with requires_grad=True can receive a gradient",
+        "the model's parameters that require a gradient are",
+    ),
+    "ledger_patches_step": ("which belong to the training code", "while the ledger was attached"),
+    "ledger_hook_returns_zero_grad": ("the parameters' gradients and values",),
+    "repair_left_stale_grads": (
+        "nobody cleared it between one update and the next",
+        "each step used the sum of every batch's gradients so far",
+    ),
+    "repair_left_eval_mode": ("so the validation numbers are noisy and low",),
+    "repair_left_preprocessing": ("validation images were transformed differently from training images",),
+    "repair_left_learning_rate": (
+        "and it is orders of magnitude too small for this optimizer",
+        "The loss can hardly move in six epochs",
+    ),
+    "dataset_targets_as_column": ("class indices", "int64"),
+    "dataset_one_hot_float_targets": ("class indices", "float32"),
+    "dataset_flat_images": ("[1, 8, 8]",),
+    "normalizer_stats_per_batch": ("computed from each batch it sees",),
+    "cnn_mlp_without_conv": ("without any nn.Conv2d",),
+    "cnn_fixed_ten_classes": ("DigitCNN(num_classes=7)", "[6, 10]"),
+    "epoch_clips_before_backward": ("clipping ran before backward()",),
+    "epoch_clips_after_step": ("clipping ran before backward()", "after step()"),
+    "predict_returns_logits": ("the contract asks for int64 labels",),
+    "ledger_swallows_errors": ("did not reach the code around it", "returns a true value"),
+}
+hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 MUTANTS.update(do_nothing(MODULE))
