@@ -283,6 +283,7 @@ WORDS = {
     "manual_skips_tanh_derivative": ("as if tanh were not there",),
     "manual_tanh_derivative_of_h": ("one factor of the chain rule is missing",),
     "manual_batch_size_hard_coded": ("float64", "one factor of the chain rule is missing"),
+    "step_assigns_data": ("`p.data = ...` swaps in a new tensor's storage", "an in-place operation on `p`"),
 }
 hold_to_words(MUTANTS, WORDS)
 

@@ -442,6 +442,21 @@ WORDS = {
     "epoch_tensor_total": ("still holds its autograd graph", "not a Python float"),
     "accumulate_step_per_micro_batch": ("after every micro-batch instead of once",),
     "repair_left_mode_and_mean": ("repair_train_epoch",),
+    # trace_batch: each misconception named by the owner it gets wrong, and why that owner holds what it holds
+    "trace_graph_alive_after_in_place_step": ("your graph is 'alive'", "wrote into the parameters in place",
+                                              "version counter"),
+    "trace_any_step_spoils_the_graph": ("your graph is 'unusable'", "updated no parameter"),
+    "trace_backward_keeps_the_graph": ("your graph is 'alive'", "walks it once and frees it"),
+    "trace_zero_grad_frees_the_graph": ("your graph is 'freed'", "stays as it was"),
+    "trace_loss_measured_after_each_statement": ("only the forward statement sets",),
+    "trace_none_read_as_zero": ("is 'zero'", "sets .grad to None"),
+    "trace_grads_of_the_optimizers_tensors_only": ("grad keyed by", "the model's parameters are"),
+    "trace_every_step_creates_the_buffer": ("is 'created'", "only step() writes"),
+    "trace_buffer_forgotten_between_steps": ("is 'absent'", "never a buffer"),
+    "trace_changed_when_a_step_ran": ("changed['hidden.weight'] is True", "with no .grad"),
+    "trace_delta_before_minus_after": ("after the statement minus before it",),
+    "trace_delta_a_tensor": ("not a Python float",),
+    "trace_rows_only_for_the_steps": ("returned 1 rows for 4 statements", "one row after every statement"),
 }
 hold_to_words(MUTANTS, WORDS)
 
