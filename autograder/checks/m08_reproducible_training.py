@@ -393,14 +393,19 @@ def _expect_loaded(at_save: dict, now: dict, unsaved: list[str], next_epoch, hal
              f"load_checkpoint: the file holds {it}, but the load did not put {it} back into the objects it was "
              "passed (a new model or optimizer built inside load_checkpoint is not the caller's).",
              " ".join(_OWNERS[k][1] for k in wrong), code=_OWNERS[wrong[0]][2])
+    _judge_next_epoch("load_checkpoint", next_epoch, half)
+
+
+def _judge_next_epoch(name: str, next_epoch, half: int) -> None:
+    """The next epoch a load of a checkpoint saved after epoch ``half - 1`` reports: an int, that epoch plus one."""
     if type(next_epoch) is not int:
-        fail(f"load_checkpoint returned {describe(next_epoch)}.", "the epoch load_checkpoint reports.",
+        fail(f"{name} returned {describe(next_epoch)}.", f"the epoch {name} reports.",
              "return the index of the next epoch to run, as an int.", code="not_an_int")
     if next_epoch != half:
         saved = half - 1
-        fail(f"the checkpoint was saved after epoch {saved} finished (epoch={saved}) and load_checkpoint "
+        fail(f"the checkpoint was saved after epoch {saved} finished (its \"epoch\" is {saved}) and {name} "
              f"returned {next_epoch}.",
-             "load_checkpoint's epoch counter: a resumed run would " + ("repeat" if next_epoch < half else "skip")
+             f"{name}'s epoch counter: a resumed run would " + ("repeat" if next_epoch < half else "skip")
              + " an epoch.", "return the index of the next epoch to run: the saved epoch plus one.",
              code="epoch_off_by_one")
 
@@ -478,16 +483,7 @@ def repair_load_checkpoint_epoch(repair_load_checkpoint, seed: int = 0, half: in
     for device in each_device(notes):
         with _scratch() as tmp:
             _, _, next_epoch = _team_resume(repair_load_checkpoint, seed, device, half, tmp)
-        if type(next_epoch) is not int:
-            fail(f"repair_load_checkpoint returned {describe(next_epoch)}.", "the epoch the load reports.",
-                 "return the index of the next epoch to run, as an int.", code="not_an_int")
-        if next_epoch != half:
-            saved = half - 1
-            fail(f"the checkpoint was saved after epoch {saved} finished (its \"epoch\" is {saved}) and "
-                 f"repair_load_checkpoint returned {next_epoch}.",
-                 "the epoch counter: a resumed run would " + ("repeat" if next_epoch < half else "skip")
-                 + " an epoch.", "return the index of the next epoch to run: the saved epoch plus one.",
-                 code="epoch_off_by_one")
+        _judge_next_epoch("repair_load_checkpoint", next_epoch, half)
 
 
 @graded("repair_load_checkpoint", starter=REPAIR_LOAD_CHECKPOINT)
