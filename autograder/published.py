@@ -20,8 +20,3 @@ def binder_url(path: str = "course/00-start.ipynb") -> str:
 def raw_url(path: str = "") -> str:
     """A file of the published course as its bytes (``raw_url("")`` is the folder every path is read under)."""
     return f"https://raw.githubusercontent.com/{REPOSITORY}/{BRANCH}/{path}"
-
-
-def github_url(path: str) -> str:
-    """A file of the published course as GitHub shows it."""
-    return f"https://github.com/{REPOSITORY}/blob/{BRANCH}/{path}"

@@ -74,14 +74,14 @@ def restore(cells: list, release: list[tuple], grade: dict, solution: set) -> tu
     for name in missing:
         what = "test cell" if name in grade else "answer cell" if name in solution else "locked cell"
         changes.append(f"deleted {what} {name}; put back as released")
-    shown = [name for name in sorted(known, key=known.get)]
-    if shown != [name for name in order if name in known]:
+    if sorted(known, key=known.get) != [name for name in order if name in known]:
         changes.append("moved cells; put back in the order they were released in")
     if not changes:
         return cells + tail, []
     lead, after, last = [], {}, None
+    at = {index: name for name, index in known.items()}
     for index, cell in enumerate(cells):
-        name = next((n for n, i in known.items() if i == index), None)
+        name = at.get(index)
         if name is not None:
             last = name
         elif last is None:
