@@ -64,6 +64,7 @@ def cmd_grade(args) -> int:
     from .cohort.run.grade import GradeOptions, grade
 
     options = GradeOptions(workers=args.workers, students=args.student or None, scheduler=args.scheduler,
+                           insecure_scheduler=args.insecure_scheduler,
                            sandbox=args.sandbox, kernels=args.kernels,
                            limits=_limits(args), cell_timeout=args.cell_timeout, progress=not args.no_progress,
                            force=args.force, allow_shared_course=args.allow_shared_course,
@@ -196,9 +197,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("assignment")
     p.add_argument("--workers", type=int, help="worker processes of the local cluster (default: every core; at most one per submission)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
-    p.add_argument("--scheduler", metavar="tcp://HOST:8786",
+    p.add_argument("--scheduler", metavar="tls://HOST:8786",
                    help="grade on this Dask cluster (workers started with `dask worker ADDRESS --nthreads 1`) "
-                        "instead of a local one")
+                        "instead of a local one; a tls:// address uses Dask's TLS configuration (distributed.comm.tls.*)")
+    p.add_argument("--insecure-scheduler", action="store_true",
+                   help="grade on a tcp:// scheduler although other people work on this machine (it accepts any "
+                        "client: they could run code as you); refused otherwise")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="auto",
                    help="auto: bubblewrap when it can run, else none with a loud warning; bwrap: required; off")
     p.add_argument("--kernels", choices=["warm", "cold"], default="warm",

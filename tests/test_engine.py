@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +192,102 @@ def test_a_later_clusters_workers_are_forked_with_the_environment_as_it_is_now(e
     finally:
         later.close()
     assert seen == [(servers.pop(), {"TORCH_LEDGER_PROGRESS": None, "TORCH_LEDGER_ENGINE_PROBE": "now"}, True)]
+
+
+# --------------------------------------------------------------------------------------------
+# Who may connect to the grading cluster, and where it keeps its scratch space
+
+
+def _http_status(url: str) -> int:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def _connects(address: str, security=None) -> str:
+    """What a client that is not the run's gets from ``address``: "connected" or the error's name."""
+    from distributed import Client
+
+    try:
+        with Client(address, timeout="5s", security=security) as intruder:
+            intruder.run_on_scheduler(os.getpid)
+        return "connected"
+    except Exception as error:  # noqa: BLE001 - what the intruder sees is the result
+        return type(error).__name__
+
+
+def test_a_local_cluster_speaks_tls_and_refuses_a_client_without_the_runs_certificate(engine):
+    """The run's own client reaches it; a client with no certificate, one with a certificate of another authority,
+    and one that speaks plain TCP to its port are each refused before they can run anything.  It serves no
+    dashboard, and its workers listen on TLS too."""
+    from distributed.security import Security
+
+    address = engine.client.scheduler.address
+    assert address.startswith("tls://127.0.0.1:"), address
+    assert engine.authenticated
+    assert engine.client.run_on_scheduler(os.getpid) > 0  # the run's client: yes
+    assert _connects(address) != "connected"
+    assert _connects(address, Security.temporary()) != "connected"  # a certificate, but not of the run's authority
+    assert _connects(address.replace("tls://", "tcp://")) != "connected"
+    info = engine.client.scheduler_info(n_workers=-1)
+    ports = [info["services"]["dashboard"], *(w.get("services", {}).get("dashboard") for w in info["workers"].values())]
+    for port in filter(None, ports):  # Dask's HTTP servers, which know no TLS: nothing served there
+        for page in ("info/main/workers.html", "json/counts.json", "metrics", "health", "status"):
+            assert _http_status(f"http://127.0.0.1:{port}/{page}") == 404, (port, page)
+    assert all(w.startswith("tls://") for w in info["workers"]), list(info["workers"])
+    for worker in info["workers"]:
+        assert _connects(worker) != "connected"
+
+
+def test_the_scratch_space_is_a_private_folder_made_for_the_run(engine, tmp_path, monkeypatch):
+    """Dask's fixed ``dask-scratch-space`` in the temporary folder, made first by someone else with a module in it,
+    is never used (nor put on a worker's sys.path); the run's folder is new and the user's alone, and is gone after
+    the run.  A folder for it owned by another account, or writable by all without the sticky bit, is refused."""
+    import dask
+
+    from autograder.cohort.run import dask_cluster
+
+    scratch = engine.scratch
+    st = os.lstat(scratch)
+    assert st.st_uid == os.geteuid() and st.st_mode & 0o777 == 0o700, oct(st.st_mode)
+    dirs = engine.client.run(lambda dask_worker: (dask_worker.local_directory, list(sys.path)))
+    for local, path in dirs.values():
+        assert local.startswith(scratch + os.sep), (local, scratch)
+        assert not any("dask-scratch-space" in p and not p.startswith(scratch) for p in path), path
+
+    planted = tmp_path / "shared"
+    (planted / "dask-scratch-space").mkdir(parents=True)
+    (planted / "dask-scratch-space" / "planted.py").write_text("raise SystemExit('planted module ran')\n")
+    planted.chmod(0o1777)
+    monkeypatch.setitem(dask.config.config, "temporary-directory", str(planted))
+    mine = dask_cluster.private_scratch()
+    try:
+        assert Path(mine).parent == planted and Path(mine).name.startswith(dask_cluster.SCRATCH_PREFIX)
+    finally:
+        os.rmdir(mine)
+    planted.chmod(0o777)  # writable by all, no sticky bit: another user could swap our folder
+    with pytest.raises(PermissionError, match="sticky"):
+        dask_cluster.private_scratch()
+    if os.geteuid() == 0:
+        owned = tmp_path / "someone-elses"
+        owned.mkdir()
+        os.chown(owned, 65534, 65534)
+        monkeypatch.setitem(dask.config.config, "temporary-directory", str(owned))
+        with pytest.raises(PermissionError, match="another user"):
+            dask_cluster.private_scratch()
+
+
+def test_an_unauthenticated_scheduler_where_others_work_stops_the_run_unless_asked_for():
+    from autograder.cohort.run.dask_cluster import ClusterError, InsecureScheduler, scheduler_security
+
+    with pytest.raises(InsecureScheduler, match="--insecure-scheduler"):
+        scheduler_security("tcp://127.0.0.1:8786", ["ada", "bob"], insecure=False)
+    assert scheduler_security("tcp://127.0.0.1:8786", ["ada"], insecure=True) is None  # asked for by name
+    assert scheduler_security("tcp://127.0.0.1:8786", [], insecure=False) is None  # nobody else on the machine
+    with pytest.raises(ClusterError, match="certificate authority"):
+        scheduler_security("tls://127.0.0.1:8786", [], insecure=False)  # no TLS configuration

@@ -35,8 +35,15 @@ SANDBOX = "bwrap" if probe() is None else "off"
 VOLATILE = ("seconds", "timings")  # what differs between two runs of the same grading
 
 
+#: Dask's TLS configuration for the external cluster below (the authority, and the client's certificate and key, as
+#: files), as an instructor would set it in the environment of `grade --scheduler tls://...`.
+TLS_ENV: dict[str, str] = {}
+
+
 def _cli(course: Path, scheduler: str = "", **kw) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "COURSE_DB_URL"}
+    if scheduler:
+        env.update(TLS_ENV)
     engine = ["--scheduler", scheduler] if scheduler else ["--workers", "2"]
     return subprocess.Popen([sys.executable, "-m", "autograder", "grade", MODULE, "--course", str(course),
                              *engine, "--no-progress", "--sandbox", SANDBOX, "--notebook-timeout", "120",
@@ -214,7 +221,34 @@ def test_journal_resumes_only_the_same_selection_and_ignores_a_torn_line(tmp_pat
 
 
 # --------------------------------------------------------------------------------------------
-# A real Dask cluster of separate processes: a scheduler and two `dask worker`s over TCP on 127.0.0.1
+# A real Dask cluster of separate processes: a scheduler and two `dask worker`s over TLS on 127.0.0.1, started
+# with certificate files as their administrator would (a tcp:// one is refused where other people work).
+
+
+def _security():
+    from distributed.security import Security
+
+    return Security(tls_ca_file=TLS_ENV["DASK_DISTRIBUTED__COMM__TLS__CA_FILE"],
+                    tls_client_cert=TLS_ENV["DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT"],
+                    tls_client_key=TLS_ENV["DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"], require_encryption=True)
+
+
+def _tls_files(folder: Path) -> list[str]:
+    """A certificate authority and one certificate for the cluster, as files (owner-only); the command-line
+    arguments of `dask scheduler` and `dask worker`; and TLS_ENV for the grading run."""
+    from distributed.security import Security
+
+    made = Security.temporary()
+    files = {"ca.pem": made.tls_ca_file, "cert.pem": made.tls_scheduler_cert, "key.pem": made.tls_scheduler_key}
+    for name, text in files.items():
+        (folder / name).write_text(text)
+        (folder / name).chmod(0o600)
+    TLS_ENV.update({"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(folder / "ca.pem"),
+                    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(folder / "cert.pem"),
+                    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(folder / "key.pem"),
+                    "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"})
+    return ["--tls-ca-file", str(folder / "ca.pem"), "--tls-cert", str(folder / "cert.pem"),
+            "--tls-key", str(folder / "key.pem")]
 
 
 def _dask(*args: str, log: Path) -> subprocess.Popen:
@@ -229,16 +263,17 @@ def dask_cluster(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("dask")
     address_file = folder / "scheduler.json"
-    procs = [_dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+    tls = _tls_files(folder)
+    procs = [_dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--protocol", "tls", *tls,
                    "--scheduler-file", str(address_file), log=folder / "scheduler.log")]
     try:
         deadline = time.monotonic() + 60
         while not address_file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         address = json.loads(address_file.read_text())["address"]
-        procs += [_dask("worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
+        procs += [_dask("worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard", *tls,
                         "--memory-limit", "0", log=folder / f"worker{i}.log") for i in range(2)]
-        with Client(address, timeout="30s") as client:
+        with Client(address, timeout="30s", security=_security()) as client:
             client.wait_for_workers(2, timeout=120)
         yield address
     finally:
@@ -263,7 +298,7 @@ def _on_cluster(prepared, name: str, address: str, kill_a_worker: bool) -> dict:
     proc = _cli(work, scheduler=address)
     killed = None
     if kill_a_worker:
-        with Client(address, timeout="30s") as client:
+        with Client(address, timeout="30s", security=_security()) as client:
             deadline = time.monotonic() + 300
             while killed is None and proc.poll() is None and time.monotonic() < deadline:
                 busy = [w for w, keys in client.processing().items() if keys] if _journaled(work) else []
@@ -281,12 +316,18 @@ def _on_cluster(prepared, name: str, address: str, kill_a_worker: bool) -> dict:
             "record": json.loads((work / "reports" / MODULE / RECORD).read_text())}
 
 
+def address_is_tls(address: str) -> bool:
+    return address.startswith("tls://127.0.0.1:")
+
+
 @pytest.mark.slow
 def test_grades_on_a_dask_cluster_equal_the_local_run(prepared, dask_cluster):
     found = _on_cluster(prepared, "dask", dask_cluster, kill_a_worker=False)
     assert found["code"] == 0, found["output"][-3000:]
     assert f"Dask scheduler {dask_cluster}" in found["output"]
-    assert found["record"]["engine"] == {"kind": "scheduler", "scheduler": dask_cluster, "retried": {}}
+    assert address_is_tls(dask_cluster)
+    assert found["record"]["engine"] == {"kind": "scheduler", "scheduler": dask_cluster, "authenticated": True,
+                                         "retried": {}}
     assert found["scores"] == found["baseline"]["scores"]
     assert _stable(found["record"]) == _stable(found["baseline"]["record"])
 

@@ -526,7 +526,7 @@ class RunRecord:
     package: dict
     kernel_cpu_seconds: float
     students: dict[str, StudentEntry]
-    engine: dict = field(default_factory=dict)  # {"kind": local | scheduler, "scheduler", "retried": {student: deaths}}
+    engine: dict = field(default_factory=dict)  # {"kind": local | scheduler, "scheduler", "authenticated", "retried": {student: deaths}}
     #: Students this run could not grade because of a fault of the grader; their entries in ``students`` (if any)
     #: are the previous run's, as their grades in the gradebook are.
     not_graded: dict[str, Failure] = field(default_factory=dict)

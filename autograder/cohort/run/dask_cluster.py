@@ -9,10 +9,20 @@ writer of the gradebook and of ``autograded/``.
   started for the run and closed after it (no set-up).  Its workers are forked from one server
   process that imported Dask and the grader once (:data:`START_METHOD`), with this process's
   environment as it is when the cluster starts.
+* The local cluster authenticates: it speaks TLS with certificates made for the run and held in
+  memory (:meth:`distributed.security.Security.temporary`, both ends show a certificate of the run's
+  own authority), so another user of the machine who finds its ports (``/proc/net/tcp`` lists them)
+  cannot connect a client and run code as the instructor.  It serves no dashboard.  Its scratch space is a
+  folder made for the run with mode 0700 (:func:`private_scratch`), never a fixed shared path such as
+  ``/tmp/dask-scratch-space-UID`` that another user could make first.
 * ``--scheduler tcp://HOST:8786`` grades on an existing cluster: workers started with
   ``dask worker`` on other machines, by dask-jobqueue or by dask-kubernetes.  Each needs the
   course package installed (the same version) and bubblewrap; start them with
-  ``--nthreads 1`` (a grader grades one notebook at a time).
+  ``--nthreads 1`` (a grader grades one notebook at a time).  A ``tls://`` address is reached
+  with Dask's TLS configuration (``distributed.comm.tls.*``: the authority, the client's certificate
+  and key); a ``tcp://`` scheduler accepts any client, so on a machine where other people work
+  (:func:`~autograder.cohort.privacy.other_people`) the run stops before it connects, unless
+  ``--insecure-scheduler`` asks for it by name.
 
 Every Dask worker gets a :class:`~autograder.cohort.worker.dask_plugin.GraderPlugin` for the run: its own scratch course, the
 assignment's template gradebook and data files (sent with the plugin, so no folder is
@@ -23,9 +33,12 @@ worker dies with again ends as ``KilledWorker``, recorded once as failed with th
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
+import shutil
+import stat
 import tempfile
 import threading
 import time
@@ -54,6 +67,11 @@ LOCAL_CONFIG = {
     # grader again before it re-registers; on a busy machine that can take longer than Dask's default 15 s,
     # after which a LocalCluster closes the nanny for good and the run goes on one worker short.
     "distributed.deploy.lost-worker-timeout": "180s",
+    # The scheduler and every worker always start an HTTP server (for the dashboard, metrics, health and the
+    # "info" pages, which list workers, tasks and their call stacks).  It speaks neither TLS nor any
+    # authentication: serve nothing on it.
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
 }
 #: How a local cluster starts its worker processes: forked from a server process that has imported
 #: Dask and :data:`PRELOAD` once for this coordinator (Dask's default starts a new interpreter per
@@ -64,6 +82,65 @@ _server_env: dict | None = None  # the environment this process's fork server st
 
 class ClusterError(RuntimeError):
     """The cluster cannot be reached or has no worker."""
+
+
+class InsecureScheduler(ClusterError):
+    """An unauthenticated scheduler on a machine where other people work, not asked for by name."""
+
+
+#: The prefix of the private folder each local cluster keeps its scratch space in.
+SCRATCH_PREFIX = "tl-dask-"
+
+
+def private_scratch() -> str:
+    """A folder for this run's Dask scratch space, made here with mode 0700 (``mkdtemp``) inside Dask's
+    ``temporary-directory`` (``DASK_TEMPORARY_DIRECTORY``) or the system's temporary folder.
+
+    Dask's own default is a fixed name (``dask-scratch-space``, per uid) that it reuses when it exists and puts on
+    the workers' ``sys.path``; in a shared ``/tmp`` another user can make it first.  Here the folder is new, and
+    the folder it is made in must not be another ordinary user's (its owner could rename ours away and put their
+    own in its place): a folder owned by anyone but this user or root, or writable by others without the sticky
+    bit, is refused with :class:`PermissionError`."""
+    import dask
+
+    base = dask.config.get("temporary-directory", None) or tempfile.gettempdir()
+    st = os.stat(base)
+    me = os.geteuid()
+    if st.st_uid not in (me, 0):
+        raise PermissionError(errno.EPERM, "the folder for the grading cluster's scratch space belongs to another "
+                                           f"user (uid {st.st_uid}), who could replace what is made in it", base)
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        raise PermissionError(errno.EPERM, "the folder for the grading cluster's scratch space is writable by other "
+                                           "users and has no sticky bit: they could replace what is made in it", base)
+    folder = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=base)
+    made = os.lstat(folder)
+    if made.st_uid != me or stat.S_IMODE(made.st_mode) != 0o700 or not stat.S_ISDIR(made.st_mode):
+        raise PermissionError(errno.EPERM, "the grading cluster's scratch folder is not this user's alone", folder)
+    return folder
+
+
+def scheduler_security(address: str, others: list[str], insecure: bool):
+    """How to reach the scheduler at ``address``: Dask's TLS configuration for a ``tls://`` one; ``None`` for an
+    unauthenticated one, allowed only where nobody else works on this machine or by ``--insecure-scheduler``."""
+    from distributed.security import Security
+
+    if address.startswith("tls://"):
+        security = Security()  # distributed.comm.tls.* from Dask's configuration
+        if not (security.tls_ca_file and security.tls_client_cert):
+            raise ClusterError(f"the scheduler at {address} speaks TLS, but Dask's configuration names no "
+                               "certificate authority and client certificate (distributed.comm.tls.ca-file, "
+                               "distributed.comm.tls.client.cert and .key, or DASK_DISTRIBUTED__COMM__TLS__CA_FILE "
+                               "...). Nothing was graded")
+        return security
+    if others and not insecure:
+        raise InsecureScheduler(
+            f"the scheduler at {address} accepts any client: anyone who can reach its port ({', '.join(others[:5])}"
+            f"{' and others' if len(others) > 5 else ''} work on this machine) could run code as you in the grading "
+            "run and read the solutions and the gradebook. Start the cluster with TLS (`dask scheduler "
+            "--tls-ca-file ... --tls-cert ... --tls-key ...`, workers likewise), give its tls:// address and Dask's "
+            "TLS configuration (distributed.comm.tls.*), or pass --insecure-scheduler to grade on it anyway. "
+            "Nothing was graded")
+    return None
 
 
 def _local_cluster_failure(error: BaseException) -> str:
@@ -97,8 +174,12 @@ def _wanted(key: str, dask_scheduler=None) -> bool:
 class DaskCluster:
     """A Dask client for one run (and the local cluster it started, if any)."""
 
-    def __init__(self, workers: int, scheduler: str | None = None) -> None:
+    def __init__(self, workers: int, scheduler: str | None = None, others: list[str] | None = None,
+                 insecure_scheduler: bool = False) -> None:
         self.scheduler, self.requested = scheduler, workers
+        self.others, self.insecure_scheduler = list(others or []), insecure_scheduler
+        self.authenticated = False  # whether the cluster shows who may connect (TLS with a certificate)
+        self.scratch: str | None = None  # a local cluster's private scratch folder (private_scratch)
         self.cluster = self.client = None
         self.plugin_name = ""
         self._launched: threading.Thread | None = None  # connecting in the background (launch)
@@ -125,24 +206,34 @@ class DaskCluster:
 
         try:
             if self.scheduler:
+                security = scheduler_security(self.scheduler, self.others, self.insecure_scheduler)
+                self.authenticated = security is not None
                 try:
-                    self.client = Client(self.scheduler, timeout="20s")
+                    self.client = Client(self.scheduler, timeout="20s", security=security)
                 except OSError as error:
                     raise ClusterError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from None
             else:
+                from distributed.security import Security
+
                 forked = START_METHOD in multiprocessing.get_all_start_methods()  # not on Windows
+                self.scratch = private_scratch()
                 # This run's Dask settings, in force until close() puts the previous ones back.
                 self._settings = dask.config.set(
-                    {**LOCAL_CONFIG, **({"distributed.worker.multiprocessing-method": START_METHOD} if forked else {})})
+                    {**LOCAL_CONFIG, "temporary-directory": self.scratch,
+                     **({"distributed.worker.multiprocessing-method": START_METHOD} if forked else {})})
                 env = None
                 if forked:
                     _prepare_fork_server()
                     env = _worker_environment(_server_env)
+                security = Security.temporary()  # the run's own authority and certificates, in memory only
                 self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                            host="127.0.0.1", protocol="tls://", security=security,
+                                            dashboard_address=None, worker_dashboard_address=None,
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                                             memory_limit=0, silence_logs=logging.ERROR, preload=PRELOAD,
                                             env=env)
-                self.client = Client(self.cluster)
+                self.client = Client(self.cluster, security=security)
+                self.authenticated = True
         except BaseException as error:  # noqa: BLE001 - handed to start(), in the calling thread
             self._error = error
 
@@ -252,7 +343,9 @@ class DaskCluster:
                 drain(uid, patience=5.0)
         if self._settings is not None:
             self._settings.__exit__(None, None, None)
-        self.client = self.cluster = self._settings = None
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        self.client = self.cluster = self._settings = self.scratch = None
 
 
 def _prepare_fork_server() -> None:

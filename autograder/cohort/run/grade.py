@@ -43,7 +43,7 @@ from ..kernels.preflight import kernel_package, nbgrader_package, package_mismat
 from ..records import JOURNAL, REFERENCE, STUDENT, CalibrationFailed, Failure, GradingError, SubmissionResult
 from ..worker.dask_plugin import grader_uid
 from .coordinator import Coordinator, explain_calibration, warn
-from .dask_cluster import ClusterError, DaskCluster, wait_any
+from .dask_cluster import ClusterError, DaskCluster, scheduler_security, wait_any
 from .gradebook_writer import Writer
 from .journal import Journal
 from .machine import available_cpus, resolve_sandbox
@@ -114,7 +114,12 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
     workers, why = _worker_count(options, len(students))
     scratch = Path(options.scratch or tempfile.mkdtemp(prefix="ag-"))
     scratch.mkdir(parents=True, exist_ok=True)
-    engine = DaskCluster(workers, options.scheduler)
+    if options.scheduler:  # an unauthenticated scheduler where others work stops the run before anything starts
+        try:
+            scheduler_security(options.scheduler, others, options.insecure_scheduler)
+        except ClusterError as error:
+            raise GradingError(str(error)) from None
+    engine = DaskCluster(workers, options.scheduler, others, options.insecure_scheduler)
     engine.launch()  # the cluster starts while the kernel is checked
     try:
         package = kernel_package(scratch / "preflight", grader_uid(os.getpid()), options.limits, sandboxed,

@@ -15,7 +15,8 @@ from ..worker.submission import OUTPUT_LIMITS
 class GradeOptions:
     workers: int | None = None  # default: every core this process may use
     students: list[str] | None = None  # default: every submission
-    scheduler: str | None = None  # a Dask scheduler's address (tcp://HOST:8786); default: a local cluster
+    scheduler: str | None = None  # a Dask scheduler's address (tls:// or tcp://HOST:8786); default: a local cluster
+    insecure_scheduler: bool = False  # grade on a tcp:// scheduler although other people work on this machine
     sandbox: str = "auto"  # auto | bwrap | off
     kernels: str = "warm"  # warm: forked from a template per worker (autograder.cohort.kernels.template) | cold: a new interpreter each
     limits: Limits = field(default_factory=Limits)

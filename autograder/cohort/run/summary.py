@@ -43,7 +43,8 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
         kernel_cpu_seconds=round(sum((e.timings or {}).get("kernel_cpu", 0.0) for e in students.values())
                                  + (calibration.timings.get("kernel_cpu", 0.0) if calibration else 0.0), 2),
         students={**kept, **students},
-        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "retried": dict(sorted(engine.retried.items()))},
+        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "authenticated": engine.authenticated,
+                "retried": dict(sorted(engine.retried.items()))},
         worker_count=dict(setup.workers),
         not_graded=dict(sorted(coordinator.not_graded.items())),
         output_limits=dict(options.output_limits),
@@ -67,6 +68,7 @@ def summarise(record: RunRecord, graded: list[str], course: Course) -> None:
     flagged = {s: r for s, r in students.items() if r.flags and r.status == "graded"}
     late = {s: r for s, r in students.items() if r.late}
     where = f"Dask scheduler {record.engine['scheduler']}" if record.engine.get("scheduler") else "local cluster"
+    where += ", TLS" if record.engine.get("authenticated") else ", unauthenticated"
     total = len(students) + len(record.not_graded)
     lines = [f"graded {len(students) - len(failed)} of {total} submissions of {record.assignment} "
              f"in {record.seconds} s ({record.workers} worker{'s' if record.workers != 1 else ''}, {where}, "

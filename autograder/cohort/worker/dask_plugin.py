@@ -33,6 +33,11 @@ def grader_uid(pid: int, slot: int = 0) -> int:
     return BASE_UID + 16 * pid + slot
 
 
+#: The longest worker folder the grader's scratch is made in: a kernel's socket paths under it
+#: (``grader-RUN-XXXXXXXX/sandbox/box/ipc/k-N``, 45 bytes) must stay within a Unix socket's 107.
+MAX_BASE = 60
+
+
 class GraderPlugin(WorkerPlugin):
     """A Dask worker plugin: one grader per worker, set up when the worker joins the run."""
 
@@ -66,6 +71,8 @@ class GraderPlugin(WorkerPlugin):
         warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy notes from nbgrader's API
         warnings.filterwarnings("ignore", message=".*missing an id field.*")  # cells nbgrader puts back
         base = getattr(worker, "local_directory", None) or tempfile.gettempdir()
+        if len(base) > MAX_BASE:  # the kernels' sockets live under it, and a socket's path has at most 107 bytes
+            base = tempfile.gettempdir()
         self.scratch = Path(tempfile.mkdtemp(prefix=f"grader-{self.run}-", dir=base))
         self.grader = Grader(self.spec, grader_uid(os.getpid()), self.scratch)
         self.grader.warm_up()
