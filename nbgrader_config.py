@@ -95,6 +95,12 @@ c.CourseDirectory.db_url = os.environ.get("COURSE_DB_URL", "sqlite:///" + os.pat
 c.Execute.timeout = 180
 c.Execute.interrupt_on_timeout = True
 
+# The exchange (autograder/cohort/exchange.py), also for `nbgrader collect` and `nbgrader release_feedback` typed in
+# this folder: only what a student's own account made is collected (never a link, a special file or a file another
+# account made; lateness from the machine's clock), and one student's broken feedback folder never stops another's.
+c.ExchangeFactory.collect = "autograder.cohort.exchange.OwnedCollect"
+c.ExchangeFactory.release_feedback = "autograder.cohort.exchange.OwnedReleaseFeedback"
+
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 # Repair tasks are released holding broken starter code, not the stub (autograder/starters.py).
 c.GenerateAssignment.preprocessors = with_starter_code(GenerateAssignment.class_traits()["preprocessors"].default())

@@ -27,10 +27,12 @@ machine's time, and the disagreement is listed on screen and in ``reports/ASSIGN
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import os
 import pwd
+import re
 import shutil
 import stat
 import tempfile
@@ -39,6 +41,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect, groupby
+from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 from nbgrader.utils import parse_utc
 
 from .commands import nbgrader
@@ -289,7 +292,8 @@ class OwnedCollect(ExchangeCollect):
                 self.log.error(f"refused: {item.path.name} is not named STUDENT+ASSIGNMENT+TIME ({error}); "
                                "not collected")
                 self.refusals.append({"claimed": item.claimed, "owner": item.owner, "folder": item.path.name,
-                                      "kept": "", "reason": "its name holds no readable time"})
+                                      "kept": "", "reason": "its name is not STUDENT+ASSIGNMENT+TIME with a readable "
+                                                            "time", "kind": "unnamed"})
         self.src_records = []
         for group in groupby(records, lambda item: item["username"]).values():
             newest = self._sort_by_timestamp(group)
@@ -324,14 +328,14 @@ class OwnedCollect(ExchangeCollect):
                 self.log.error(f"refused: {folder.name} holds what {student}'s account did not make as a plain file "
                                f"({unsafe}); not collected, kept aside in {kept}")
                 self.refusals.append({"claimed": student, "owner": student, "folder": folder.name, "kept": str(kept),
-                                      "reason": str(unsafe), "entries": unsafe.entries})
+                                      "reason": str(unsafe), "entries": unsafe.entries, "kind": "unsafe"})
                 continue
             except OSError as error:
                 self.log.error(f"could not collect {folder.name}: {error}; {student}'s submission collected before, "
                                "if any, is unchanged")
                 self.refusals.append({"claimed": student, "owner": student, "folder": folder.name, "kept": "",
                                       "reason": f"the copy failed ({error.strerror or error}); nothing was replaced",
-                                      "fault": "grader"})
+                                      "fault": "grader", "kind": "copy-failed"})
                 continue
             seen[student] = entry
             self.log.info(f"Collected submission: {student} {assignment}")
@@ -425,6 +429,59 @@ def _write_private(path: Path, text: str) -> None:
         raise
 
 
+class OwnedReleaseFeedback(ExchangeReleaseFeedback):
+    """nbgrader's ``release_feedback``, one student at a time: a feedback folder whose ``submission_secret.txt`` or
+    ``timestamp.txt`` is missing or unreadable (a student can delete them from their own submission) is named and
+    left out, and every other student's feedback is still released.  nbgrader (0.9.6) stops at the first such folder
+    with a traceback, and every student after it in directory order gets no feedback."""
+
+    def copy_files(self):
+        from nbgrader.utils import notebook_hash
+
+        exclude = set(filter(None, (self.coursedir.student_id_exclude or "").split(",")))
+        pattern = re.escape(os.path.sep).join([
+            self.coursedir.format_path(self.coursedir.feedback_directory, "(?P<student_id>.*)",
+                                       self.coursedir.assignment_id, escape=True), "(?P<notebook_id>.*).html"])
+        left_out = []
+        for html_file in sorted(glob.glob(os.path.join(self.src_path, "*.html"))):
+            found = re.match(pattern, html_file)
+            if found is None:
+                self.log.error(f"Could not match {html_file!r} with {pattern!r}")
+                continue
+            student, notebook = found.group("student_id"), found.group("notebook_id")
+            if student in exclude:
+                continue
+            folder = os.path.dirname(html_file)
+            try:
+                secret = _small_text(os.path.join(folder, "submission_secret.txt"))
+                _small_text(os.path.join(folder, "timestamp.txt"))
+            except OSError as error:
+                left_out.append(student)
+                self.log.error(f"NOT RELEASED: {student}'s feedback: {error.strerror or error} "
+                               f"({error.filename}); the submission it was graded from had no readable copy. "
+                               "Every other student's feedback is released")
+                continue
+            checksum = notebook_hash(secret=secret, notebook_id=notebook)
+            temporary = os.path.join(self.dest_path, f"{checksum}-tmp.html")
+            shutil.copy(html_file, temporary)
+            shutil.move(temporary, os.path.join(self.dest_path, f"{checksum}.html"))
+            self.log.info(f"Feedback released for student {student!r} on {self.coursedir.assignment_id}/{notebook}")
+        if left_out:
+            self.log.error(f"feedback not released for {len(left_out)} student{'s' if len(left_out) != 1 else ''}: "
+                           f"{', '.join(left_out)}")
+
+
+def _small_text(path: str, limit: int = 4096) -> str:
+    """A regular file's text, at most ``limit`` bytes, never through a link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        return os.read(fd, limit).decode(errors="replace")
+    finally:
+        os.close(fd)
+
+
 @dataclass
 class ExchangeReport:
     """What :func:`collect_exchange` did: the students collected and the submissions refused."""
@@ -437,7 +494,10 @@ class ExchangeReport:
         lines = [f"collected {len(self.collected)} submission{'s' if len(self.collected) != 1 else ''} "
                  f"from the exchange" + (f": {', '.join(self.collected)}" if self.collected else "")]
         for item in self.refused:
-            if item.get("fault") == "grader":
+            if item.get("kind") == "unnamed":
+                lines.append(f"REFUSED: {item['folder']}: {item['reason']}; not collected (nobody else's "
+                             "collect is held up by it)")
+            elif item.get("fault") == "grader":
                 lines.append(f"NOT COLLECTED: {item['claimed']}'s submission ({item['folder']}): {item['reason']}; "
                              "collect again once that is fixed")
             elif item.get("reason"):
