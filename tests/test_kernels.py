@@ -45,8 +45,10 @@ def _read_bwrap(argv: list[str]) -> dict:
             seen["cwd"] = args[i + 1]
         if flag == "--uid":
             seen["uid"] = int(args[i + 1])
+        if flag == "--remount-ro":
+            seen.setdefault("read_only", []).append(args[i + 1])
         i += 2 if flag in ("--tmpfs", "--dir", "--chdir", "--hostname", "--uid", "--gid", "--perms", "--cap-add",
-                           "--proc", "--dev", "--symlink") else 1
+                           "--proc", "--dev", "--symlink", "--remount-ro") else 1
         if flag == "--symlink":
             i += 1
     for word in after:
@@ -71,7 +73,8 @@ def confinement(tmp_path, monkeypatch):
 def test_a_cold_and_a_warm_kernel_are_confined_alike(confinement, tmp_path):
     cold = _read_bwrap(bwrap.kernel_argv(confinement))
     warm = confinement.request(tmp_path)
-    assert cold["writable"] == warm["writable"] == {"/tmp": 33 * 2**20, HOME: 33 * 2**20}
+    assert cold["writable"] == warm["writable"] == {"/tmp": 33 * 2**20, HOME: 33 * 2**20, "/dev/shm": 33 * 2**20}
+    assert cold["read_only"] == ["/dev"]  # /dev's own tmpfs (the kernel's, without root) takes no writes
     assert [b for b in cold["ro_binds"] if b[1].startswith(HOME + "/")] == [tuple(s) for s in warm["staged"]]
     assert {inside for _, inside in warm["staged"]} == {f"{HOME}/data.csv", f"{HOME}/assets"}
     assert cold["binds"] == [(warm["shared"], warm["shared"])]  # the one host path it may write
@@ -90,6 +93,7 @@ def test_a_warm_template_is_sandboxed_in_the_namespaces_and_system_of_a_cold_ker
     assert [b for b in template["ro_binds"]] == system and system
     assert template["env"] == cold["env"]
     assert template["binds"] == [(str(tmp_path), str(tmp_path))]  # the boxes' folder, where each child's box is
+    assert template["read_only"] == ["/dev"] and template["writable"]["/dev/shm"] == 2**20  # each child mounts its own
 
 
 def test_rlimits_are_named_as_the_resource_module_and_prlimit_name_them():

@@ -144,6 +144,26 @@ except OSError as error:
     return Submission(_answers(ctx, _first_function(ctx), code))
 
 
+def _shared_memory_fill(ctx):
+    code = '''
+import os
+for place in ("/dev/shm/filler.bin", "/dev/filler.bin"):
+    try:
+        with open(place, "wb") as fh:
+            for _ in range(4096):
+                fh.write(b"x" * 2**20)
+        print(f"wrote 4 GiB to {place}")
+    except OSError as error:
+        print(f"{place}: write refused: {error.strerror}")
+    finally:
+        try:
+            os.remove(place)
+        except OSError:
+            pass
+'''
+    return Submission(_answers(ctx, _first_function(ctx), code))
+
+
 def _deleted_tests(ctx):
     return _edit_test(ctx, lambda nb, i, cell: nb.cells.pop(i))
 
@@ -311,6 +331,8 @@ CASES: list[HostileCase] = [
     HostileCase("process-flood", "forks up to 400 sleeping children (bounded)", "graded", _process_flood,
                 same_as="solution", reason="fork refused after", flagged_by_scan=True),
     HostileCase("big-file", "writes a 4 GiB file", "graded", _big_file, same_as="solution", reason="write refused"),
+    HostileCase("shared-memory-fill", "writes 4 GiB into /dev/shm and into /dev, which live in memory", "graded",
+                _shared_memory_fill, same_as="solution", reason="/dev/shm/filler.bin: write refused"),
     HostileCase("deleted-test-cell", "deletes the test cell its wrong answer fails", "graded", _deleted_tests,
                 same_as="mutant", reason="deleted test cell"),
     HostileCase("moved-test-cell", "moves the test cell its wrong answer fails to the top", "graded", _moved_tests,

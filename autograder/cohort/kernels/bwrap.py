@@ -178,19 +178,26 @@ def limit_args(rlimits: dict[str, int]) -> list[str]:
 def kernel_argv(confinement: Confinement) -> list[str]:
     """The command prefix that runs a kernel under ``confinement``.
 
-    The kernel's writable places (its home, its cwd, and ``/tmp``) are size-limited tmpfs mounts, so
-    nothing it writes reaches the host's disk; the staged files are bound into the home read-only; the
-    shared socket directory is the one host path it can write.
+    The kernel's writable places (its home, its cwd, ``/tmp`` and ``/dev/shm``) are size-limited tmpfs
+    mounts, so nothing it writes reaches the host's disk or grows in memory past its size; ``/dev`` itself is
+    read-only; the staged files are bound into the home read-only; the shared socket directory is the one host
+    path it can write.
     """
     bwrap = bwrap_path()
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
-    tmp, home = confinement.writable().items()
+    places = confinement.writable()
+    tmp, home = ("/tmp", places["/tmp"]), (HOME, places[HOME])
+    others = [(place, size) for place, size in places.items() if place not in ("/tmp", HOME)]
     # /tmp first: the system binds that follow may live under /tmp (a checkout or a venv there)
-    # and must be mounted on top of the private tmpfs, not hidden by it.
+    # and must be mounted on top of the private tmpfs, not hidden by it.  /dev/shm after --dev, which
+    # would otherwise leave it a folder of /dev's own tmpfs, in memory and without a size.
     argv = [bwrap, *namespace_args(), "--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(tmp[1]), "--tmpfs", tmp[0], *system_binds(),
             *parents(home[0]), "--perms", "1777", "--size", str(home[1]), "--tmpfs", home[0]]
+    for place, size in others:
+        argv += ["--perms", "1777", "--size", str(size), "--tmpfs", place]
+    argv += ["--remount-ro", "/dev"]  # without root, /dev's own tmpfs belongs to the kernel's uid: no size, in memory
     for source, inside in confinement.staged():
         argv += ["--ro-bind", source, inside]
     shared = confinement.shared
@@ -223,6 +230,8 @@ def template_argv(root: Path, command: list[str], unprivileged: bool) -> list[st
         namespaces[at:at + 5] = ["--unshare-user", "--uid", "0", "--gid", "0", "--cap-add", "ALL"]
     root = str(root)
     argv = [bwrap, *namespaces, "--proc", "/proc", "--dev", "/dev",
+            "--perms", "1777", "--size", str(1024 * 1024), "--tmpfs", "/dev/shm",  # each child mounts its own
+            "--remount-ro", "/dev",
             "--perms", "1777", "--size", str(64 * 1024 * 1024), "--tmpfs", "/tmp",
             *system_binds(), *parents(HOME), "--perms", "0755", "--dir", HOME,
             *parents(root, {"/tmp"}), "--bind", root, root, "--chdir", "/", "--clearenv"]

@@ -37,7 +37,7 @@ PACKAGE_ROOTS = ("/opt/torch-ledger", "/run/torch-ledger-package", "/torch-ledge
 #: template, which then could not fork safely; every grading kernel runs with the same settings.
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 #: The fresh writable places of a kernel (each a tmpfs of ``Limits.disk_mb``, mode 1777), in mount order.
-WRITABLE = ("/tmp", HOME)
+WRITABLE = ("/tmp", HOME, "/dev/shm")  # /dev/shm: POSIX shared memory (a DataLoader's workers), RAM outside /tmp
 #: The resource limits of a kernel, by their ``RLIMIT_`` name: how each follows from :class:`Limits`.
 RLIMITS = ("AS", "NPROC", "CPU", "FSIZE", "NOFILE", "CORE")
 
