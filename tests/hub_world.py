@@ -26,7 +26,7 @@ Usage (as root)::
         hub.spawn("tlh-ada")                               # their server, through the REST API, ready
         for line, output, status in hub.type_lines("tlh-ada", ["echo $0", "which nbgrader"]):
             print(line, status, output)                    # "echo $0" 0 "-bash\\n"; "which nbgrader" 1 ""
-        print(hub.timings)                                 # seconds: hub start, each spawn, each line
+        print(hub.timings)                                 # seconds: hub start, spawns, terminals, lines
     # closed: servers, hub and proxy stopped, leftover processes of the users it added killed, its folder removed
 
 A line that reads standard input (``cat`` alone) takes the following lines as its input, as in a real terminal;
@@ -116,8 +116,8 @@ class HubWorld:
             "c.JupyterHub.spawner_class = 'localprocess'",
             f"c.JupyterHub.services = [{{'name': 'hub-world', 'api_token': {self._admin!r}}}]",
             "c.JupyterHub.load_roles = [{'name': 'admin', 'services': ['hub-world']}]",
-            "c.JupyterHub.tornado_settings = {'slow_spawn_timeout': 0}  # POST .../server answers at once",
-            "c.JupyterHub.cleanup_servers = True",
+            "c.JupyterHub.tornado_settings = {'slow_spawn_timeout': 0, 'slow_stop_timeout': 0}  # the API answers at once",
+            "c.JupyterHub.cleanup_servers = False  # close() stops them, sooner than the hub's backoff",
             f"c.Spawner.cmd = [{str(self.env_bin / 'jupyterhub-singleuser')!r}]",
             "c.Spawner.default_url = '/lab'",
             "c.Spawner.notebook_dir = '~'",
@@ -210,25 +210,37 @@ class HubWorld:
             self.tokens[name] = r.json()["token"]
         return self.tokens[name]
 
-    def spawn(self, name: str, *, timeout: float | None = None) -> float:
-        """Start ``name``'s server through the REST API and wait until the hub calls it ready; returns seconds."""
-        began = time.monotonic()
-        self.api("POST", f"/users/{name}/server", expect=(201, 202, 400))  # 400: it runs already
+    def spawn(self, *names: str, timeout: float | None = None) -> dict[str, float]:
+        """Start the servers of ``names`` (all at once) through the REST API and wait until the hub calls each
+        ready; returns the seconds each took."""
+        began, took = time.monotonic(), {}
+        for name in names:
+            self.api("POST", f"/users/{name}/server", expect=(201, 202, 400))  # 400: it runs already
 
         def ready() -> bool:
-            server = self.api("GET", f"/users/{name}").json().get("servers", {}).get("", {})
-            if server.get("ready"):
-                return True
-            if not server.get("pending") and time.monotonic() - began > 1:
-                raise HubError(f"{name}'s server stopped while starting\n{self.log()}")
-            return False
+            for name in set(names) - set(took):
+                server = self.api("GET", f"/users/{name}").json().get("servers", {}).get("", {})
+                if server.get("ready"):
+                    took[name] = self.timings[f"spawn {name}"] = time.monotonic() - began
+                elif not server.get("pending") and time.monotonic() - began > 1:
+                    raise HubError(f"{name}'s server stopped while starting\n{self.log()}")
+            return len(took) == len(set(names))
 
-        self._wait(ready, f"{name}'s server", timeout)
-        self.timings[f"spawn {name}"] = took = time.monotonic() - began
+        self._wait(ready, f"the servers of {', '.join(names)}", timeout)
         return took
 
+    def server_pid(self, name: str) -> int:
+        """The process id of ``name``'s running server (the spawner's state, as the hub keeps it)."""
+        server = self.api("GET", f"/users/{name}").json()["servers"][""]
+        return int(server["state"]["pid"])
+
+    def server_environment(self, name: str) -> dict[str, str]:
+        """The environment ``name``'s server was started with (what the spawner gave it)."""
+        raw = Path(f"/proc/{self.server_pid(name)}/environ").read_bytes()
+        return dict(item.split("=", 1) for item in raw.decode(errors="replace").split("\0") if "=" in item)
+
     def stop_server(self, name: str) -> None:
-        """Stop ``name``'s server through the REST API and wait until it is gone."""
+        """Stop ``name``'s server through the REST API and wait until it is gone (``close`` stops them all)."""
         self.api("DELETE", f"/users/{name}/server", expect=(202, 204, 400))
         self._wait(lambda: not self.api("GET", f"/users/{name}").json().get("servers"), f"{name}'s server to stop")
 
@@ -252,7 +264,7 @@ class HubWorld:
         if r.status_code != 200:
             raise HubError(f"POST /user/{name}/api/terminals: {r.status_code} {r.text[:500]}")
         terminal = Terminal(self, name, r.json()["name"], timeout=timeout)
-        self.timings[f"terminal {name}"] = time.monotonic() - began
+        self.timings.setdefault("terminals", []).append(round(time.monotonic() - began, 3))
         return terminal
 
     def type_lines(self, name: str, lines, timeout: float = 60) -> list[tuple[str, str, int | None]]:
@@ -264,7 +276,7 @@ class HubWorld:
             for line in lines:
                 began = time.monotonic()
                 typed.append((line, *terminal.type(line, timeout=timeout)))
-                self.timings.setdefault("lines", []).append(round(time.monotonic() - began, 3))
+                self.timings.setdefault("lines", []).append((name, line, round(time.monotonic() - began, 3)))
             return typed
         finally:
             terminal.close()
@@ -274,16 +286,20 @@ class HubWorld:
     def close(self) -> None:
         """Stop the servers, the hub and its proxy; kill what the added users still run; remove the folder."""
         if self.proc is not None and self.proc.poll() is None:
+            # each server stopped as the hub would stop it (SIGINT: a clean shutdown), at the same time as the hub
+            # and its proxy (SIGTERM), and watched closely (the hub's own backoff adds seconds per server)
+            pids = []
             for name in self.users:
                 try:
-                    self.api("DELETE", f"/users/{name}/server", expect=None)
-                except (requests.RequestException, HubError):
+                    pids.append(self.server_pid(name))
+                except (requests.RequestException, HubError, KeyError, TypeError, ValueError):
                     pass
-            self.proc.send_signal(signal.SIGTERM)  # the hub stops the servers and the proxy it started
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                pass
+            for pid in pids:
+                _signal(pid, signal.SIGINT)
+            self.proc.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while (self.proc.poll() is None or any(_running(pid) for pid in pids)) and time.monotonic() < deadline:
+                time.sleep(0.05)
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)  # the hub's session: the hub, its proxy
@@ -373,6 +389,29 @@ class Terminal:
             pass
 
 
+# -- the machine ---------------------------------------------------------------------------------------------------
+
+class profile_d:  # noqa: N801 - used as a context manager, like open()
+    """``with profile_d("torch-ledger.sh", text):`` a file in ``/etc/profile.d`` (read by every login shell after
+    ``/etc/profile``), written as an administrator would (root's, mode 0644) and removed on leaving.  An existing
+    file of that name is never overwritten."""
+
+    def __init__(self, name: str, text: str, *, folder: Path = Path("/etc/profile.d")) -> None:
+        self.path, self.text = folder / name, text
+
+    def __enter__(self) -> Path:
+        if self.path.exists():
+            raise FileExistsError(f"{self.path} exists: it is this machine's, not the test's")
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(fd, "w") as f:
+            f.write(self.text)
+        os.chmod(self.path, 0o644)
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        self.path.unlink(missing_ok=True)
+
+
 # -- processes -----------------------------------------------------------------------------------------------------
 
 def _read_pid(path: Path) -> int | None:
@@ -390,11 +429,23 @@ def _is_ours(pid: int, folder: Path) -> bool:
         return False
 
 
-def _kill(pid: int) -> None:
+def _signal(pid: int, signum: int) -> None:
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, signum)
     except ProcessLookupError:
         pass
+
+
+def _kill(pid: int) -> None:
+    _signal(pid, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, which its parent has yet to reap, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def processes_of(user: str) -> list[int]:
