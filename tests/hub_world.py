@@ -19,7 +19,7 @@ Usage (as root)::
 
     from hub_world import HubWorld, make_shared_environment
 
-    make_shared_environment(Path("/tmp/w/env"))            # a Python that other users can run (see its doc)
+    make_shared_environment(Path("/tmp/w/env"))            # a Python other users can run (or share_packages(env))
     config = 'c.Spawner.environment = {"PATH": "/tmp/w/env/bin:/usr/local/bin:/usr/bin:/bin"}'
     with HubWorld(Path("/tmp/w/env/bin"), config) as hub:  # the hub answers /hub/api when this returns
         hub.add_user("tlh-ada")                            # a Unix user of that name must exist
@@ -136,17 +136,26 @@ class HubWorld:
             raise HubError(f"{self.env_bin / 'jupyterhub-singleuser'}: no such program (the servers' command)")
         began = time.monotonic()
         self.folder = Path(tempfile.mkdtemp(prefix="hub-world-"))  # mode 0700: the database and secrets
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        (self.folder / "jupyterhub_config.py").write_text(self.config_text())
-        env = {  # the hub's own: env_keep passes PATH, LANG, PYTHONPATH, VIRTUAL_ENV... to every server
-            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
-            "HOME": str(self.folder), "CONFIGPROXY_AUTH_TOKEN": secrets.token_hex(32)}
-        self._log = open(self.folder / "jupyterhub.log", "wb")  # noqa: SIM115
-        self.proc = subprocess.Popen([self.python, "-m", "jupyterhub", "-f", str(self.folder / "jupyterhub_config.py")],
-                                     cwd=self.folder, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
-        self._wait(lambda: self._answers("/hub/api"), "the hub to answer /hub/api")
+        for attempt in range(3):  # a port picked here may be taken by someone else before the hub binds it
+            self.port = free_port()
+            self.url = f"http://127.0.0.1:{self.port}"
+            (self.folder / "jupyterhub_config.py").write_text(self.config_text())
+            env = {  # the hub's own: env_keep passes PATH, LANG, PYTHONPATH, VIRTUAL_ENV... on to every server
+                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
+                "HOME": str(self.folder), "CONFIGPROXY_AUTH_TOKEN": secrets.token_hex(32)}
+            self._log = open(self.folder / "jupyterhub.log", "wb")  # noqa: SIM115
+            self.proc = subprocess.Popen([self.python, "-m", "jupyterhub", "-f",
+                                          str(self.folder / "jupyterhub_config.py")],
+                                         cwd=self.folder, env=env, stdout=self._log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+            try:
+                self._wait(lambda: self._answers("/hub/api"), "the hub to answer /hub/api")
+                break
+            except HubError:
+                if attempt == 2 or "address already in use" not in self.log().lower():
+                    raise
+                self._end_session()
+                self._log.close()
         self.timings["hub start"] = time.monotonic() - began
         return self
 
@@ -301,11 +310,7 @@ class HubWorld:
             while (self.proc.poll() is None or any(_running(pid) for pid in pids)) and time.monotonic() < deadline:
                 time.sleep(0.05)
         if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)  # the hub's session: the hub, its proxy
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
+            self._end_session()
         for pid_file in ("proxy.pid", "jupyterhub.pid"):  # a proxy the hub could not stop
             pid = _read_pid(self.folder / pid_file) if self.folder else None
             if pid and _is_ours(pid, self.folder):
@@ -317,6 +322,15 @@ class HubWorld:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
         self._session.close()
+
+
+    def _end_session(self) -> None:
+        """Kill what is left of the hub's session (the hub, its proxy) and reap the hub."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
 
 
 class Terminal:
@@ -374,6 +388,8 @@ class Terminal:
         """Type ``line`` and Enter; ``(output, exit status)`` once the shell is back at its prompt."""
         if "\n" in line or "\r" in line:
             raise ValueError(f"one line at a time: {line!r}")
+        if len(line.encode()) >= 4095:  # the terminal's line discipline keeps 4095 bytes of a line (no line editing)
+            raise ValueError(f"a line of {len(line.encode())} bytes: at most 4094 can be typed here")
         self._send(line)
         output, status = self._read_until_marker(timeout, f"{line!r} to finish")
         return clean_terminal_text(output), (None if status == "more" else int(status))
@@ -486,15 +502,21 @@ def kill_processes_of(users) -> None:
 # -- a shared environment ------------------------------------------------------------------------------------------
 
 def make_shared_environment(env: Path, *, python: str = "/usr/bin/python3") -> Path:
-    """A virtual environment at ``env`` that other Unix users can run, seeing this interpreter's packages.
-
-    Made from ``python`` (a Python under ``/root``, as pyenv installs it, cannot be run by other users), without
-    pip; a ``.pth`` file adds this environment's site-packages; the console scripts are rewritten for its
-    interpreter; ``etc/jupyter`` (which enables the Jupyter server's extensions: terminals, JupyterLab) and
-    ``share/jupyter`` (JupyterLab's assets, kernelspecs) are links to this environment's, as ``pip install``
-    would have written them.  The folders down to this environment must be passable by others (see
-    ``let_users_traverse``).  Returns ``env / "bin"``."""
+    """A virtual environment at ``env`` that other Unix users can run, seeing this interpreter's packages: made
+    from ``python`` (a Python under ``/root``, as pyenv installs it, cannot be run by other users) without pip,
+    then ``share_packages``.  Returns ``env / "bin"``."""
     subprocess.run([python, "-m", "venv", "--without-pip", str(env)], check=True, capture_output=True)
+    return share_packages(env)
+
+
+def share_packages(env: Path) -> Path:
+    """Make the existing virtual environment ``env`` see this interpreter's packages, as if they were installed in
+    it: a ``.pth`` file adds this environment's site-packages; its console scripts are written for ``env``'s
+    interpreter; ``etc/jupyter`` (it enables the Jupyter server's extensions: terminals, JupyterLab, nbgrader) and
+    ``share/jupyter`` (JupyterLab's assets, kernelspecs) are links to this environment's, as ``pip install`` would
+    have written them (without them a server starts and the hub calls it ready, but ``/lab`` and
+    ``/api/terminals`` answer 404).  The folders down to this environment must be passable by others (see
+    ``let_users_traverse``).  Everything in ``env`` is made readable by all.  Returns ``env / "bin"``."""
     inner = Path(subprocess.run([str(env / "bin" / "python"), "-c",
                                  "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                 check=True, capture_output=True, text=True).stdout.strip())

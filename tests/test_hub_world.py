@@ -175,3 +175,38 @@ def test_a_profile_d_file_puts_the_environment_first_in_every_login_shell(world,
     assert typed["id -un"] == (f"{name}\n", 0) and typed["echo $0"] == (f"{USERS[name]}\n", 0)
     assert typed["echo $TORCH_LEDGER_ENV"] == (f"{env_bin.parent}\n", 0)
     assert not Path("/etc/profile.d", PROFILE_D).exists()
+
+
+def test_each_typed_line_gets_its_own_output_and_exit_status(world):
+    """What the lead's README lines will meet: output without a final newline, standard error, a command the shell
+    needs more lines of (a here-document), state kept from one line to the next, long output, a failing line."""
+    hub, env_bin, path = world
+    lines = ["printf abc", "echo oops >&2", "cd / && pwd", "pwd", "cat > ~/note.txt <<'END'", "one line", "END",
+             "cat ~/note.txt", "seq 1 5000 | wc -l; seq 1 5000 | tail -1", "(exit 3)", "echo $? $((1 + 2))"]
+    typed = hub.type_lines("tlh-ada", lines)
+    assert [(line, output, status) for line, output, status in typed] == [
+        ("printf abc", "abc", 0), ("echo oops >&2", "oops\n", 0), ("cd / && pwd", "/\n", 0), ("pwd", "/\n", 0),
+        ("cat > ~/note.txt <<'END'", "", None), ("one line", "", None), ("END", "", 0),
+        ("cat ~/note.txt", "one line\n", 0), ("seq 1 5000 | wc -l; seq 1 5000 | tail -1", "5000\n5000\n", 0),
+        ("(exit 3)", "", 3), ("echo $? $((1 + 2))", "3 3\n", 0)]
+    with pytest.raises(ValueError, match="4094"):
+        hub.type_lines("tlh-ada", ["echo " + "x" * 5000])
+
+
+def test_a_users_token_opens_no_terminal_on_another_users_server(world):
+    import websocket
+    from hub_world import HubError
+
+    hub, env_bin, path = world
+    ada = hub.token("tlh-ada")
+    assert hub.server("POST", "tlh-bob", "api/terminals", token=ada, expect=None).status_code == 403
+    assert hub.server("GET", "tlh-bob", "api/terminals", token="not-a-token", expect=None).status_code == 403
+    name = hub.server("POST", "tlh-bob", "api/terminals").json()["name"]  # bob's own
+    try:
+        with pytest.raises(websocket.WebSocketBadStatusException, match="403"):
+            websocket.create_connection(f"ws://127.0.0.1:{hub.port}/user/tlh-bob/terminals/websocket/{name}",
+                                        header=[f"Authorization: token {ada}"], timeout=30)
+    finally:
+        hub.server("DELETE", "tlh-bob", f"api/terminals/{name}")
+    with pytest.raises(HubError, match="404"):
+        hub.server("GET", "tlh-bob", f"api/terminals/{name}")
