@@ -149,10 +149,10 @@ class HubWorld:
                                          cwd=self.folder, env=env, stdout=self._log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
             try:
-                self._wait(lambda: self._answers("/hub/api"), "the hub to answer /hub/api")
+                self._wait(self._hub_answers, "the hub to answer /hub/api")
                 break
             except HubError:
-                if attempt == 2 or "address already in use" not in self.log().lower():
+                if attempt == 2 or not self._port_taken():
                     raise
                 self._end_session()
                 self._log.close()
@@ -175,6 +175,14 @@ class HubWorld:
             return (self.folder / "jupyterhub.log").read_text(errors="replace")[-tail:]
         except (OSError, TypeError):
             return ""
+
+    def _port_taken(self) -> bool:
+        return "address already in use" in self.log(10**6).lower()
+
+    def _hub_answers(self) -> bool:
+        if self._port_taken():  # the proxy, its public port taken, runs on (its API port works) and the hub too
+            raise HubError(f"a port picked for the hub was taken before it could listen\n{self.log()}")
+        return self._answers("/hub/api")
 
     def _answers(self, path: str) -> bool:
         try:
