@@ -25,13 +25,14 @@ Usage (as root)::
         hub.add_user("tlh-ada")                            # a Unix user of that name must exist
         hub.spawn("tlh-ada")                               # their server, through the REST API, ready
         for line, output, status in hub.type_lines("tlh-ada", ["echo $0", "which nbgrader"]):
-            print(line, status, output)                    # "echo $0" 0 "-bash\\n"; "which nbgrader" 1 ""
+            print(line, status, output)                    # echo $0 0 /bin/bash (`bash -l`: no "-bash")
         print(hub.timings)                                 # seconds: hub start, spawns, terminals, lines
     # closed: servers, hub and proxy stopped, leftover processes of the users it added killed, its folder removed
 
 A line that reads standard input (``cat`` alone) takes the following lines as its input, as in a real terminal;
 a line the shell needs more of (inside an ``if`` or a here-document) gets status ``None`` and an empty output,
-and the line that completes it gets the whole command's output and status.
+and the line that completes it gets the whole command's output and status.  A line is at most 4094 bytes (the
+terminal's line discipline keeps no more without line editing); ``exit`` ends the terminal (``HubError``).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class HubWorld:
         self.port = self.url = None
         self.users: list[str] = []
         self.tokens: dict[str, str] = {}
-        self.timings: dict[str, float] = {}
+        self.timings: dict = {}  # seconds: 'hub start', 'spawn NAME', 'terminals' [...], 'lines' [(user, line, s)]
         self._admin = secrets.token_hex(32)
         self._session = requests.Session()
 
