@@ -4,8 +4,10 @@ The section's blocks are read from the README and run in order, each by the Unix
 administrator's block as root (the environment at ``/opt/torch-ledger``, the exchange at
 ``/srv/nbgrader/exchange``, ``/etc/jupyter/nbgrader_config.py``, private homes), the spawner's environment
 taken from the section's ``c.Spawner.environment`` for every user, the instructor's blocks as an ordinary user in
-``~/course``, the students' as real students (one of them submits twice, the second time late).  What the test
-changes in the text, and why:
+``~/course``, the students' as real students (one of them submits twice, the second time late), typed into the
+terminals of their servers on a real JupyterHub (``tests/hub_world.py``: pip's ``jupyterhub`` and npm's
+``configurable-http-proxy``) that loads the section's spawner configuration itself; a JupyterLab terminal is a
+login shell, which reads ``/etc/profile``.  What the test changes in the text, and why:
 
 * the two ``pip install`` lines: the environment is made to see this suite's packages through a ``.pth`` file
   (minutes of the suite for the same files; ``make venv`` installs them for real in every CI run);
@@ -29,17 +31,16 @@ import pwd
 import re
 import shlex
 import shutil
-import site
 import stat
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from hub_world import HubWorld, share_packages
 
 from autograder.dev import fixture_courses, nbtools
 
@@ -51,6 +52,7 @@ RUNUSER = shutil.which("runuser") or "runuser"
 ENV = Path("/opt/torch-ledger")
 EXCHANGE = Path("/srv/nbgrader/exchange")
 HUB_CONFIG = Path("/etc/jupyter/nbgrader_config.py")
+PROFILE = Path("/etc/profile.d/torch-ledger.sh")  # the README's: the environment first in a login shell
 LOGIN_DEFS = Path("/etc/login.defs")
 COURSE_ID = "torch-ledger"  # what the README's hub config sets
 URL = "https://github.com/torch-ledger/torch-ledger-course"
@@ -60,7 +62,7 @@ SECTION = "### Grading on a JupyterHub, as an ordinary user"
 def _why_not() -> str:
     if os.geteuid() != 0:
         return "needs root to create Unix users (useradd); CI runs as root"
-    for tool in ("useradd", "userdel", "runuser", "make", "bwrap", "git"):
+    for tool in ("useradd", "userdel", "runuser", "make", "bwrap", "git", "configurable-http-proxy"):
         if shutil.which(tool) is None:
             return f"needs {tool} on PATH"
     if not os.access(SYSTEM_PYTHON, os.X_OK):
@@ -69,7 +71,7 @@ def _why_not() -> str:
                            capture_output=True, text=True)
     if probe.stdout.strip() != str(sys.version_info[:2]):
         return f"the system's Python is {probe.stdout.strip()}, this suite's {sys.version_info[:2]}: they cannot share packages"
-    for taken in (ENV, HUB_CONFIG, EXCHANGE / COURSE_ID):
+    for taken in (ENV, HUB_CONFIG, EXCHANGE / COURSE_ID, PROFILE):
         if taken.exists():
             return f"{taken} exists on this machine: the README's procedure would overwrite it"
     return ""
@@ -104,6 +106,7 @@ class Hub:
         self.env, self.exchange = ENV, EXCHANGE
         self.course = Path(pwd.getpwnam(USERS["instructor"]).pw_dir) / "course"
         self.outputs: dict[str, str] = {}
+        self.jupyterhub: HubWorld | None = None  # the real JupyterHub the students work on
 
     def home(self, who: str) -> Path:
         return Path(pwd.getpwnam(USERS[who]).pw_dir)
@@ -128,26 +131,9 @@ class Hub:
         return self.run(who, f"cat {quoted} > /dev/null 2>&1 || ls {quoted} > /dev/null 2>&1", check=False).returncode == 0
 
 
-def _make_shared_environment(env: Path) -> None:
-    """In place of the README's two ``pip install`` lines: the environment sees this suite's packages."""
-    inner = Path(subprocess.run([str(env / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                check=True, capture_output=True, text=True).stdout.strip())
-    ours = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()})
-    (inner / "torch-ledger-suite.pth").write_text(
-        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in ours) + "\n")
-    ours_python = str(Path(sys.prefix) / "bin" / "python")
-    for source in sorted((Path(sys.prefix) / "bin").iterdir()):  # console scripts, as pip writes them for an interpreter
-        target = env / "bin" / source.name
-        if target.exists() or not source.is_file():
-            continue
-        head, _, rest = source.read_bytes().partition(b"\n")
-        if head.startswith(b"#!") and head[2:].decode(errors="replace").startswith(ours_python):
-            target.write_bytes(f"#!{env / 'bin' / 'python'}\n".encode() + rest)
-            target.chmod(0o755)
-
-
 def _administrator(code: str) -> None:
-    """The administrator's block, as root, as written but for the two installs (see the module's docstring)."""
+    """The administrator's block, as root, as written but for the two installs (see the module's docstring: the
+    environment sees this suite's packages, and its Jupyter server extensions, as ``pip install`` would give it)."""
     env = {**os.environ, "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
     parts, script = [], []
     for line in code.replace("\\\n", "").splitlines():
@@ -159,7 +145,7 @@ def _administrator(code: str) -> None:
     parts.append(script)
     for i, lines in enumerate(part for part in parts if part):
         if i:
-            _make_shared_environment(ENV)
+            share_packages(ENV)
         proc = subprocess.run(["bash", "-ec", "\n".join(lines)], capture_output=True, text=True, env=env)
         assert proc.returncode == 0, f"administrator $ {lines}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
 
@@ -208,14 +194,17 @@ def _work(hub: Hub, who: str, answers: dict) -> None:
 
 
 def _student(hub: Hub, who: str, code: str, work=None) -> str:
-    """The students' block, line by line, by ``who``; ``work`` (their editing) runs before they submit."""
+    """The students' block, line by line, typed by ``who`` into a terminal of their server on the real JupyterHub
+    (a login shell); ``work`` (their editing) runs before they submit."""
     out = []
     for line in code.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if line.startswith("nbgrader submit") and work is not None:
             work()
-        out.append(hub.run(who, line).stdout)
+        [(_, output, status)] = hub.jupyterhub.type_lines(USERS[who], [line], timeout=300)
+        assert status == 0, f"{who} typed into a JupyterHub terminal: {line}\nexit {status}\n{output[-3000:]}"
+        out.append(output)
     return "".join(out)
 
 
@@ -259,6 +248,12 @@ def hub():
         subprocess.run(["chown", "-R", f"{USERS['instructor']}:", str(repo)], check=True)
         hub = Hub(top, dict(namespace["c"].Spawner.environment))
         timings = {"administrator": time.monotonic() - start}
+        start = time.monotonic()
+        hub.jupyterhub = HubWorld(ENV / "bin", blocks[1][2]).start()  # JupyterHub loads the README's spawner block
+        for who in ("ada", "bob"):
+            hub.jupyterhub.add_user(USERS[who])
+        hub.jupyterhub.spawn(USERS["ada"], USERS["bob"])
+        timings["JupyterHub and two servers"] = time.monotonic() - start
         due = {}
 
         def release_block(code: str) -> str:
@@ -293,10 +288,17 @@ def hub():
                        "> /tmp/ipython/profile_default/startup/00-eve.py && chmod -R a+rwX /tmp/ipython")
         for name, rows in (("canvas-roster.csv", CANVAS_ROSTER), ("moodle-grades.csv", MOODLE_ROSTER)):
             roster = hub.course / name  # as the instructor downloaded them
-            roster.write_text(rows.format(**USERS))
+            roster.write_text(rows.format(**USERS, downloaded=DOWNLOADED))
             os.chown(roster, pwd.getpwnam(USERS["instructor"]).pw_uid, -1)
+        # ... and, while the instructor grades, watches for the instructor's listening ports and tries each one
+        attacker = subprocess.Popen([RUNUSER, "-u", USERS["eve"], "--", str(ENV / "bin" / "python"), "-c",
+                                     PORT_ATTACK.replace("UID", str(pwd.getpwnam(USERS["instructor"]).pw_uid))],
+                                    cwd=hub.home("eve"), env=hub.environment("eve"), stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
         start = time.monotonic()
         graded = hub.run("instructor", blocks[4][2], cwd=hub.course, timeout=900)
+        attacker.terminate()
+        hub.attack = attacker.communicate(timeout=60)[0]
         timings["collect, grade, feedback, export"] = time.monotonic() - start
         hub.outputs["grading"] = graded.stdout + graded.stderr
         for who in ("ada", "bob"):
@@ -305,13 +307,16 @@ def hub():
         hub.timings, hub.solution, hub.due = timings, solution, due["at"]
         yield hub
     finally:
+        if "hub" in locals() and hub.jupyterhub is not None:
+            hub.jupyterhub.close()
         os.umask(umask)
         for folder, mode in opened:
             folder.chmod(mode)
         _remove_users()
         if defs is not None:
             LOGIN_DEFS.write_bytes(defs)
-        for path in (ENV, HUB_CONFIG, EXCHANGE / COURSE_ID, Path("/tmp/eve-was-here"), Path("/tmp/ipython"), *made):
+        for path in (ENV, HUB_CONFIG, PROFILE, EXCHANGE / COURSE_ID, Path("/tmp/eve-was-here"), Path("/tmp/ipython"),
+                     Path("/tmp/eve-ran-as-the-instructor"), *made):
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
         shutil.rmtree(top, ignore_errors=True)
 
@@ -325,9 +330,53 @@ CANVAS_ROSTER = ("Student,ID,SIS User ID,SIS Login ID,Section,01-tensors (1234)\
                  '"Example, Carol",3,S3,carol,Lab,7.00\n"Student, Test",4,,,Lab,\n')
 MOODLE_ROSTER = ("First name,Last name,ID number,Institution,Department,Email address,"
                  "Assignment: 01-tensors (Real),Last downloaded from this course\n"
-                 "Ada,Example,1,,,{ada}@example.org,,1764950400\n"
-                 "Bob,Example,2,,,{bob}@example.org,,1764950400\n"
-                 "Carol,Example,3,,,carol@example.org,7.00,1764950400\n")
+                 "Ada,Example,1,,,{ada}@example.org,,{downloaded}\n"
+                 "Bob,Example,2,,,{bob}@example.org,,{downloaded}\n"
+                 "Carol,Example,3,,,carol@example.org,7.00,{downloaded}\n")
+#: When the roster was downloaded from Moodle (its import refuses a file downloaded long ago): an hour ago.
+DOWNLOADED = int(time.time()) - 3600
+
+
+#: A student's process that finds the listening TCP ports of the instructor's uid in /proc/net/tcp while they grade,
+#: and tries each as a Dask scheduler or worker (a plain client, as any user could start one) and as a web page.
+PORT_ATTACK = r'''
+import json, time, urllib.request
+tried = {}
+def listening(uid):
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            f = row.split()
+            if f[3] == "0A" and int(f[7]) == uid:
+                found.add(int(f[1].rsplit(":", 1)[1], 16))
+    return found
+try:
+    from distributed import Client
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        for port in listening(UID) - set(tried):
+            result = {}
+            for scheme in ("tcp", "tls"):
+                try:
+                    with Client(f"{scheme}://127.0.0.1:{port}", timeout="3s") as client:
+                        client.run_on_scheduler(lambda: open("/tmp/eve-ran-as-the-instructor", "w").write("x"))
+                    result[scheme] = "connected"
+                except BaseException as error:
+                    result[scheme] = type(error).__name__
+            try:
+                result["http"] = urllib.request.urlopen(f"http://127.0.0.1:{port}/info/main/workers.html",
+                                                        timeout=3).status
+            except BaseException as error:
+                result["http"] = getattr(error, "code", type(error).__name__)
+            tried[port] = result
+        time.sleep(0.2)
+finally:
+    print("ATTACK " + json.dumps(tried), flush=True)
+'''
 
 
 def _scores(hub: Hub) -> dict:
@@ -336,6 +385,18 @@ def _scores(hub: Hub) -> dict:
 
 def _record(hub: Hub) -> dict:
     return json.loads((hub.course / "reports" / MODULE / "grading.json").read_text())
+
+
+def test_the_students_lines_ran_in_a_login_shell_of_a_real_jupyterhub_with_the_environment_first(hub):
+    """The students' lines above were typed into their servers' terminals; a terminal is a login shell, whose PATH
+    /etc/profile sets anew: the README's /etc/profile.d file puts the environment first there again."""
+    lines = ["shopt -q login_shell && echo login", "echo $PATH", "command -v nbgrader", "echo $TORCH_LEDGER_ENV"]
+    typed = hub.jupyterhub.type_lines(USERS["ada"], lines)
+    assert [status for _, _, status in typed] == [0, 0, 0, 0], typed
+    shell, path, nbgrader, env = (output.strip() for _, output, _ in typed)
+    assert shell == "login" and path.split(":")[0] == str(ENV / "bin"), typed
+    assert nbgrader == str(ENV / "bin" / "nbgrader") and env == str(ENV), typed
+    print("JupyterHub:", {k: v for k, v in hub.jupyterhub.timings.items() if not isinstance(v, list)})
 
 
 def test_the_readme_procedure_grades_in_the_sandbox(hub):
@@ -358,6 +419,18 @@ def test_a_submission_forged_in_a_classmates_name_is_refused_and_named(hub):
     assert kept and (kept[0] / f"{MODULE}.ipynb").is_file()
     assert USERS["eve"] not in _scores(hub)
     assert all(score == maximum for score, maximum in _scores(hub)[USERS["ada"]].values())
+
+
+def test_a_student_who_finds_the_grading_clusters_ports_cannot_use_them(hub):
+    """While the instructor graded, eve read the ports the instructor's processes listened on (/proc/net/tcp) and
+    tried each as a Dask scheduler and worker, with a plain client and over TLS without the run's certificate, and
+    as a web page: nothing connected, nothing ran as the instructor, no page was served."""
+    tried = json.loads(hub.attack.rsplit("ATTACK ", 1)[1].splitlines()[0])
+    assert len(tried) >= 2, hub.attack[-3000:]  # the scheduler and the workers, at least, were found and tried
+    assert not any("connected" in (r["tcp"], r["tls"]) for r in tried.values()), tried
+    assert not any(r["http"] == 200 for r in tried.values()), tried
+    assert not Path("/tmp/eve-ran-as-the-instructor").exists()
+    assert _record(hub)["engine"]["authenticated"] is True
 
 
 def test_a_student_cannot_rename_the_courses_exchange_folder(hub):
@@ -419,7 +492,7 @@ def test_grades_go_to_the_lms_and_the_similarity_page_is_written_as_the_instruct
     moodle = list(csv.DictReader((hub.course / "grades-moodle.csv").read_text().splitlines()))
     grade = {row["Email address"].split("@")[0]: row["Assignment: 01-tensors (Real)"] for row in moodle}
     assert float(grade[USERS["ada"]]) > 0 and grade[USERS["bob"]] == "0" and grade["carol"] == "7.00", moodle
-    assert all(row["Last downloaded from this course"] == "1764950400" for row in moodle), moodle
+    assert all(row["Last downloaded from this course"] == str(DOWNLOADED) for row in moodle), moodle
     print("grades-canvas.csv:\n" + (hub.course / "grades-canvas.csv").read_text())
     print("grades-moodle.csv:\n" + (hub.course / "grades-moodle.csv").read_text())
     page = hub.course / "reports" / MODULE / "similarity.html"
