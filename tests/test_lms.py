@@ -138,6 +138,22 @@ def test_moodle_file_matches_its_default_export_by_email_and_keeps_grades_and_do
     assert _rows(tmp_path / "p.csv") == [["Email address", "01-tensors"], ["alice@uni.example", "9"]]
 
 
+def test_two_addresses_with_one_local_part_match_nobody_and_are_named(gradebook, tmp_path):
+    """alice@uni.example and alice@other.example both have "alice" before the @: neither row gets alice's grade,
+    and alice is named; carol's full address matches although another row shares her local part elsewhere."""
+    _, url = gradebook
+    roster = tmp_path / "moodle.csv"
+    roster.write_text("Email address,Last downloaded from this course\nalice@uni.example,1767225600\n"
+                      "alice@other.example,1767225600\ncarol,1767225600\ncarol@uni.example,1767225600\n",
+                      encoding="utf-8")
+    result = lms.write("moodle", lms.final_scores(url, ["01-tensors"]), roster, tmp_path / "out.csv")
+    assert result.ambiguous == {"alice": ["alice@uni.example", "alice@other.example"]}
+    assert result.matched["carol"] == "carol"  # the whole value first
+    rows = _rows(tmp_path / "out.csv")
+    assert [r[1] for r in rows[1:3]] == ["-", "-"], rows  # neither alice row gets her grade
+    assert "AMBIGUOUS: alice matches 2 roster rows (alice@uni.example, alice@other.example)" in result.summary()
+
+
 def test_bad_rosters_are_refused_with_what_to_do(gradebook, tmp_path):
     _, url = gradebook
     scores = lms.final_scores(url)

@@ -3,8 +3,9 @@
 An instructor downloads the LMS's own gradebook (Canvas: *Grades → Export Entire Gradebook*; Moodle: *Grades →
 Export → Plain text file*) and runs ``python -m autograder export --format canvas --roster roster.csv``.  Each hub
 student id is matched to a roster row through one column of the roster (``--match``: by default Canvas's ``SIS
-Login ID`` and the ``Email address`` of Moodle's default export; a column of e-mail addresses matches the part
-before the ``@`` too), case-insensitively.  The scores are the gradebook's final ones: nbgrader's score minus its
+Login ID`` and the ``Email address`` of Moodle's default export), case-insensitively: the whole value first; in a
+column of e-mail addresses, the part before the ``@`` when exactly one row has it.  A hub id that two rows match
+(``ada@uni.example`` and ``ada@other.example``) is matched to neither: it is named, and its grade left out.  The scores are the gradebook's final ones: nbgrader's score minus its
 late penalty, never below zero (:func:`~autograder.cohort.score.final_score`), as ``nbgrader export`` computes them.
 
 * **Canvas** (its gradebook import CSV): ``Student, ID, SIS User ID, SIS Login ID, Section``, then one column per
@@ -83,6 +84,7 @@ class LmsExport:
     kept: dict[str, list[str]] = field(default_factory=dict)  # assignment -> rows keeping the LMS's own grade
     skipped: list[str] = field(default_factory=list)  # roster rows that are not students, by line
     notes: list[str] = field(default_factory=list)  # what the instructor should know before importing
+    ambiguous: dict[str, list[str]] = field(default_factory=dict)  # hub id -> the roster values that all match it
 
     def summary(self) -> str:
         lines = [f"wrote {self.path}: {len(self.matched)} students matched to the roster"]
@@ -94,6 +96,9 @@ class LmsExport:
         if self.skipped:
             lines.append(f"left out {len(self.skipped)} roster rows that are not students: " + "; ".join(self.skipped))
         lines.extend(self.notes)
+        for hub_id, values in sorted(self.ambiguous.items()):
+            lines.append(f"AMBIGUOUS: {hub_id} matches {len(values)} roster rows ({', '.join(values)}); their grade is "
+                         "not in the file. Give --match a column that names each student once (or the full address)")
         if self.not_in_roster:
             lines.append(f"NOT IN THE ROSTER ({len(self.not_in_roster)}), their grades are not in the file: "
                          + ", ".join(self.not_in_roster))
@@ -169,26 +174,30 @@ def not_a_student(row: dict, header: list[str], fmt: str, column: str) -> str | 
     return None
 
 
-def _keys(value: str) -> set[str]:
-    value = (value or "").strip().lower()
-    return {value, value.split("@", 1)[0]} if "@" in value else {value}
-
-
-def match(rows: list[dict], column: str, hub_ids) -> tuple[dict[str, int], list[str]]:
-    """``{hub id: roster row index}`` through ``column``, and the hub ids the roster does not hold."""
-    index: dict[str, int] = {}
+def match(rows: list[dict], column: str, hub_ids) -> tuple[dict[str, int], list[str], dict[str, list[str]]]:
+    """``{hub id: roster row index}`` through ``column``, the hub ids the roster does not hold, and the hub ids more
+    than one row matches (``{hub id: those rows' values}``), which are matched to none.  A whole value is matched
+    before the part of an e-mail address before its ``@``, and that part only when exactly one row has it."""
+    whole: dict[str, list[int]] = {}
+    local: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
-        for key in _keys(row.get(column, "")):
-            if key:
-                index.setdefault(key, i)
-    matched, missing = {}, []
+        value = (row.get(column, "") or "").strip().lower()
+        if not value:
+            continue
+        whole.setdefault(value, []).append(i)
+        if "@" in value:
+            local.setdefault(value.split("@", 1)[0], []).append(i)
+    matched, missing, ambiguous = {}, [], {}
     for hub_id in sorted(hub_ids):
-        i = index.get(hub_id.strip().lower())
-        if i is None:
-            missing.append(hub_id)
+        key = hub_id.strip().lower()
+        found = whole.get(key) or local.get(key) or []
+        if len(found) == 1:
+            matched[hub_id] = found[0]
+        elif found:
+            ambiguous[hub_id] = [rows[i].get(column, "") for i in found]
         else:
-            matched[hub_id] = i
-    return matched, missing
+            missing.append(hub_id)
+    return matched, missing, ambiguous
 
 
 def roster_column(assignment: str, header: list[str]) -> str | None:
@@ -244,10 +253,11 @@ def write(fmt: str, scores: Scores, roster_path: Path, dest: Path, column: str |
     roster = read_roster(roster_path, fmt, column)
     _check(fmt, missing, roster, roster_path, column)
     rows, assignments = roster.rows, list(scores.points)
-    matched, not_in_roster = match(rows, column, scores.by_student)
+    matched, not_in_roster, ambiguous = match(rows, column, scores.by_student)
     columns = {a: roster_column(a, roster.header) for a in assignments}
     result = LmsExport(Path(dest), {hub: rows[i].get(column, "") for hub, i in matched.items()}, not_in_roster,
-                       skipped=roster.skipped, notes=_moodle_notes(roster.header, columns) if fmt == "moodle" else [])
+                       skipped=roster.skipped, notes=_moodle_notes(roster.header, columns) if fmt == "moodle" else [],
+                       ambiguous=ambiguous)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(_header(fmt, column, columns, roster.header))
