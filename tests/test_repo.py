@@ -651,3 +651,14 @@ def test_the_readme_layout_table_names_every_module_of_each_layer_and_no_other()
     assert _layout_row(readme, "instructor tools") - {"grading.json"} == modules(package / "cohort", "cohort/") | cohort
     assert _layout_row(readme, "development support") - {"demo-cohort", "bench-grade", "bench-checks"} == \
         modules(package / "dev", "dev/") | dev
+
+
+def test_what_the_cohort_commands_write_into_the_course_is_never_committed(root):
+    """Student data in the course folder (submissions, graded copies, feedback, reports, submissions refused and kept
+    as evidence, the gradebook, the grade files for the LMS) is ignored by git, so a commit of the course carries none."""
+    written = ["submitted/ada/01-tensors/01-tensors.ipynb", "autograded/ada/01-tensors/01-tensors.ipynb",
+               "feedback/ada/01-tensors/01-tensors.html", "reports/01-tensors/grading.json",
+               "reports/01-tensors/exchange.json", "refused/01-tensors/refused.json", "gradebook.db", "grades.csv",
+               "grades-canvas.csv", "grades-moodle.csv"]
+    proc = subprocess.run(["git", "check-ignore", "--no-index", *written], cwd=root, capture_output=True, text=True)
+    assert sorted(proc.stdout.split()) == sorted(written), proc.stdout

@@ -8,6 +8,8 @@ the same probe graded alone in a cold kernel (a new interpreter) does.
 
 import copy
 import json
+import time
+from pathlib import Path
 
 import pytest
 
@@ -290,3 +292,46 @@ def test_a_kernel_with_a_reload_helper_ends_when_asked_not_when_killed(kind, tmp
     assert printed.split() == ["_Forked" if kind == "warm" else "Popen", "True", "0", "(5,", "3)"], printed
     # jupyter_client's record of how the kernel ended: asked (and exited), or terminated after a timeout
     assert manager._shutdown_status.name == "ShutdownRequest", manager._shutdown_status
+
+
+DETACH = r'''
+import os, subprocess, sys
+# a grandchild in a session of its own, its parent gone at once: nothing of the kernel's process tree holds it
+subprocess.Popen([sys.executable, "-c", "import os, subprocess, sys, time; subprocess.Popen(['sleep', '600'], "
+                  "start_new_session=True); os._exit(0)"]).wait()
+print("detached")
+'''
+
+
+def test_an_unconfined_kernel_ends_what_its_notebook_started_however_it_detached(tmp_path):
+    """Without the sandbox (``--sandbox off``, asked for by name) no pid namespace ends with the kernel: a process
+    the notebook started in a session of its own, whose parent exited, is still ended when the kernel is."""
+    import asyncio
+
+    from autograder.cohort.kernels.box import prepare_box
+    from autograder.cohort.kernels.managers import KERNEL_TAG, SandboxedKernelManager
+    from autograder.cohort.kernels.processes import tagged
+
+    manager = SandboxedKernelManager(kernel_name="python3", box=str(prepare_box(tmp_path / "box", 61017)),
+                                     sandboxed=False)
+
+    async def run():
+        await manager.start_kernel()
+        kc = manager.client()
+        kc.start_channels()
+        outputs: list = []
+        try:
+            await kc.wait_for_ready(timeout=120)
+            await kc._async_execute_interactive(DETACH, output_hook=outputs.append, timeout=120)
+            left = [pid for pid in tagged(KERNEL_TAG, manager._tag) if pid != manager.provisioner.process.pid]
+        finally:
+            kc.stop_channels()
+            await manager.shutdown_kernel()
+        return left, "".join(m["content"].get("text", "") for m in outputs if m["msg_type"] == "stream")
+
+    left, printed = asyncio.run(run())
+    assert "detached" in printed and left, (printed, left)  # the sleeper ran, outside the kernel's tree
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in left) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not tagged(KERNEL_TAG, manager._tag), "a process the notebook started outlived its unconfined kernel"

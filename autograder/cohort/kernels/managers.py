@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 from traitlets import Bool, Dict, Int, Unicode
@@ -24,8 +25,11 @@ from .box import lock_ipc
 from .bwrap import bwrap_argv
 from .client import PromptKernelManager
 from .confinement import BASE_UID, HOME, Limits, is_root, unconfined_env
-from .processes import tree_cpu_seconds
+from .processes import tagged, tree_cpu_seconds
 from .template import ForkedKernel, TemplateError, kernel_arguments, one_thread, shared_template
+
+#: The environment variable that marks the processes of one unconfined kernel, whatever they became.
+KERNEL_TAG = "TORCH_LEDGER_KERNEL"
 
 
 class SandboxedKernelManager(PromptKernelManager):
@@ -52,6 +56,7 @@ class SandboxedKernelManager(PromptKernelManager):
         self._wall_timer: asyncio.TimerHandle | None = None
         self._lock_task: asyncio.Task | None = None
         self._event: dict = {}
+        self._tag = uuid.uuid4().hex  # marks every process of an unconfined kernel (processes.tagged)
 
     @property
     def _limits(self) -> Limits:
@@ -100,7 +105,8 @@ class SandboxedKernelManager(PromptKernelManager):
         """A kernel's environment without the sandbox: its home in the box, the coordinator's package first.
         JPY_PARENT_PID: ipykernel exits when its parent (the grading worker) is gone."""
         return {**unconfined_env(Path(self.box) / "home", Path(self.box) / "lib"),
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "JPY_PARENT_PID": str(os.getpid())}
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "JPY_PARENT_PID": str(os.getpid()),
+                KERNEL_TAG: self._tag}
 
     async def _start_cold(self, kernel_cmd: list[str], **kw) -> None:
         if self.sandboxed:
@@ -165,6 +171,12 @@ class SandboxedKernelManager(PromptKernelManager):
         if self._lock_task is not None and not self._lock_task.done():
             self._lock_task.cancel()
         await super()._async_cleanup_resources(restart=restart)
+        if not self.sandboxed:  # no pid namespace ends what the notebook started: end each process it left
+            for pid in tagged(KERNEL_TAG, self._tag):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
 
 def describe_exit(event: dict) -> str | None:
