@@ -16,7 +16,7 @@ from traitlets.config import Config
 from autograder import core
 from autograder.cohort.jobs import Job, RunSpec, pack_folder
 from autograder.cohort.kernels.confinement import BASE_UID
-from autograder.cohort.records import SubmissionResult
+from autograder.cohort.records import GRADER, SubmissionResult
 from autograder.cohort.worker import canary
 from autograder.cohort.worker.grader import Grader, Grading, _CellTracker
 from autograder.cohort.worker.submission import KernelRun, LogCapture, explain_failure
@@ -138,6 +138,34 @@ def test_a_failure_is_explained_by_this_notebooks_kernel_and_cell():
     assert explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [KernelRun(wall_killed=True)]).reason == \
         "the notebook ran past its wall-clock limit (30 s) while running cell 'test_f'; its kernel was stopped"
     assert "wall-clock" not in explain_failure(log, {"notebook_seconds": 30}, "", []).reason
+
+
+def _failed_with(*lines: str):
+    import logging
+
+    log = LogCapture()
+    for line in lines:
+        log.emit(logging.LogRecord("nbgrader", logging.ERROR, __file__, 0, line, None, None))
+    return explain_failure(log, {"notebook_seconds": 30}, "the canary cells", [])
+
+
+def test_a_grader_fault_names_the_machines_refusal_not_the_step_it_happened_in():
+    """A full disk, a socket path too long, an unwritable folder: the cause and its advice are the machine's; the
+    step (here the canary's cells) only says where.  Never the student's."""
+    full = _failed_with("Traceback (most recent call last):", "OSError: [Errno 28] No space left on device: "
+                        "'/tmp/grader-1/autograded/ada/01.ipynb'", "There was an error processing assignment",
+                        "autograde stopped: NbGraderException: Please see the the above traceback")
+    assert full.owner == GRADER and full.cause == "system", full
+    assert full.reason == ("the disk is full (No space left on device: /tmp/grader-1/autograded/ada/01.ipynb) "
+                           "while running the canary cells"), full.reason
+    assert "free space" in full.advice and "NbGraderException" not in full.reason
+    long = _failed_with("zmq.error.ZMQError: File name too long (addr='ipc:///tmp/x/ipc/k-4')")
+    assert long.reason.startswith("a path the grader made is too long") and "ipc:///tmp/x/ipc/k-4" in long.reason
+    assert "DASK_TEMPORARY_DIRECTORY" in long.advice
+    denied = _failed_with("PermissionError: [Errno 13] Permission denied: '/srv/scratch/x'")
+    assert "may not write or read" in denied.reason and denied.owner == GRADER
+    other = _failed_with("ValueError: something nbgrader did not like")
+    assert other.cause == "nbgrader" and "something nbgrader did not like" in other.reason
 
 
 def test_the_cell_tracker_survives_the_configurations_copy():

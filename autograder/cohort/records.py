@@ -239,6 +239,7 @@ CAUSES = {
     "grader-error": GRADER,  # the grader raised (it could not write or read its scratch, ...)
     "kernel-start": GRADER,  # a kernel did not start (before any of the notebook's code ran)
     "nbgrader": GRADER,  # nbgrader stopped for a reason that is not the notebook's
+    "system": GRADER,  # the machine refused the grader (a full disk, an unwritable folder, a path too long)
     "engine": GRADER,  # the grading engine (Dask) lost the task
     "gradebook": GRADER,  # the coordinator could not write the gradebook
     "course-folder": GRADER,  # the coordinator could not write a file or folder of the course (autograded/, reports/)

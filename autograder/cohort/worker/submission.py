@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -269,11 +270,58 @@ def explain_failure(capture: LogCapture, limits: dict, cell: str, kernels: list[
                        "a cell needs more time than --cell-timeout allows here; raise it")
     if "failed to validate" in log or "ValidationError" in log:
         return Failure(STUDENT, "metadata", "nbgrader could not validate the notebook's cell metadata")
+    found = system_cause(log)
+    if found is not None:
+        cause, advice = found
+        return Failure(GRADER, "system", f"{cause}{where}", advice, detail=log[-1500:])
     lines = [line for line in log.splitlines() if line.strip()]
     tail = next((line for line in reversed(lines) if "Error" in line or "Exception" in line), lines[-1] if lines else "")
     return Failure(GRADER, "nbgrader", f"nbgrader could not grade the notebook{where}: {tail.strip()[:300]}",
                    "read nbgrader's log in the detail; grade the student again once it is fixed "
                    "(`grade ... --student ID`)", detail=log[-1500:])
+
+
+#: The machine's refusals a grading step can meet, by errno: what happened, and what fixes it.  The step they
+#: happened in (the canary's cells, a kernel's start, nbgrader's writing) is not their cause.
+SYSTEM_CAUSES = {
+    28: ("the disk is full", "free space on the disk that holds the grader's scratch space (TMPDIR, "
+                             "DASK_TEMPORARY_DIRECTORY) and the course, then grade this student again"),
+    122: ("the disk quota of the grading user is used up", "free space within the quota, or raise it, then grade "
+                                                           "this student again"),
+    13: ("the grading user may not write or read a file it needs", "make the grader's scratch space (TMPDIR, "
+                                                                    "DASK_TEMPORARY_DIRECTORY) and the course "
+                                                                    "writable by the grading user"),
+    30: ("a folder the grader writes is on a read-only file system", "point TMPDIR or DASK_TEMPORARY_DIRECTORY at a "
+                                                                      "writable folder"),
+    36: ("a path the grader made is too long for the system (a socket's path has at most 107 bytes)",
+         "set DASK_TEMPORARY_DIRECTORY (or TMPDIR) to a folder with a shorter path"),
+    24: ("the grading process ran out of open files", "raise the grading user's open-file limit (ulimit -n)"),
+    12: ("the machine ran out of memory", "grade with fewer workers (--workers) or on a machine with more memory"),
+}
+_ERRNO = re.compile(r"\[Errno (\d+)\] ([^\n:]+)(?:: '([^'\n]*)')?")
+_NAMED = {"No space left on device": 28, "Disk quota exceeded": 122, "Permission denied": 13,
+          "Read-only file system": 30, "File name too long": 36, "Too many open files": 24,
+          "Cannot allocate memory": 12}
+
+
+def system_cause(log: str) -> tuple[str, str] | None:
+    """The machine's refusal behind a grading failure, when its log names one (``[Errno 28] No space left on
+    device: '...'``, or zmq's ``File name too long``): ``(what happened, what to do)``; ``None`` otherwise."""
+    for line in reversed(log.splitlines()):
+        number, path = None, ""
+        found = _ERRNO.search(line)
+        if found and int(found.group(1)) in SYSTEM_CAUSES:
+            number, path = int(found.group(1)), found.group(3) or ""
+        else:
+            named = next((words for words in _NAMED if words in line), None)
+            if named is not None:
+                number = _NAMED[named]
+                quoted = re.search(r"addr='([^']*)'|: '([^']*)'", line)
+                path = (quoted.group(1) or quoted.group(2)) if quoted else ""
+        if number is not None:
+            cause, advice = SYSTEM_CAUSES[number]
+            return f"{cause} ({os.strerror(number)}{': ' + path if path else ''})", advice
+    return None
 
 
 def grader_error(error: BaseException, scratch: Path, trace: str = "") -> Failure:
@@ -282,8 +330,10 @@ def grader_error(error: BaseException, scratch: Path, trace: str = "") -> Failur
     if isinstance(error, PermissionError):
         advice = (f"the grading user ({_user()}) cannot write or read a file of the grader's own scratch space "
                   f"({scratch}); make that folder (or TMPDIR) writable by this user, or report a bug if it is")
-    elif isinstance(error, OSError) and error.errno == 28:
-        advice = f"the disk holding the grader's scratch space ({scratch}) is full; free space, or set TMPDIR"
+    elif isinstance(error, OSError) and error.errno in SYSTEM_CAUSES:
+        cause, advice = SYSTEM_CAUSES[error.errno]
+        reason = f"{cause} ({error.strerror}{': ' + str(error.filename) if error.filename else ''})"
+        advice = f"{advice} (the grader's scratch space: {scratch})"
     elif isinstance(error, OSError):
         advice = f"the grader could not use its scratch space ({scratch}): {error.strerror or error}"
     else:
