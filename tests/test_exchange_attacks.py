@@ -30,7 +30,9 @@ from autograder.dev import fixture_courses, nbtools
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "01-tensors"
 COURSE_ID = "tle-course"
-STUDENTS = ("tle-ann", "tle-bob", "tle-cat", "tle-dan", "tle-eve", "tle-fay", "tle-gus")
+STUDENTS = ("tle-ann", "tle-bob", "tle-cat", "tle-dan", "tle-eve", "tle-fay", "tle-gus", "tle-hal")
+#: The course's cap on one collected file (nbgrader's CourseDirectory.max_file_size, in kB), small for the test.
+FILE_CAP_KB = 1000
 RUNUSER = shutil.which("runuser") or "runuser"
 STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"
 
@@ -70,7 +72,8 @@ class Exchange:
         self.course = fixture_courses.make_course(top / "course", [MODULE], ROOT)
         (self.course / "nbgrader_config.py").write_text(
             (self.course / "nbgrader_config.py").read_text()
-            + f"\nc.CourseDirectory.course_id = {COURSE_ID!r}\nc.Exchange.root = {str(self.root)!r}\n")
+            + f"\nc.CourseDirectory.course_id = {COURSE_ID!r}\nc.Exchange.root = {str(self.root)!r}\n"
+            f"c.CourseDirectory.max_file_size = {FILE_CAP_KB}\n")
         self.course.chmod(0o700)
         fixture_courses.release(self.course, MODULE)
         self.solution = nbtools.read(ROOT / "solutions" / MODULE / f"{MODULE}.ipynb")
@@ -142,6 +145,7 @@ def first_round(exchange):
     ex.submit("tle-dan", extra="mkfifo notes.txt")  # blocks a reader forever
     gradebook = ex.course / "gradebook.db"
     ex.submit("tle-gus", extra=f"ln -s {_q(gradebook)} grades.db")  # every student's scores
+    ex.submit("tle-hal", extra="head -c 2000000 /dev/zero > weights.bin")  # over the course's cap on one file
     # fay submits a minute late by the machine's clock, then rewrites her stamp to an hour before
     late = ex.submit("tle-fay")
     time.sleep(1.1)
@@ -155,18 +159,19 @@ def first_round(exchange):
 
 def test_collect_takes_only_regular_files_the_student_made(first_round, exchange):
     """ann's honest submission is collected; bob's notebook linked to solutions/, cat's to /dev/zero, dan's named
-    pipe and gus's link to the gradebook are each refused whole, named with the reason, and kept aside as owner-only
-    evidence with the link recorded and never followed."""
+    pipe, gus's link to the gradebook and hal's file over the course's cap are each refused whole, named with the
+    reason, and kept aside as owner-only evidence with the link recorded and never followed."""
     shown = first_round.stdout + first_round.stderr
     assert first_round.returncode == 0, shown[-3000:]
     assert exchange.submitted("tle-ann").joinpath(f"{MODULE}.ipynb").is_file()
     for who, words in (("tle-bob", "a symbolic link (to " + str(exchange.course)), ("tle-cat", "/dev/zero"),
-                       ("tle-dan", "a named pipe"), ("tle-gus", "gradebook.db")):
+                       ("tle-dan", "a named pipe"), ("tle-gus", "gradebook.db"),
+                       ("tle-hal", f"2000000 bytes, over the {FILE_CAP_KB * 1000}-byte limit")):
         assert not exchange.submitted(who).exists(), who
         line = next((x for x in shown.splitlines() if x.startswith(f"REFUSED: {who}'s submission")), "")
         assert words in line, (who, shown[-3000:])
     listed = json.loads((exchange.course / "refused" / MODULE / "refused.json").read_text())
-    assert {r["claimed"] for r in listed} >= {"tle-bob", "tle-cat", "tle-dan", "tle-gus", "tle-eve"}, listed
+    assert {r["claimed"] for r in listed} >= {"tle-bob", "tle-cat", "tle-dan", "tle-gus", "tle-eve", "tle-hal"}, listed
     refused = exchange.course / "refused"
     for path in [refused, *refused.rglob("*")]:
         st = os.lstat(path)

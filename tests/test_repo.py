@@ -662,3 +662,23 @@ def test_what_the_cohort_commands_write_into_the_course_is_never_committed(root)
                "grades-canvas.csv", "grades-moodle.csv"]
     proc = subprocess.run(["git", "check-ignore", "--no-index", *written], cwd=root, capture_output=True, text=True)
     assert sorted(proc.stdout.split()) == sorted(written), proc.stdout
+
+
+def test_every_boundary_of_the_threat_model_names_an_attack_test_that_exists(root):
+    """SECURITY.md's table: each row names at least one test (``tests/FILE.py::NAME``), and each named test is a
+    test function of that file.  The README links the page."""
+    import re
+
+    text = (root / "SECURITY.md").read_text()
+    table = text[text.index("## The boundaries"):text.index("## What does not hold")]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| where")]
+    assert len(rows) >= 20, len(rows)
+    for row in rows:
+        named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`|`::(\w+)`", row)
+        assert named, f"a boundary without its attack test: {row[:80]}"
+        current = None
+        for path, name, same_file in named:
+            current = path or current
+            source = (root / current).read_text()
+            assert re.search(rf"^def {name or same_file}\(", source, re.M), (current, name or same_file)
+    assert "(SECURITY.md)" in (root / "README.md").read_text()
