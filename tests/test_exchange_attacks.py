@@ -223,6 +223,8 @@ def test_plain_nbgrader_collect_in_the_course_folder_is_the_courses(first_round,
     proc = exchange.collect(plain=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "/etc/shadow" in proc.stderr and not exchange.submitted("tle-bob").exists(), proc.stderr[-3000:]
+    for path in [*(exchange.course / "refused").rglob("*"), *(exchange.course / "submitted").rglob("*")]:
+        assert stat.S_IMODE(os.lstat(path).st_mode) & 0o077 == 0, path  # owner-only under nbgrader's own umask too
 
 
 def test_a_copy_that_fails_replaces_nothing(first_round, exchange):

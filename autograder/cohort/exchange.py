@@ -339,14 +339,14 @@ class OwnedCollect(ExchangeCollect):
                 continue
             seen[student] = entry
             self.log.info(f"Collected submission: {student} {assignment}")
-        reports.mkdir(parents=True, exist_ok=True)
+        _private_folder(reports)
         _write_private(record_path, json.dumps(dict(sorted(seen.items())), indent=1))
         refused_dir = Path(self.coursedir.root) / REFUSED / assignment
         listing = refused_dir / REFUSED_LIST
         listed = json.loads(listing.read_text()) if listing.is_file() else []
         listed += [r for r in self.refusals if r not in listed]
         if listed:
-            refused_dir.mkdir(parents=True, exist_ok=True)
+            _private_folder(refused_dir)
             _write_private(listing, json.dumps(listed, indent=1))
 
     def _collect_one(self, student: str, folder: Path, dest: Path, rec: dict) -> dict:
@@ -355,7 +355,7 @@ class OwnedCollect(ExchangeCollect):
             uid = pwd.getpwnam(student).pw_uid
         except KeyError:
             raise Unsafe([{"path": ".", "reason": f"no account is named {student}"}]) from None
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        _private_folder(dest.parent)
         incoming = Path(tempfile.mkdtemp(prefix=f".{dest.name}.incoming-", dir=dest.parent))
         try:
             copy_owned(folder, incoming / "copy", uid, file_cap=self.coursedir.max_file_size * 1000,
@@ -386,7 +386,7 @@ class OwnedCollect(ExchangeCollect):
         kept = Path(self.coursedir.root) / REFUSED / assignment / f"{folder.name}+unsafe"
         if kept.exists():
             return kept
-        kept.parent.mkdir(parents=True, exist_ok=True)
+        _private_folder(kept.parent)
         try:
             left = copy_owned(folder, kept, None, file_cap=self.coursedir.max_file_size * 1000,
                               total_cap=self.coursedir.max_dir_size * 1000)
@@ -401,7 +401,7 @@ class OwnedCollect(ExchangeCollect):
         for item in refused:
             kept = folder / f"{item.claimed}+by+{item.owner}+{item.timestamp}"
             if not kept.exists():
-                kept.parent.mkdir(parents=True, exist_ok=True)
+                _private_folder(kept.parent)
                 try:
                     copy_owned(item.path, kept, None, file_cap=self.coursedir.max_file_size * 1000,
                                total_cap=self.coursedir.max_dir_size * 1000)
@@ -411,6 +411,18 @@ class OwnedCollect(ExchangeCollect):
                            f"{item.owner}; not collected, kept aside in {kept}")
             self.refusals.append({"claimed": item.claimed, "owner": item.owner, "folder": item.path.name,
                                   "kept": str(kept)})
+
+
+def _private_folder(path: Path) -> None:
+    """Make ``path`` and any folder above it that is missing, each for its owner alone (0700), whatever the umask of
+    the nbgrader command that runs this."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700)
+        folder.chmod(0o700)
 
 
 def _iso(moment: datetime | None) -> str:
