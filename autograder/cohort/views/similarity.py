@@ -44,8 +44,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from ...cells import answer_sources
-from ...hints import strip_solution_markers
+from ...cells import answer_sources, strip_solution_markers
 from . import normalise as norm
 
 #: Characters of normalised code per fingerprint, and the winnowing window.
