@@ -60,7 +60,10 @@ MIN_STATEMENTS = 2
 THRESHOLD = 0.5
 #: The least shared weight of a matching cell, and the least lines of their own (neither the course's nor the
 #: stub's) it must cover: one unusual line two students happen to share is not a copy.
-MIN_EVIDENCE, MIN_LINES = 8.0, 2
+MIN_EVIDENCE, MIN_LINES = 6.0, 2
+#: The least shared weight of a pair that matches in one cell only: one cell must carry what two would.
+STRONG = 16.0
+LINEWISE = False
 
 
 # ---- the course's own code
@@ -73,6 +76,7 @@ class CourseCode:
     reference: dict[str, str] = field(default_factory=dict)
     lines: dict[str, str] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # what was read, for the page
+    grams: set = field(default_factory=set)  # the hash of every run of K characters of the course's code
 
     def add(self, source: str, where: str, keep=(), variables=None) -> None:
         tree = norm.normalise_tree(source, keep)
@@ -80,8 +84,11 @@ class CourseCode:
             self._add(tree, where, norm.assigned(tree) if variables is None else variables)
 
     def _add(self, tree, where: str, variables: set[str]) -> None:
-        for line in norm.folded(tree, variables):
+        lines = norm.folded(tree, variables)
+        for line in lines:
             self.lines.setdefault(line.strip(), where)
+        text = "".join(f"{line}\n" for line in lines)
+        self.grams |= {_hash(text[i:i + K]) for i in range(len(text) - K + 1)}
 
     def add_notebook(self, nb, where: str, skip=()) -> None:
         """Every code cell of ``nb`` but those in ``skip``; a variable is any name the notebook binds."""
@@ -118,21 +125,31 @@ class Answer:
     student: str
     cell: str
     source: str
-    normal: str
-    fingerprint: Fingerprint  # of ``normal``
+    normal: str  # the normalised code, as a program (shown on demand)
+    fingerprint: Fingerprint  # of ``text``
     course: set = field(default_factory=set)  # fingerprints that lie on the course's lines
     reference: str = ""  # "word for word", "same code" (as the reference once normalised), or ""
-    starts: list[int] = field(default_factory=list)  # where each line of ``normal`` starts
-    own_lines: set[int] = field(default_factory=set)  # lines of ``normal`` neither the course's nor the stub's
+    starts: list[int] = field(default_factory=list)  # where each line of ``text`` starts
+    own_lines: set[int] = field(default_factory=set)  # lines of ``text`` neither the course's nor the stub's
+    text: str = ""  # what is fingerprinted: the normalised code, every variable v, no indentation
+    source_lines: list[int] = field(default_factory=list)  # the submitted line each line of ``text`` came from
 
     def lines_at(self, at: int) -> range:
-        """The lines of ``normal`` that the fingerprint starting at ``at`` covers."""
+        """The lines of ``text`` that the fingerprint starting at ``at`` covers."""
         last = len(self.starts) - 2
         return range(min(bisect_right(self.starts, at) - 1, last), min(bisect_right(self.starts, at + K - 1) - 1, last) + 1)
 
+    def lines_of(self, hashes: set) -> set[int]:
+        """The lines of ``text`` that the fingerprints ``hashes`` cover."""
+        return {i for h in hashes for at in self.fingerprint.hash_idx.get(h, ()) for i in self.lines_at(at)}
+
     def own_lines_of(self, hashes: set) -> set[int]:
         """The lines of its own that the fingerprints ``hashes`` cover."""
-        return {i for h in hashes for at in self.fingerprint.hash_idx.get(h, ()) for i in self.lines_at(at)} & self.own_lines
+        return self.lines_of(hashes) & self.own_lines
+
+    def submitted_lines_of(self, hashes: set) -> set[int]:
+        """The lines of the submitted cell (counted from 1) that the fingerprints ``hashes`` come from."""
+        return {self.source_lines[i] for i in self.lines_of(hashes) if i < len(self.source_lines)}
 
     @property
     def hashes(self) -> set:
@@ -187,15 +204,16 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _read_lines(answer: Answer, tree: ast.Module | None, code: CourseCode, stub_lines: set[str]) -> None:
-    """Set ``answer.course`` (fingerprints all of whose occurrences lie on lines the course wrote too) and
-    ``answer.own_lines`` (the lines that are neither the course's nor the stub's)."""
-    folded = norm.folded(tree) if tree is not None else answer.normal.splitlines()
-    course_line = [line.strip() in code.lines for line in folded]
-    answer.own_lines = {i for i, line in enumerate(folded) if not course_line[i] and line.strip() not in stub_lines}
+def _read_lines(answer: Answer, code: CourseCode, stub_lines: set[str]) -> None:
+    """Set ``answer.course`` (fingerprints whose characters the course's code holds too, in one run, or all of
+    whose lines the course wrote too) and ``answer.own_lines`` (the lines neither the course's nor the stub's)."""
+    folded = answer.text.splitlines()
     fp = answer.fingerprint
-    answer.course = {h for h, where in fp.hash_idx.items() if h in fp.hashes
-                     and all(course_line[i] for at in where for i in answer.lines_at(at))}
+    course_line = [line.strip() in code.lines for line in folded]
+    answer.course = {h for h, where in fp.hash_idx.items() if h in fp.hashes and (
+        h in code.grams or (LINEWISE and all(course_line[i] for at in where for i in answer.lines_at(at))))}
+    stub = {i for i, line in enumerate(folded) if line.strip() in stub_lines}
+    answer.own_lines = answer.lines_of(fp.hashes - answer.course) - stub
 
 
 def _plain(source: str) -> list[str]:
@@ -206,15 +224,27 @@ def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, st
                 code: CourseCode, reference_normal: str | None) -> Answer:
     tree = norm.normalise_tree(source, keep)
     normal = source if tree is None else ast.unparse(tree)
-    answer = Answer(student, cell, source, normal, fingerprint(normal, boilerplate), starts=_line_starts(normal))
-    _read_lines(answer, tree, code, stub_lines)
+    text, lines = _text(source, tree)
+    answer = Answer(student, cell, source, normal, fingerprint(text, boilerplate), starts=_line_starts(text),
+                    text=text, source_lines=lines)
+    _read_lines(answer, code, stub_lines)
     reference = code.reference.get(cell)
     if reference is not None:
         if _plain(source) == _plain(reference):
             answer.reference = "word for word"
-        elif normal == reference_normal:
+        elif text == reference_normal:
             answer.reference = "same code"
     return answer
+
+
+def _text(source: str, tree: ast.Module | None) -> tuple[str, list[int]]:
+    """What is fingerprinted (:func:`.normalise.fingerprint_lines`) and the submitted line of each of its lines;
+    code that does not parse is fingerprinted as it is, without its indentation."""
+    if tree is None:
+        pairs = [(line.strip(), i) for i, line in enumerate(source.splitlines(), 1) if line.strip()]
+    else:
+        pairs = norm.fingerprint_lines(tree)
+    return "".join(f"{line}\n" for line, _ in pairs), [n for _, n in pairs]
 
 
 # ---- pairs and scores
@@ -289,7 +319,7 @@ def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
     lines = min(len(a.own_lines_of(own - common)), len(b.own_lines_of(own - common)))
     return CellMatch(a.cell, round(score, 3), round(counted, 2), len(shared), len(course), len(common),
                      sum(holders.get(h) == 2 for h in own - common), min(len(a.own), len(b.own)), lines,
-                     a.normal == b.normal, len(cohort.answers),
+                     a.text == b.text, len(cohort.answers),
                      score >= threshold and counted >= MIN_EVIDENCE and lines >= MIN_LINES)
 
 
@@ -338,6 +368,7 @@ class Report:
     pairs: list[Pair] = field(default_factory=list)
     answers: dict[tuple[str, str], Answer] = field(default_factory=dict)
     course_sources: list[str] = field(default_factory=list)
+    weak: list[Pair] = field(default_factory=list)  # pairs matching in one cell on less than STRONG
 
     def flagged(self) -> set[frozenset]:
         """The pairs reported: each matches in at least one cell."""
@@ -392,6 +423,9 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         done = {m.cell for m in found}
         others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
                   if cell not in done and {a, b} <= set(report.cells[cell].compared)]
+        if len(found) == 1 and found[0].counted < STRONG:
+            report.weak.append(Pair(a, b, found + others))
+            continue  # one cell, on little evidence: a coincidence as often as a copy
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
     report.pairs.sort(key=lambda p: (tuple(-x for x in p.strength), p.a, p.b))
     return report
@@ -399,16 +433,15 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
 
 def _read_cell(cell, by_student, stub, code, report) -> tuple[CellSummary, list[Answer]]:
     keep = norm.defined(stub)
-    stub_normal = norm.normalise(stub, keep)
-    boilerplate = fingerprint(stub_normal).hashes if stub_normal.strip() else set()
-    stub_tree = norm.normalise_tree(stub, keep)
-    stub_lines = {line.strip() for line in norm.folded(stub_tree)} if stub_tree is not None else set()
+    stub_text, _ = _text(stub, norm.normalise_tree(stub, keep))
+    boilerplate = fingerprint(stub_text).hashes if stub_text.strip() else set()
+    stub_lines = {line.strip() for line in stub_text.splitlines()}
     reference = code.reference.get(cell)
-    reference_normal = None if reference is None else norm.normalise(reference, keep)
+    reference_normal = None if reference is None else _text(reference, norm.normalise_tree(reference, keep))[0]
     summary, answers = CellSummary(), []
     for student, source in sorted(by_student.items()):
         answer = make_answer(student, cell, source, keep, boilerplate, stub_lines, code, reference_normal)
-        if answer.normal == stub_normal:
+        if answer.text == stub_text:
             continue  # the released stub or starter code, untouched: not an answer
         report.answers[student, cell] = answer
         if answer.reference:
