@@ -285,8 +285,24 @@ class CellMatch:
                 f"{COMMON:.0%} of it has them)"]
         if self.identical:
             said.append("the two answers are identical once names, comments, layout, helpers, classes, "
-                        "comprehensions and the order of independent statements are set aside")
+                        "comprehensions, dead code, loop forms, branch orientation, spellings and the order of "
+                        "independent statements are set aside")
         return said
+
+    def why_not(self, threshold: float = THRESHOLD) -> str:
+        """Why this cell does not match: each test it fails, with its figure."""
+        failed = []
+        if self.score < threshold:
+            failed.append(f"the score {self.score:.2f} is below {threshold:g}")
+        if self.counted < MIN_EVIDENCE:
+            failed.append(f"the fingerprints they share that count weigh {self.counted:g}, less than {MIN_EVIDENCE:g}")
+        if self.lines < MIN_LINES:
+            failed.append(f"what they share covers {self.lines} line{'s' * (self.lines != 1)} of their own, "
+                          f"fewer than {MIN_LINES}")
+        if self.course and self.shared == self.course + self.common:
+            failed.append(f"all {self.shared} shared fingerprints are the course's ({self.course}) or common "
+                          f"({self.common})")
+        return "; ".join(failed) or "it matches"
 
 
 @dataclass
@@ -358,6 +374,13 @@ class Pair:
         scores = [c.score for c in self.matching]
         return len(scores), round(sum(scores) / len(scores), 3) if scores else 0.0
 
+    @property
+    def evidence(self) -> tuple[int, float, int]:
+        """What the pair rests on: its matching cells, the weight they share that counts, and the lines of
+        their own it covers (a score of 1.00 on two lines rests on less than 0.80 on twenty)."""
+        m = self.matching
+        return len(m), round(sum(c.counted for c in m), 2), sum(c.lines for c in m)
+
 
 @dataclass
 class Report:
@@ -376,6 +399,34 @@ class Report:
 
     def matching_cells(self) -> set[tuple[frozenset, str]]:
         return {(frozenset((p.a, p.b)), c.cell) for p in self.pairs for c in p.matching}
+
+    def links(self) -> dict[str, list[tuple[str, list[CellMatch]]]]:
+        """Each student's links: ``{student: [(other, matching cells)]}``, strongest first (by evidence)."""
+        found: dict[str, list[tuple[Pair, str]]] = {}
+        for p in self.pairs:
+            found.setdefault(p.a, []).append((p, p.b))
+            found.setdefault(p.b, []).append((p, p.a))
+        return {s: [(other, p.matching) for p, other in sorted(ps, key=lambda x: tuple(-v for v in x[0].evidence))]
+                for s, ps in sorted(found.items())}
+
+    def stories(self) -> list[list[str]]:
+        """Students joined by pairs that match in any cell (a chain, a merge, a ring), largest group first."""
+        links = self.links()
+        seen: set[str] = set()
+        groups = []
+        for student in links:
+            if student in seen:
+                continue
+            group, todo = [], [student]
+            while todo:
+                s = todo.pop()
+                if s in seen:
+                    continue
+                seen.add(s)
+                group.append(s)
+                todo += [o for o, _ in links.get(s, [])]
+            groups.append(sorted(group))
+        return sorted(groups, key=lambda g: (-len(g), g))
 
     def clusters(self) -> list[tuple[list[str], Pair]]:
         """Students linked by pairs that match in at least two cells, largest group first, each with its
@@ -427,7 +478,7 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
             report.weak.append(Pair(a, b, found + others))
             continue  # one cell, on little evidence: a coincidence as often as a copy
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
-    report.pairs.sort(key=lambda p: (tuple(-x for x in p.strength), p.a, p.b))
+    report.pairs.sort(key=lambda p: (tuple(-x for x in p.evidence), p.a, p.b))
     return report
 
 
@@ -510,8 +561,13 @@ def to_json(report: Report) -> dict:
         "cells": {cell: {"compared": len(s.compared), "too_short": s.too_short, "course": s.course,
                          "reference": s.reference} for cell, s in report.cells.items()},
         "clusters": [{"students": g, "weakest_link": [w.a, w.b]} for g, w in report.clusters()],
+        "by_student": {s: [{"with": other, "cells": [c.cell for c in cells]} for other, cells in links]
+                       for s, links in report.links().items()},
         "pairs": [{"a": p.a, "b": p.b, "matching_cells": len(p.matching), "mean_score": p.strength[1],
-                   "cells": [{**c.__dict__, "matches": c.matches, "reasons": c.reasons()} for c in p.cells]}
+                   "evidence": {"weight": p.evidence[1], "lines": p.evidence[2]},
+                   "cells": [{**c.__dict__, "matches": c.matches,
+                              "reasons": c.reasons() if c.matches else [c.why_not(report.threshold)]}
+                             for c in p.cells]}
                   for p in report.pairs]}
 
 
@@ -525,28 +581,22 @@ def save_json(report: Report, out_dir: Path) -> Path:
 # ---- the page
 
 def marked(answer: Answer, counted: set, course: set) -> str:
-    """The normalised code of ``answer`` as HTML: fingerprints in ``counted`` marked, those in ``course`` (the
-    course's lines) marked apart."""
-    kind = [0] * len(answer.normal)
-    for h, where in answer.fingerprint.hash_idx.items():
-        level = 2 if h in counted else 1 if h in course else 0
-        for at in where if level else ():
-            for i in range(at, min(at + K, len(kind))):
-                kind[i] = max(kind[i], level)
-    out, start = [], 0
-    for i in range(1, len(kind) + 1):
-        if i == len(kind) or kind[i] != kind[start]:
-            text = html.escape(answer.normal[start:i])
-            out.append({0: text, 1: f"<mark class='course'>{text}</mark>", 2: f"<mark>{text}</mark>"}[kind[start]])
-            start = i
-    return "".join(out)
+    """The submitted code of ``answer`` as HTML, numbered: the lines the fingerprints in ``counted`` come from
+    marked, those only the course's fingerprints (``course``) come from marked apart."""
+    mine, ours = answer.submitted_lines_of(counted), answer.submitted_lines_of(course)
+    out = []
+    for n, line in enumerate(answer.source.splitlines(), 1):
+        text = f"<span class='n'>{n:3d}</span> {html.escape(line)}"
+        out.append(f"<mark>{text}</mark>" if n in mine else f"<mark class='course'>{text}</mark>" if n in ours else text)
+    return "\n".join(out)
 
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:90em}table{border-collapse:collapse}
 td,th{border:1px solid #d0d7de;padding:.3em .6em;vertical-align:top;text-align:left}
 pre{margin:0;white-space:pre-wrap;font-size:.85em}mark{background:#ffd8b5}mark.course{background:#dde7f3}
 .pair{margin:1.5em 0;border-top:2px solid #d0d7de;padding-top:.5em}.side{width:50%}.quiet{color:#57606a}
-.cell{margin:.8em 0 .3em}table.sbs{width:100%}"""
+.cell{margin:.8em 0 .3em}table.sbs{width:100%}.n{color:#8c959f;user-select:none}
+table.story td{min-width:8em}.story-group{margin:1em 0 2em}"""
 
 
 def _esc(text) -> str:
@@ -627,39 +677,78 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     if m.matches:
         verdict = f"matches, score {m.score:.2f}"
     elif a.is_course and b.is_course:
-        verdict = _course_label(report, m.cell)
+        verdict = f"{_course_label(report, m.cell)}: the course's code never counts"
     else:
-        verdict = f"does not match, score {m.score:.2f}"
+        verdict = f"does not match: {m.why_not(report.threshold)}"
     shared = a.hashes & b.hashes
     course = shared & (a.course | b.course)
-    counted = {h for h in shared - course if m.matches and h not in a.course}
+    counted = (shared - course) if m.matches else set()
     body = (f"<ul>{''.join(f'<li>{_esc(r)}</li>' for r in m.reasons())}</ul>" if m.matches else "")
-    table = (f"<table class='sbs'><tr><th class='side'>{_esc(pair.a)} (normalised)</th><th class='side'>{_esc(pair.b)} "
-             f"(normalised)</th></tr><tr><td><pre>{marked(a, counted, course)}</pre></td>"
+    table = (f"<table class='sbs'><tr><th class='side'>{_esc(pair.a)} (as submitted)</th><th class='side'>"
+             f"{_esc(pair.b)} (as submitted)</th></tr><tr><td><pre>{marked(a, counted, course)}</pre></td>"
              f"<td><pre>{marked(b, counted, course)}</pre></td></tr>"
-             f"<tr><td><details><summary>as submitted</summary><pre>{_esc(a.source)}</pre></details></td>"
-             f"<td><details><summary>as submitted</summary><pre>{_esc(b.source)}</pre></details></td></tr></table>")
+             f"<tr><td><details><summary>normalised</summary><pre>{_esc(a.normal)}</pre></details></td>"
+             f"<td><details><summary>normalised</summary><pre>{_esc(b.normal)}</pre></details></td></tr></table>")
     head = f"<code>{_esc(m.cell)}</code>: {_esc(verdict)}"
     if m.matches:
         return f"<h4 class='cell'>{head}</h4>{body}{table}"
     return f"<details class='cell'><summary>{head}</summary>{table}</details>"
 
 
+def _by_student(report: Report) -> list[str]:
+    """One table per group of linked students: who matches whom in which cell, so that a chain (A and B in
+    some cells, B and C in others) or a merge (C and A in one cell, C and B in another) reads as one story."""
+    parts = ["<h2 id='by-student'>By student</h2><p>Each group of students linked by a matching cell, and in each "
+             "cell whom each matches. A student linked to two others in different cells took from both, or gave "
+             "to both; a chain shows as links that share one student. Strongest links first.</p>"]
+    stories = report.stories()
+    if not stories:
+        parts.append("<p>No pair matches in any cell.</p>")
+    cells = list(report.cells)
+    links = report.links()
+    for n, group in enumerate(stories, 1):
+        used = [c for c in cells if any(m.cell == c for s in group for _, ms in links[s] for m in ms)]
+        rows = []
+        for s in group:
+            row = "".join("<td>" + ", ".join(f"{_esc(o)} <span class='quiet'>({m.score:.2f})</span>"
+                                             for o, ms in links[s] for m in ms if m.cell == c) + "</td>" for c in used)
+            said = "; ".join(f"{_esc(o)} in {', '.join(_esc(m.cell) for m in ms)}" for o, ms in links[s])
+            rows.append(f"<tr><th>{_esc(s)}</th>{row}<td class='quiet'>{said}</td></tr>")
+        parts.append(f"<div class='story-group' id='group-{n}'><h3>Group {n}: {_esc(', '.join(group))}</h3>"
+                     "<table class='story'><tr><th>student</th>"
+                     + "".join(f"<th><code>{_esc(c)}</code></th>" for c in used)
+                     + "<th>links, strongest first</th></tr>" + "".join(rows) + "</table></div>")
+    return parts
+
+
 def _pairs(report: Report) -> list[str]:
-    parts = [f"<h2>Pairs ({len(report.pairs)})</h2>"]
+    parts = [f"<h2>Pairs ({len(report.pairs)})</h2><p>Ordered by the evidence: matching cells, then the weight "
+             "they share that counts, then the lines of their own it covers.</p>"]
     for p in report.pairs:
         n, mean = p.strength
+        _, weight, lines = p.evidence
         parts.append(f"<div class='pair'><h3>{_esc(p.a)} and {_esc(p.b)}: {n} matching cell{'s' * (n != 1)} of "
-                     f"{len(p.cells)} both answered, mean score {mean:.2f}</h3>")
+                     f"{len(p.cells)} both answered, mean score {mean:.2f}</h3><p class='quiet'>Evidence: shared "
+                     f"weight {weight:g} on {lines} lines of their own.</p>")
         parts += [_pair_cell(report, p, m) for m in p.cells]
         parts.append("</div>")
     return parts
 
 
+def _weak(report: Report) -> list[str]:
+    if not report.weak:
+        return []
+    items = "".join(f"<li>{_esc(p.a)} and {_esc(p.b)}: <code>{_esc(m.cell)}</code> only, shared weight {m.counted:g} "
+                    f"on {m.lines} lines, less than the {STRONG:g} one cell must carry alone</li>"
+                    for p in report.weak for m in p.matching)
+    return [f"<h2>Not reported: one cell on little evidence ({len(report.weak)})</h2><ul>{items}</ul>"]
+
+
 def write_report(report: Report, out_dir: Path) -> Path:
     """``similarity.html`` and ``similarity.json`` in ``out_dir``; the page's path."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    parts = _header(report) + _cells_table(report) + _clusters(report) + _pairs(report) + _course_answers(report)
+    parts = (_header(report) + _cells_table(report) + _by_student(report) + _clusters(report) + _pairs(report)
+             + _weak(report) + _course_answers(report))
     page = out_dir / "similarity.html"
     page.write_text("\n".join(parts), encoding="utf-8")
     save_json(report, out_dir)
