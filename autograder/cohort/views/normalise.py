@@ -317,6 +317,11 @@ def _shape(stmt: ast.stmt) -> str:
 _MOVABLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.For, ast.While, ast.If, ast.With, ast.Try)
 
 
+#: Attributes that hold a value no one changes in place (a shape, a dtype, a flag): reading one aliases nothing.
+_VALUES = {"shape", "dtype", "device", "training", "requires_grad", "ndim", "is_leaf", "grad_fn", "__name__",
+           "__class__"}
+
+
 class _Aliases:
     """Names that may hold one object: ``a = b``, ``a = b.c``, ``a = b[i]`` and ``for a in b...`` join ``a``
     and ``b``, so a change made through one is a change to the other."""
@@ -324,7 +329,8 @@ class _Aliases:
     def __init__(self, scope: ast.AST) -> None:
         self.parent: dict[str, str] = {}
         for node in ast.walk(scope):
-            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)) and not any(
+                    isinstance(n, ast.Attribute) and n.attr in _VALUES for n in ast.walk(node.value)):
                 src = _root(node.value)
                 for target in node.targets:
                     for n in ast.walk(target):
@@ -1289,20 +1295,35 @@ def _first_use(stmt: ast.stmt, name: str):
 def _fold_temporaries(fn: ast.AST) -> bool:
     loads, stores = _loads(fn), _stores(fn)
     args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    alias = _Aliases(fn)
     for _node, _field, body in list(_bodies(fn)):
         for at in range(len(body) - 1):
             name = _single_target(body[at])
             if (name is None or not isinstance(body[at], ast.Assign) or name in args or stores.get(name) != 1
                     or loads.get(name) != 1):
                 continue
-            use = _first_use(body[at + 1], name)
+            j = next((j for j in range(at + 1, len(body))
+                      if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(body[j]))), None)
+            if j is None or not all(_commute(body[at], body[k], alias) for k in range(at + 1, j)):
+                continue  # read in another block, or something between must see the assignment done
+            use = _first_use(body[j], name)
             if use is None:
                 continue
             value = body[at].value
-            _replace(body[at + 1], use, value)
+            _replace(body[j], use, value)
             del body[at]
             return True
     return False
+
+
+def _commute(a: ast.stmt, b: ast.stmt, alias: _Aliases) -> bool:
+    """``a`` then ``b`` does what ``b`` then ``a`` does: neither writes what the other reads or writes (through
+    any alias), they do not both act, and neither jumps."""
+    if _escapes(a) or _escapes(b):
+        return False
+    (ra, wa), (rb, wb) = _names(a), _names(b)
+    ra, wa, rb, wb = alias.of(ra), alias.of(wa), alias.of(rb), alias.of(wb)
+    return not (wa & (rb | wb) or wb & ra or (_acts(a) and _acts(b)))
 
 
 def _copy_pure_temporaries(fn: ast.AST) -> bool:
@@ -1438,16 +1459,21 @@ def normalise_tree(source: str, keep=()) -> ast.Module | None:
     drop_dead_code(tree)
     unify_loops(tree)
     orient_branches(tree)
+    callables = _callables(tree)
+    _reorder_all(tree, callables)  # what a temporary is read by depends on the order: settle it first
     fold_temporaries(tree)
     drop_dead_code(tree)
     ast.fix_missing_locations(tree)
-    callables = _callables(tree)
+    _reorder_all(tree, callables)
+    _rename_scopes(tree)
+    return tree
+
+
+def _reorder_all(tree: ast.Module, callables: set[str]) -> None:
     for node in ast.walk(tree):
         if isinstance(node, _SCOPES):
             node.body = _reorder(node.body, _Aliases(node), callables)
     tree.body = _reorder(tree.body, _Aliases(tree), callables)
-    _rename_scopes(tree)
-    return tree
 
 
 def normalise(source: str, keep=()) -> str:
