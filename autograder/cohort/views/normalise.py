@@ -662,8 +662,8 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
         for name, value in ast.iter_fields(node):
             if value is old:
                 setattr(node, name, new)
-            elif isinstance(value, list):
-                setattr(node, name, [new if v is old else v for v in value])
+            elif isinstance(value, list) and any(v is old for v in value):
+                value[:] = [new if v is old else v for v in value]  # in place: callers hold these lists
 
 
 def _inline_helpers(tree: ast.Module, keep: set[str]) -> None:
@@ -740,15 +740,15 @@ def _inline_lambdas(tree: ast.Module) -> None:
             params = [p.arg for p in a.args]
             calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                      and n.func.id == name]
+            once = len(params) == 1 and _first_use(ast.Expr(fn.body), params[0]) is not None and sum(
+                isinstance(n, ast.Name) and n.id == params[0] for n in ast.walk(fn.body)) == 1
             if len(calls) != loads.get(name, 0) or not calls or any(
-                    len(c.args) != len(params) or c.keywords or not all(_pure(x) for x in c.args)
+                    len(c.args) != len(params) or c.keywords or not (once or all(_pure(x) for x in c.args))
                     or not _same_meaning(tree, fn, c) for c in calls):
                 continue
             for c in calls:
                 _replace(tree, c, _Sub({}).visit(_bound_body(fn, params, c.args)))
-            body.remove(stmt)
-            if not body:
-                body.append(ast.Pass())
+            _drop(tree, lambda s, made=stmt: s is made)  # the lists were rebuilt: find it again
 
 
 def _bound_body(fn: ast.Lambda, params: list[str], args: list[ast.AST]) -> ast.AST:
@@ -1123,7 +1123,9 @@ def _whiles_as_fors(fn: ast.AST) -> bool:
                 continue
             inner = loop.body[:-1]
             written = set().union(*(_names(s)[1] for s in inner)) if inner else set()
-            if name in written or not _pure(bound) or written & {n.id for n in ast.walk(bound) if isinstance(n, ast.Name)}:
+            rebound = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+                          for s in inner for n in ast.walk(s))  # an int counter changes only by rebinding
+            if rebound or not _pure(bound) or written & {n.id for n in ast.walk(bound) if isinstance(n, ast.Name)}:
                 continue
             inside = sum(isinstance(n, ast.Name) and n.id == name for s in loop.body for n in ast.walk(s))
             inside += sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
@@ -1151,6 +1153,8 @@ def _indices_as_elements(fn: ast.AST) -> bool:
                 and len(size.args) == 1 and isinstance(size.args[0], ast.Name)):
             continue
         seq, i = size.args[0].id, node.target.id
+        if _index_reads_only(node, fn, seq, i):
+            return True
         first = node.body[0]
         if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.value, ast.Subscript)
                 and isinstance(first.value.value, ast.Name) and first.value.value.id == seq
@@ -1167,6 +1171,24 @@ def _indices_as_elements(fn: ast.AST) -> bool:
         ast.fix_missing_locations(node)
         return True
     return False
+
+
+def _index_reads_only(loop: ast.For, fn: ast.AST, seq: str, i: str) -> bool:
+    """``for i in range(len(xs))`` whose body reads ``i`` only as ``xs[i]`` (and changes neither): rewritten in
+    place as ``for x in xs`` with ``x`` for each ``xs[i]``; ``True`` when it was."""
+    reads = [n for s in loop.body for n in ast.walk(s) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
+             and isinstance(n.value, ast.Name) and n.value.id == seq and isinstance(n.slice, ast.Name) and n.slice.id == i]
+    uses = sum(isinstance(n, ast.Name) and n.id == i for n in ast.walk(fn))
+    written = set().union(*(_names(s)[1] for s in loop.body))
+    if not reads or uses != len(reads) + 1 or seq in written:
+        return False
+    element = _fresh(fn, f"_{seq}_item")
+    for r in reads:
+        _replace(loop, r, ast.copy_location(ast.Name(element, ast.Load()), r))
+    loop.target = ast.copy_location(ast.Name(element, ast.Store()), loop.target)
+    loop.iter = ast.copy_location(ast.Name(seq, ast.Load()), loop.iter)
+    ast.fix_missing_locations(loop)
+    return True
 
 
 def unify_loops(tree: ast.Module) -> None:
@@ -1310,6 +1332,8 @@ def _fold_temporaries(fn: ast.AST) -> bool:
             if use is None:
                 continue
             value = body[at].value
+            if isinstance(value, ast.Lambda):
+                continue  # a function kept as a name reads better than one called where it is made
             _replace(body[j], use, value)
             del body[at]
             return True
