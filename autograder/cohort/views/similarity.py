@@ -41,6 +41,7 @@ import math
 import zlib
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
 
@@ -222,9 +223,7 @@ def _plain(source: str) -> list[str]:
 
 def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, stub_lines: set[str],
                 code: CourseCode, reference_normal: str | None) -> Answer:
-    tree = norm.normalise_tree(source, keep)
-    normal = source if tree is None else ast.unparse(tree)
-    text, lines = _text(source, tree)
+    normal, text, lines = _normalised(source, frozenset(keep))
     answer = Answer(student, cell, source, normal, fingerprint(text, boilerplate), starts=_line_starts(text),
                     text=text, source_lines=lines)
     _read_lines(answer, code, stub_lines)
@@ -235,6 +234,14 @@ def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, st
         elif text == reference_normal:
             answer.reference = "same code"
     return answer
+
+
+@lru_cache(maxsize=4096)
+def _normalised(source: str, keep: frozenset) -> tuple[str, str, list[int]]:
+    """``(normalised code, fingerprinted text, submitted line of each text line)``: an answer handed in by
+    several students (copies, the reference, the starter) is normalised once."""
+    tree = norm.normalise_tree(source, keep)
+    return (source if tree is None else ast.unparse(tree)), *_text(source, tree)
 
 
 def _text(source: str, tree: ast.Module | None) -> tuple[str, list[int]]:
