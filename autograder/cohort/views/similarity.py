@@ -1,34 +1,39 @@
 """``similarity ASSIGNMENT``: answers that look copied, told apart from the course's own answer and from what
 the cohort wrote anyway.
 
-For every graded answer cell, every submission's code is **normalised** for what copying changes
-(:mod:`.normalise`): comments, docstrings and layout go; a class the answer made up becomes the functions its
-methods wrap; a helper called once is written out where it is called; a comprehension becomes the loop it
-replaces; independent statements are put in one order; local names are numbered.  The normalised code is
+For every graded answer cell, every submission's code is **normalised** for what copying changes and meaning
+does not (:mod:`.normalise`: classes, helpers, lambdas and comprehensions written out, one spelling per
+PyTorch call, dead code dropped, loops and branches in one form, temporaries folded, independent statements
+in one order, names numbered scope by scope; never a change of what the code does).  The normalised code is
 **fingerprinted** by winnowing (the method of MOSS: hashes of every run of ``K`` characters, the smallest in
-each window kept); the released stub or starter code never matches.
+each window kept) over a text with every variable written ``v`` and no indentation; the released stub or
+starter code never matches.
 
-**The course's answer.**  Each answer is compared line by line, variables set aside, with the reference
-solution (``solutions/``), the exercise's own code cells and the lesson cells of its module and the modules
-before.  A fingerprint that lies on the course's lines is the course's: it never counts towards a pair.  An
-answer that is the course's all but a few fingerprints is listed as *the course's answer* with how many
-students wrote it, never as a pair; an answer equal to the reference is listed on its own, whatever the
-cohort's size (word for word, or once names, comments and layout are set aside).
+**The course's answer.**  A fingerprint whose ``K`` characters the course's own code holds in one run (the
+reference solution, the exercise's own code cells, the lessons of its module and the modules before, written
+the same way) is the course's: it never counts towards a pair.  An answer that is the course's all but a few
+fingerprints is listed as *the course's answer* with how many students wrote it, never as a pair; an answer
+equal to the reference is listed on its own, whatever the cohort's size (word for word, or once normalised).
 
 **Scores.**  The other fingerprints are weighted by how rare they are in the cohort (:func:`rarity`): one
 that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one that more than
 :data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
-:data:`MIN_EVIDENCE` of it.  An answer of one statement, or with fewer than :data:`MIN_FINGERPRINTS`
-fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is counted, not compared.
+:data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own.  A pair that matches in one cell only is
+reported when that cell carries :data:`STRONG`.  An answer of one statement, or with fewer than
+:data:`MIN_FINGERPRINTS` fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is
+counted, not compared.
 
-**The page** has one entry per pair that matches in some cell, with every cell the two answered side by
-side, its score and why (how many shared fingerprints were discounted as the course's or as common);
-clusters are built only from pairs that match in at least two cells, each with its weakest link.  A pair is
-a reason to open the two notebooks, never a verdict.  It cannot find a copy rewritten by hand (another
-algorithm, another library call), nor a copy of the course's own answer.
+**The page** shows, by student, each group of students linked by a matching cell and whom each matches in
+which cell (so a chain or a merge reads as one story); then one entry per pair, ordered by its evidence
+(matching cells, shared weight, lines of their own), with every cell the two answered: the code as
+submitted with the lines that match marked, the normalised form on demand, the score and why (what was
+discounted, or for a cell that does not match, each test it fails).  Clusters are built only from pairs
+that match in at least two cells, each with its weakest link.  A pair is a reason to open the two
+notebooks, never a verdict.  It cannot find a copy rewritten by hand (another algorithm, another library
+call), nor a copy of a classmate whose answer is the course's own.
 
-It reads ``submitted/``, the release (for the stubs), the reference solution and the lessons, and writes
+It reads ``submitted/``, the release, the reference solution and the lessons, and writes
 ``reports/ASSIGNMENT/similarity.html`` and ``similarity.json``.
 """
 
