@@ -1378,21 +1378,26 @@ def _copy_pure_temporaries(fn: ast.AST) -> bool:
             if any(_names(s)[1] & reads for s in between) or any(
                     isinstance(n, _ALL_SCOPES) for s in body[at + 1:last + 1] for n in ast.walk(s)):
                 continue
-            if _names(body[last])[1] & reads and not isinstance(body[last], (ast.Assign, ast.AugAssign)):
-                continue
-            value = stmt.value
-
-            class Put(ast.NodeTransformer):
-                def visit_Name(self, node: ast.Name) -> ast.AST:
-                    if node.id == name and isinstance(node.ctx, ast.Load):
-                        return ast.copy_location(copy.deepcopy(value), node)
-                    return node
-
+            if _names(body[last])[1] & reads:
+                continue  # the last reader may change what the expression reads before reading it
+            put = _Put(name, stmt.value)
             for j in range(at + 1, last + 1):
-                body[j] = Put().visit(body[j])
+                body[j] = put.visit(body[j])
             del body[at]
             return True
     return False
+
+
+class _Put(ast.NodeTransformer):
+    """Each read of ``name`` is a copy of ``value``."""
+
+    def __init__(self, name: str, value: ast.AST) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(copy.deepcopy(self.value), node)
+        return node
 
 
 #: Calls whose result is a number, a string or a bool: written twice, they make equal values, not two objects.
