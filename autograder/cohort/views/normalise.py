@@ -364,11 +364,11 @@ def _order(run: list[ast.stmt], alias: _Aliases) -> list[ast.stmt]:
     if len(run) < 2:
         return run
     named = [_names(s) for s in run]
-    facts = [(alias.of(r), alias.of(w), _acts(s)) for s, (r, w) in zip(run, named)]
+    facts = [(alias.of(r), alias.of(w), _acts(s), _reads_state(s)) for s, (r, w) in zip(run, named)]
 
     def after(i: int, j: int) -> bool:  # must run[j] stay after run[i] (i < j)?
-        (ri, wi, ai), (rj, wj, aj) = facts[i], facts[j]
-        return bool(wi & (rj | wj) or wj & ri or (ai and aj))
+        (ri, wi, ai, si), (rj, wj, aj, sj) = facts[i], facts[j]
+        return bool(wi & (rj | wj) or wj & ri or (ai and (aj or sj)) or (aj and si))
 
     keys: dict[int, tuple] = {}
 
@@ -1347,7 +1347,26 @@ def _commute(a: ast.stmt, b: ast.stmt, alias: _Aliases) -> bool:
         return False
     (ra, wa), (rb, wb) = _names(a), _names(b)
     ra, wa, rb, wb = alias.of(ra), alias.of(wa), alias.of(rb), alias.of(wb)
-    return not (wa & (rb | wb) or wb & ra or (_acts(a) and _acts(b)))
+    acts_a, acts_b = _acts(a), _acts(b)
+    return not (wa & (rb | wb) or wb & ra or (acts_a and (acts_b or _reads_state(b))) or (acts_b and _reads_state(a)))
+
+
+#: Modules whose attributes are functions and constants, not state a call may change.
+_MODULES = {"torch", "nn", "F", "math", "copy", "np", "numpy", "random", "time", "functools", "itertools"}
+
+
+def _reads_state(stmt: ast.stmt) -> bool:
+    """``stmt`` reads what an object holds (an attribute, a method's result) beyond its shape, dtype or device:
+    a call made for its effect may change it unseen (``optimizer.step()`` changes the model's parameters), so
+    the two keep their order."""
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr not in _VALUES:
+            root = _root(n)
+            if root is not None and root not in _MODULES:
+                return True
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+            return True
+    return False
 
 
 def _copy_pure_temporaries(fn: ast.AST) -> bool:

@@ -486,7 +486,7 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         done = {m.cell for m in found}
         others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
                   if cell not in done and {a, b} <= set(report.cells[cell].compared)]
-        if len(found) == 1 and found[0].counted < STRONG:
+        if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES):
             report.weak.append(Pair(a, b, found + others))
             continue  # one cell, on little evidence: a coincidence as often as a copy
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
@@ -751,7 +751,8 @@ def _weak(report: Report) -> list[str]:
     if not report.weak:
         return []
     items = "".join(f"<li>{_esc(p.a)} and {_esc(p.b)}: <code>{_esc(m.cell)}</code> only, shared weight {m.counted:g} "
-                    f"on {m.lines} lines, less than the {STRONG:g} one cell must carry alone</li>"
+                    f"on {m.lines} lines, less than one cell must carry alone ({STRONG:g} on {2 * MIN_LINES} "
+                    "lines)</li>"
                     for p in report.weak for m in p.matching)
     return [f"<h2>Not reported: one cell on little evidence ({len(report.weak)})</h2><ul>{items}</ul>"]
 
