@@ -1053,6 +1053,10 @@ def _drop_dead_stores(fn: ast.AST) -> bool:
     for node, field, body in list(_bodies(fn)):
         out = []
         for stmt in body:
+            if (isinstance(stmt, ast.For) and not stmt.orelse and all(isinstance(b, ast.Pass) for b in stmt.body)
+                    and _pure(stmt.iter) and {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)} <= dead):
+                changed = True
+                continue  # a loop that does nothing over what changes nothing (a sum no one reads)
             target = _single_target(stmt)
             if target in dead:
                 changed = True
@@ -1394,6 +1398,8 @@ def _copy_pure_temporaries(fn: ast.AST) -> bool:
             if seen != loads[name]:
                 continue  # read elsewhere (another block, or before it is bound)
             between = body[at + 1:last]
+            if _reads_state(stmt) and any(_acts(s) for s in body[at + 1:last + 1]):
+                continue  # what an object holds may change under a call made for its effect
             if any(_names(s)[1] & reads for s in between) or any(
                     isinstance(n, _ALL_SCOPES) for s in body[at + 1:last + 1] for n in ast.walk(s)):
                 continue
