@@ -69,7 +69,6 @@ THRESHOLD = 0.5
 MIN_EVIDENCE, MIN_LINES = 6.0, 2
 #: The least shared weight of a pair that matches in one cell only: one cell must carry what two would.
 STRONG = 16.0
-LINEWISE = False
 
 
 # ---- the course's own code
@@ -211,13 +210,12 @@ def _line_starts(text: str) -> list[int]:
 
 
 def _read_lines(answer: Answer, code: CourseCode, stub_lines: set[str]) -> None:
-    """Set ``answer.course`` (fingerprints whose characters the course's code holds too, in one run, or all of
-    whose lines the course wrote too) and ``answer.own_lines`` (the lines neither the course's nor the stub's)."""
+    """Set ``answer.course`` (fingerprints whose characters the course's code holds too, in one run: once every
+    variable is ``v``, the course's lines alone are in almost every answer, their order is not) and
+    ``answer.own_lines`` (the lines its other fingerprints cover, the stub's left out)."""
     folded = answer.text.splitlines()
     fp = answer.fingerprint
-    course_line = [line.strip() in code.lines for line in folded]
-    answer.course = {h for h, where in fp.hash_idx.items() if h in fp.hashes and (
-        h in code.grams or (LINEWISE and all(course_line[i] for at in where for i in answer.lines_at(at))))}
+    answer.course = fp.hashes & code.grams
     stub = {i for i, line in enumerate(folded) if line.strip() in stub_lines}
     answer.own_lines = answer.lines_of(fp.hashes - answer.course) - stub
 
