@@ -40,3 +40,10 @@ def test_cells(nb) -> dict:
 def answer_sources(nb) -> dict[str, str]:
     """``{grade_id: source}`` of the notebook's answer cells, in order."""
     return {name: cell["source"] for name, cell in answer_cells(nb).items()}
+
+
+def strip_solution_markers(source: str) -> str:
+    """An answer cell's source without nbgrader's ``### BEGIN/END SOLUTION`` lines: the solution as a learner
+    would write it (catalogues edit it into mutants)."""
+    return "\n".join(line for line in source.splitlines()
+                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"

@@ -24,6 +24,7 @@ import numbers
 import re
 
 from . import core, progress
+from .cells import strip_solution_markers  # noqa: F401  (re-exported: catalogues and tools read answers with it)
 from .syllabus import MODULES, module_of_checks
 
 _REPAIR_1 = ("Run the check cells under it first and read which owner each failing check names. The colleague's "
@@ -720,13 +721,6 @@ def _solutions_dirs():
     here = Path.cwd()
     for folder in (here, *list(here.parents)[:3]):
         yield folder / "solutions"
-
-
-def strip_solution_markers(source: str) -> str:
-    """An answer cell's source without nbgrader's ``### BEGIN/END SOLUTION`` lines: the solution as a learner
-    would write it (catalogues edit it into mutants)."""
-    return "\n".join(line for line in source.splitlines()
-                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"
 
 
 def _answer_in(nb, name: str) -> str | None:

@@ -19,8 +19,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from ..cells import answer_sources
-from ..hints import strip_solution_markers
+from ..cells import answer_sources, strip_solution_markers
 from . import nbtools
 from .synthetic import REPO
 
@@ -977,6 +976,74 @@ class Planted:
         return {frozenset((a, b)) for i, a in enumerate(self.students) for b in self.students[i + 1:]} - set(self.copied)
 
 
+@dataclass
+class Copy:
+    """A copier: the cells ``taken`` from classmates (``{cell: classmate}``, in the order of the list, so a copy
+    of a copy is a chain and cells taken from two classmates a merge), ``disguised`` answers that replace what
+    was taken, and ``own`` answers the copier wrote alone."""
+
+    copier: str
+    disguise: str
+    taken: dict[str, str]
+    disguised: dict[str, str] = field(default_factory=dict)
+    own: dict[str, str] = field(default_factory=dict)
+
+
+def assemble(module: str, honest: dict[str, dict[str, str]], copies: list[Copy],
+             canonical: dict[str, str] | None = None, canonical_cells=()) -> Planted:
+    """A planted cohort of ``module`` whose truth follows from where each answer came from: two students are a
+    copied pair when some cell of theirs goes back to one author, and that cell is disguised when their two
+    texts differ.  ``canonical`` (answers in one's own names of the course's code) and ``canonical_cells``
+    (cells handed in as the reference, word for word) make the two students who wrote the course's answer."""
+    solution = nbtools.read(REPO / "solutions" / module / f"{module}.ipynb")
+    release = nbtools.read(REPO / "exercises" / module / f"{module}.ipynb")
+    stubs = answer_sources(release)
+    reference = {cell: strip_solution_markers(src) for cell, src in answer_sources(solution).items()}
+    students = {name: dict(answers) for name, answers in honest.items()}
+    origin = {(s, cell): s for s, answers in honest.items() for cell in answers}
+    planted = Planted({}, stubs)
+    if canonical is not None:
+        students["canonical-1"] = {cell: reference[cell] for cell in canonical_cells}
+        students["canonical-2"] = dict(canonical)
+        origin.update({(s, c): s for s in ("canonical-1", "canonical-2") for c in students[s]})
+        planted.canonical = frozenset(("canonical-1", "canonical-2"))
+    disguise_of: dict[frozenset, list[str]] = {}
+    for c in copies:
+        answers = {cell: students[who][cell] for cell, who in c.taken.items()}
+        answers.update(c.disguised)
+        answers.update(c.own)
+        students[c.copier] = answers
+        origin.update({(c.copier, cell): origin[who, cell] for cell, who in c.taken.items()})
+        origin.update({(c.copier, cell): c.copier for cell in c.own})
+        for who in set(c.taken.values()):
+            disguise_of.setdefault(frozenset((c.copier, who)), []).append(c.disguise)
+    names = sorted(students)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            pair = frozenset((a, b))
+            shared = [cell for cell in stubs if cell in students[a] and cell in students[b]
+                      and origin[a, cell] == origin[b, cell]]
+            if not shared:
+                continue
+            planted.copied[pair] = " + ".join(disguise_of.get(pair, ["through a classmate"]))
+            planted.disguised += [(pair, cell) for cell in shared if students[a][cell] != students[b][cell]]
+    for answers in students.values():
+        for source in answers.values():
+            ast.parse(source)  # every planted answer is Python
+    planted.answers = {cell: {s: answers.get(cell, stubs[cell]) for s, answers in students.items()} for cell in stubs}
+    return planted
+
+
+def course_code_of(module_id: str):
+    """The course's own code for ``module_id`` as ``similarity`` reads it from this repository."""
+    from ..cohort.views import similarity
+
+    solution = nbtools.read(REPO / "solutions" / module_id / f"{module_id}.ipynb")
+    release = nbtools.read(REPO / "exercises" / module_id / f"{module_id}.ipynb")
+    lessons = [(path, nbtools.read(REPO / path)) for path in similarity.lesson_paths(module_id)]
+    return similarity.course_code(solution, release, lessons)
+
+
 def _notebooks():
     solution = nbtools.read(REPO / "solutions" / MODULE / f"{MODULE}.ipynb")
     release = nbtools.read(REPO / "exercises" / MODULE / f"{MODULE}.ipynb")
@@ -1072,9 +1139,10 @@ def main(argv: list[str]) -> int:
           f"{m.seconds:.2f} s")
     for size in [int(a) for a in argv]:  # for time only: the students beyond the planted ones are clones
         cohort = scaled_cohort(size)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         report = similarity.compare(cohort.answers, cohort.stubs, MODULE, code=code)
-        print(f"{size} students: {time.perf_counter() - start:.2f} s ({len(report.pairs)} pairs reported)")
+        print(f"{size} students: {time.perf_counter() - start:.2f} s wall, {time.process_time() - cpu:.2f} s of "
+              f"CPU ({len(report.pairs)} pairs reported)")
     return 0
 
 

@@ -1,20 +1,35 @@
 """An answer's code normalised for what copying changes and meaning does not (used by :mod:`.similarity`).
 
-What goes, in this order:
+Every step keeps what the program does: the normalised answer, run on the exercise's inputs, returns what the
+submitted one returns (``tests/test_similarity.py`` runs both on every planted answer).  What goes, in order:
 
-1. comments, docstrings, layout and notebook magics (the code is parsed and written back);
+1. comments, docstrings, layout and notebook magics (the code is parsed and written back; line numbers kept);
 2. classes the answer made up: each method becomes the function it wraps, its ``self.`` attributes locals,
    its constructor's arguments its first arguments and its constructor's own statements its first lines;
-3. single-use helpers: a function the cell defines and calls once is written out where it is called;
+3. single-use helpers and lambdas: a function the cell defines and calls once (a lambda: called only) is
+   written out where it is called, its locals renamed apart from the caller's; one that reads a name the
+   caller binds otherwise is left alone;
 4. comprehensions: ``[f(a) for a in xs]`` is the loop that appends ``f(a)`` to a list (``sum(...)`` of one
-   the loop that adds), so the loop and the comprehension it replaced compare alike;
-5. the order of independent statements: across each body, statements that neither read what another
-   writes nor both act on something (two calls made for their effect keep their order) are put in one
-   canonical order;
-6. the names of locals: each function's arguments and assigned names become ``v0, v1, …`` by first use.
+   the loop that adds), its loop variable renamed apart (a comprehension has its own scope);
+5. other spellings of one PyTorch call: :data:`SPELLINGS`, a table the course keeps and tests call by call;
+6. dead code: a local bound once to a constant is that constant, a branch on a constant goes, stores no one
+   reads go (their calls stay, as calls);
+7. loops: ``i = 0; while i < n: ...; i += 1`` is ``for i in range(n)`` when nothing else moves ``i``, no
+   ``continue`` skips the step and ``i`` is not read after; ``for i in range(len(xs)): x = xs[i]`` is
+   ``for x in xs`` when ``i`` serves nothing else;
+8. branches: a guard (``if c: return``) takes what follows as its ``else``; ``if not c: A else: B`` is
+   ``if c: B else: A`` (``!=``, ``is not`` and ``not in`` likewise); an empty branch goes;
+9. temporaries: a local read once, by the next statement, before anything there is called, is written in
+   its place;
+10. the order of independent statements: within a run of statements that neither jump (``return``,
+    ``break``, ``continue``, ``raise``, ``assert``) nor call a function the cell defines, statements that
+    neither read what another writes (through any alias) nor both act on something keep one canonical order;
+11. the names of locals: every scope's own names become ``v0, v1, …``, each scope's apart from its
+    enclosing one's (one counter for the cell).
 
-:func:`folded` then writes every variable as ``v``, so that a line of an answer can be compared with a line
-of a lesson whatever either called its variables.
+:func:`fingerprint_lines` writes the normalised tree as the text :mod:`.similarity` fingerprints: every local
+written ``v`` (so the numbering, which follows first use, never enters a fingerprint), no indentation,
+``x += e`` written ``x = x + e``, each line with the line of the submitted cell it came from.
 """
 
 from __future__ import annotations
@@ -26,7 +41,158 @@ import re
 from functools import partial
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_ALL_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+               ast.GeneratorExp, ast.ClassDef)
+_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _BODIES = ("body", "orelse", "finalbody")
+_JUMPS = (ast.Return, ast.Break, ast.Continue, ast.Raise)
+
+
+# ---- scopes
+
+def _outer_parts(node: ast.AST) -> list[ast.AST]:
+    """The parts of a nested scope that its enclosing scope evaluates (defaults, decorators, first iterable)."""
+    if isinstance(node, _SCOPES):
+        return [*node.decorator_list, *node.args.defaults, *[d for d in node.args.kw_defaults if d]]
+    if isinstance(node, ast.Lambda):
+        return [*node.args.defaults, *[d for d in node.args.kw_defaults if d]]
+    if isinstance(node, _COMPS):
+        return [node.generators[0].iter]
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *[k.value for k in node.keywords]]
+    return []
+
+
+def _inner_parts(scope: ast.AST) -> list[ast.AST]:
+    """The parts of ``scope`` that run in it, in source order."""
+    if isinstance(scope, _SCOPES):
+        a = scope.args
+        return [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs,
+                *([a.kwarg] if a.kwarg else []), *scope.body]
+    if isinstance(scope, ast.Lambda):
+        a = scope.args
+        return [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs,
+                *([a.kwarg] if a.kwarg else []), scope.body]
+    if isinstance(scope, _COMPS):
+        first, *rest = scope.generators
+        elts = [scope.key, scope.value] if isinstance(scope, ast.DictComp) else [scope.elt]
+        return [first.target, *first.ifs, *rest, *elts]
+    if isinstance(scope, (ast.Module, ast.ClassDef)):
+        return list(scope.body)
+    return []
+
+
+def own_nodes(scope: ast.AST):
+    """Every node that runs in ``scope`` itself, in source order: nested scopes appear (their node, and the
+    parts the scope evaluates for them) but their insides do not."""
+    def visit(node):
+        yield node
+        if isinstance(node, _ALL_SCOPES):
+            for part in _outer_parts(node):
+                yield from visit(part)
+            return
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child)
+
+    for part in _inner_parts(scope):
+        yield from visit(part)
+
+
+def nested_scopes(scope: ast.AST) -> list[ast.AST]:
+    return [n for n in own_nodes(scope) if isinstance(n, _ALL_SCOPES)]
+
+
+def scope_locals(scope: ast.AST) -> list[str]:
+    """The names ``scope`` binds, in order of first appearance (``global`` and ``nonlocal`` ones left out)."""
+    found: dict[str, None] = {}
+    declared = set()
+    for node in own_nodes(scope):
+        if isinstance(node, ast.arg):
+            found.setdefault(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.setdefault(node.id)
+        elif isinstance(node, (*_SCOPES, ast.ClassDef)) and node is not scope:
+            found.setdefault(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            found.setdefault(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                found.setdefault((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared |= set(node.names)
+    return [n for n in found if n not in declared]
+
+
+def _functions(tree: ast.AST) -> list[ast.AST]:
+    return [n for n in ast.walk(tree) if isinstance(n, _SCOPES)]
+
+
+def _loads(tree: ast.AST) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def _stores(tree: ast.AST) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            counts[n.id] = counts.get(n.id, 0) + 1
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            for name in n.names:
+                counts[name] = counts.get(name, 0) + 2  # bound from elsewhere: never a constant, never dead
+    return counts
+
+
+def _bodies(tree: ast.AST):
+    """``(node, field, body)`` for every statement list in ``tree``."""
+    for node in ast.walk(tree):
+        for name in _BODIES:
+            body = getattr(node, name, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                yield node, name, body
+        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            for handler in node.handlers:
+                yield handler, "body", handler.body
+
+
+def _escapes(stmt: ast.stmt) -> bool:
+    """``stmt`` may leave its place other than by finishing: a return, raise or assert, or a break or continue
+    that is not inside a loop of its own (what a nested function does is its own)."""
+    def visit(node, in_loop):
+        if isinstance(node, (ast.Return, ast.Raise, ast.Assert, ast.Yield, ast.YieldFrom, ast.Await,
+                             ast.Global, ast.Nonlocal)):
+            return True
+        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            return True
+        if isinstance(node, _ALL_SCOPES):
+            return False
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):  # its body's jumps are its own, its else's not
+            return (any(visit(c, True) for c in node.body)
+                    or any(visit(c, in_loop) for c in [*node.orelse, getattr(node, "iter", None) or node.test]))
+        return any(visit(c, in_loop) for c in ast.iter_child_nodes(node))
+    return visit(stmt, False)
+
+
+def _fresh(tree: ast.AST, stem: str) -> str:
+    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    i = 0
+    while f"{stem}{i}" in taken:
+        i += 1
+    return f"{stem}{i}"
+
+
+class _Sub(ast.NodeTransformer):
+    """Names renamed by ``mapping`` (loads and stores alike)."""
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        return ast.copy_location(ast.Name(self.mapping.get(node.id, node.id), node.ctx), node)
 
 
 # ---- what a statement reads and writes
@@ -42,22 +208,32 @@ class _Names(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         root = _root(node)
-        if isinstance(node.ctx, ast.Store) and root:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and root:
             self.writes.add(root)  # x.attr = ... changes what x holds
         self.generic_visit(node)
 
     visit_Subscript = visit_Attribute  # type: ignore[assignment]
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        root = _root(node.target)
+        if root:
+            self.reads.add(root)  # x += e reads x
+        self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.calls = True
         root = _root(node.func) if isinstance(node.func, ast.Attribute) else None
         if root:
             self.writes.add(root)  # x.method(...) may change what x holds
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            root = _root(arg)
+            if root:
+                self.writes.add(root)  # f(x) may change what x holds
         self.generic_visit(node)
 
 
 def _root(node: ast.AST) -> str | None:
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call, ast.Starred)):
         node = node.func if isinstance(node, ast.Call) else node.value
     return node.id if isinstance(node, ast.Name) else None
 
@@ -68,27 +244,72 @@ def _names(stmt: ast.stmt) -> tuple[set[str], set[str]]:
     return visitor.reads, visitor.writes
 
 
+#: Builtins that neither change their arguments nor act on anything else.
+_PURE_FUNCS = {"len", "isinstance", "id", "float", "int", "bool", "str", "range", "zip", "enumerate", "sum",
+               "min", "max", "abs", "list", "tuple", "set", "dict", "sorted", "round", "type", "iter", "repr"}
+#: Methods that read what they are called on and change nothing.
+_PURE_METHODS = {"numel", "size", "dim", "parameters", "named_parameters", "item", "tolist", "detach",
+                 "clone", "keys", "values", "items", "get", "mean", "sum", "abs", "float", "double", "long",
+                 "bool", "cpu", "isfinite", "isnan", "isinf", "sigmoid", "relu", "max", "min", "any", "all",
+                 "eq", "ne", "gt", "lt", "ge", "le", "norm", "view_as", "reshape", "flatten",
+                 "count", "index", "copy", "startswith", "endswith", "format"}
 #: Methods that change only the container they are called on (a list, set or dict being built).
 _BUILDS = {"append", "extend", "add", "update", "insert", "setdefault"}
 
 
+#: Functions of ``torch`` that make a new value from their arguments and touch nothing else (no random state).
+_PURE_TORCH = {"device", "zeros", "ones", "full", "tensor", "as_tensor", "zeros_like", "ones_like", "arange",
+               "cat", "stack", "isfinite", "isnan", "isinf", "sigmoid", "relu", "tanh", "exp", "log", "sqrt",
+               "abs", "mean", "sum", "max", "min", "count_nonzero", "numel", "equal", "allclose", "where"}
+#: Methods that return a tensor's copy on a device or in a dtype: pure when their result is assigned (a tensor's
+#: idiom); a bare ``model.to(device)`` changes a module in place and acts.
+_CONVERTS = {"to", "cpu", "cuda", "float", "double", "long", "int", "bool", "half", "contiguous", "view",
+             "reshape", "squeeze", "unsqueeze", "flatten", "view_as", "type_as", "detach", "clone", "item"}
+
+
+def _pure(node: ast.AST, assigned: bool = False) -> bool:
+    """Evaluating ``node`` changes nothing and calls nothing but a builtin, ``torch`` function or method known
+    to change nothing (with ``assigned``, its value is stored: a conversion's result, not its effect, is meant)."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda)):
+            return False
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Name) and f.id in _PURE_FUNCS:
+                continue
+            if isinstance(f, ast.Attribute) and (f.attr in _PURE_METHODS or (assigned and f.attr in _CONVERTS)):
+                continue
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "torch" and (
+                    f.attr in _PURE_TORCH):
+                continue
+            return False
+    return True
+
+
 def _acts(stmt: ast.stmt) -> bool:
     """The statement calls something for its effect (a bare call, or a block that calls): two of these keep
-    their order, because what they act on (a model's ``.grad``, an optimizer's state) need not show in names."""
+    their order, because what they act on (a model's ``.grad``, an optimizer's state, the random state) need
+    not show in names."""
+    if any(isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, (ast.Store, ast.Del))
+           for n in ast.walk(stmt)):
+        return True  # p.grad /= n, x[i] = e: the object changed may be held elsewhere (an optimizer's parameters)
     if isinstance(stmt, ast.Expr):
         call = stmt.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _BUILDS:
             return False  # xs.append(x) changes xs, and names say so
-        return isinstance(call, (ast.Call, ast.Await))
-    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        return False
-    return any(isinstance(n, ast.Call) for n in ast.walk(stmt))
+        return not _pure(call)
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        return not _pure(stmt.value, assigned=True)
+    return not _pure(stmt)
 
 
-# ---- 5. independent statements in one order
+# ---- 10. independent statements in one order
 
 def _shape(stmt: ast.stmt) -> str:
-    """A statement's structure with every name folded: the order key that renaming does not change."""
+    """A statement's structure with every name folded (``x += e`` as ``x = x + e``, as it is fingerprinted):
+    the order key that renaming does not change."""
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        stmt = ast.Assign([stmt.target], ast.BinOp(ast.Name(stmt.target.id, ast.Load()), stmt.op, stmt.value))
     text = ast.dump(stmt, annotate_fields=False, include_attributes=False)
     return re.sub(r"Name\('[^']*'", "Name('_'", text)
 
@@ -96,41 +317,64 @@ def _shape(stmt: ast.stmt) -> str:
 _MOVABLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.For, ast.While, ast.If, ast.With, ast.Try)
 
 
-class _Roles:
-    """What each name of ``scope`` is used for: the shape of every simple statement that mentions it, the name
-    itself marked.  Two statements of one shape (``a = 0``, ``b = 0``) are ordered by what their names become."""
+#: Attributes that hold a value no one changes in place (a shape, a dtype, a flag): reading one aliases nothing.
+_VALUES = {"shape", "dtype", "device", "training", "requires_grad", "ndim", "is_leaf", "grad_fn", "__name__",
+           "__class__"}
+
+
+class _Aliases:
+    """Names that may hold one object: ``a = b``, ``a = b.c``, ``a = b[i]`` and ``for a in b...`` join ``a``
+    and ``b``, so a change made through one is a change to the other."""
 
     def __init__(self, scope: ast.AST) -> None:
-        self.scope = scope
-        self.found: dict[str, tuple[str, ...]] | None = None
+        self.parent: dict[str, str] = {}
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)) and not any(
+                    isinstance(n, ast.Attribute) and n.attr in _VALUES for n in ast.walk(node.value)):
+                src = _root(node.value)
+                for target in node.targets:
+                    for n in ast.walk(target):
+                        if isinstance(n, ast.Name) and src:
+                            self.join(n.id, src)
+            elif isinstance(node, (ast.For, ast.comprehension, ast.withitem)):
+                src = _root(node.iter if not isinstance(node, ast.withitem) else node.context_expr)
+                target = node.target if not isinstance(node, ast.withitem) else node.optional_vars
+                for n in ast.walk(target) if target is not None and src else ():
+                    if isinstance(n, ast.Name):
+                        self.join(n.id, src)
 
-    def __call__(self, name: str) -> tuple[str, ...]:
-        if self.found is None:
-            found: dict[str, list[str]] = {}
-            for stmt in ast.walk(self.scope):
-                if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body"):
-                    text = ast.dump(stmt, annotate_fields=False, include_attributes=False)
-                    for used in {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}:
-                        marked = text.replace(f"Name('{used}'", "Name('@'")
-                        found.setdefault(used, []).append(re.sub(r"Name\('[^'@]*'", "Name('_'", marked))
-            self.found = {name: tuple(sorted(shapes)) for name, shapes in found.items()}
-        return self.found.get(name, ())
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            x = self.parent[x]
+        return x
+
+    def join(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+    def of(self, names: set[str]) -> set[str]:
+        return {self.find(n) for n in names}
 
 
-def _order(run: list[ast.stmt], role: _Roles) -> list[ast.stmt]:
+def _order(run: list[ast.stmt], alias: _Aliases) -> list[ast.stmt]:
     """``run`` in one canonical order that keeps every dependency: the smallest ready statement first (by its
-    shape, then by the roles of the names it writes)."""
-    facts = [(*_names(s), _acts(s)) for s in run]
+    shape: its structure with every name folded, as it is fingerprinted)."""
+    if len(run) < 2:
+        return run
+    named = [_names(s) for s in run]
+    facts = [(alias.of(r), alias.of(w), _acts(s), _reads_state(s)) for s, (r, w) in zip(run, named)]
 
     def after(i: int, j: int) -> bool:  # must run[j] stay after run[i] (i < j)?
-        (ri, wi, ai), (rj, wj, aj) = facts[i], facts[j]
-        return bool(wi & (rj | wj) or wj & ri or (ai and aj))
+        (ri, wi, ai, si), (rj, wj, aj, sj) = facts[i], facts[j]
+        return bool(wi & (rj | wj) or wj & ri or (ai and (aj or sj)) or (aj and si))
 
     keys: dict[int, tuple] = {}
 
-    def key(j: int) -> tuple:
+    def key(j: int) -> tuple:  # statements of one shape differ only by names, which are not fingerprinted
         if j not in keys:
-            keys[j] = (_shape(run[j]), tuple(role(n) for n in sorted(facts[j][1])), ast.dump(run[j]))
+            keys[j] = (_shape(run[j]), j)
         return keys[j]
 
     waits = {j: {i for i in range(j) if after(i, j)} for j in range(len(run))}
@@ -145,47 +389,73 @@ def _order(run: list[ast.stmt], role: _Roles) -> list[ast.stmt]:
     return [run[j] for j in placed]
 
 
-def _reorder(body: list[ast.stmt], role: _Roles) -> list[ast.stmt]:
-    """``body`` with each run of movable statements (everything but ``return``, ``def``, imports and jumps)
-    put in canonical order, and every nested body likewise."""
+def _movable(stmt: ast.stmt, callables: set[str]) -> bool:
+    """Neither a jump (nor holding one that leaves it) nor a call of a function the cell defines (whose reads
+    and writes do not show in names)."""
+    if not isinstance(stmt, _MOVABLE) or _escapes(stmt):
+        return False
+    return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in callables
+                   for n in ast.walk(stmt))
+
+
+def _reorder(body: list[ast.stmt], alias: _Aliases, callables: set[str]) -> list[ast.stmt]:
+    """``body`` with each run of movable statements put in canonical order, and every nested body likewise."""
     out: list[ast.stmt] = []
     run: list[ast.stmt] = []
     for stmt in body:
         for name in _BODIES:
             if isinstance(getattr(stmt, name, None), list) and getattr(stmt, name):
-                setattr(stmt, name, _reorder(getattr(stmt, name), role))
-        if isinstance(stmt, _MOVABLE):
+                setattr(stmt, name, _reorder(getattr(stmt, name), alias, callables))
+        for handler in getattr(stmt, "handlers", ()):
+            handler.body = _reorder(handler.body, alias, callables)
+        if _movable(stmt, callables):
             run.append(stmt)
         else:
-            out.extend(_order(run, role))
+            out.extend(_order(run, alias))
             run = []
             out.append(stmt)
-    out.extend(_order(run, role))
+    out.extend(_order(run, alias))
     return out
 
 
-# ---- 6. local names numbered
+def _callables(tree: ast.AST) -> set[str]:
+    """Names the cell binds to a function or a lambda."""
+    names = {n.name for n in ast.walk(tree) if isinstance(n, _SCOPES)}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
+            names |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+    return names
 
-class _Rename(ast.NodeTransformer):
-    """Each function's arguments and assigned names become v0, v1, … in order of first appearance."""
 
-    def __init__(self, local: set[str]) -> None:
-        self.local = local
-        self.new: dict[str, str] = {}
+# ---- 11. local names numbered, scope by scope
 
-    def _name(self, old: str) -> str:
-        if old not in self.local:
-            return old
-        return self.new.setdefault(old, f"v{len(self.new)}")
+def _rename_scopes(tree: ast.Module) -> None:
+    """Every function's (lambda's, comprehension's) own names become ``v0, v1, …``; a nested scope's names
+    are numbered apart from its enclosing scope's, and a name it reads from there keeps that scope's number."""
+    counter = [0]
 
-    def visit_arg(self, node: ast.arg) -> ast.arg:
-        node.arg = self._name(node.arg)
-        node.annotation = None
-        return node
+    def rename(scope: ast.AST, env: dict[str, str]) -> None:
+        mapping = dict(env)
+        if not isinstance(scope, (ast.Module, ast.ClassDef)):
+            for name in scope_locals(scope):
+                mapping[name] = f"v{counter[0]}"
+                counter[0] += 1
+        for node in list(own_nodes(scope)):
+            if isinstance(node, ast.Name) and node.id in mapping:
+                node.id = mapping[node.id]
+            elif isinstance(node, ast.arg) and node.arg in mapping:
+                node.arg = mapping[node.arg]
+                node.annotation = None
+            elif isinstance(node, (*_SCOPES, ast.ClassDef)) and node.name in mapping:
+                node.name = mapping[node.name]
+            elif isinstance(node, ast.ExceptHandler) and node.name in mapping:
+                node.name = mapping[node.name]
+            elif isinstance(node, ast.Nonlocal):
+                node.names = [mapping.get(n, n) for n in node.names]
+        for inner in nested_scopes(scope):
+            rename(inner, mapping)
 
-    def visit_Name(self, node: ast.Name) -> ast.Name:
-        node.id = self._name(node.id)
-        return node
+    rename(tree, {})
 
 
 def strip_docstrings(tree: ast.AST) -> None:
@@ -196,20 +466,6 @@ def strip_docstrings(tree: ast.AST) -> None:
                 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
             node.body = body[1:] or [ast.Pass()]
-
-
-def _rename_locals(tree: ast.AST) -> None:
-    for node in ast.walk(tree):
-        if isinstance(node, _SCOPES):
-            arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
-            local = {a.arg for a in arguments} | {a.arg for a in (node.args.vararg, node.args.kwarg) if a}
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-                    local.add(inner.id)
-            renamer = _Rename(local)
-            for arg in arguments:
-                renamer.visit_arg(arg)
-            node.body = [renamer.visit(stmt) for stmt in node.body]
 
 
 # ---- 2. made-up classes as the functions they wrap
@@ -240,6 +496,11 @@ def _unwrap_class(cls: ast.ClassDef) -> dict[str, ast.FunctionDef] | None:
     methods = [s for s in cls.body if isinstance(s, ast.FunctionDef) and s.args.args and not s.decorator_list]
     if len(methods) != len([s for s in cls.body if not isinstance(s, ast.Pass)]):
         return None
+    attributes = {n.attr for m in methods for n in ast.walk(m) if isinstance(n, ast.Attribute)
+                  and isinstance(n.value, ast.Name) and n.value.id == m.args.args[0].arg}
+    if any(attributes & (set(scope_locals(m)) - {a.arg for a in m.args.args}) for m in methods
+           if m.name != "__init__"):
+        return None  # self.x and a local x of a method: one name would stand for two things
     init = next((m for m in methods if m.name == "__init__"), None)
     init_params, init_body = [], []
     if init is not None:
@@ -357,14 +618,12 @@ def _bind(fn: ast.FunctionDef, call: ast.Call) -> tuple[list[ast.stmt], list[ast
         value = given.get(p, defaults.get(p))
         if isinstance(value, ast.Name) and p not in assigned:
             rename[p] = value.id
-        elif p != getattr(value, "id", None):
-            bindings.append(ast.Assign([ast.Name(p, ast.Store())], copy.deepcopy(value)))
-
-    class Sub(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.Name:
-            return ast.copy_location(ast.Name(rename.get(node.id, node.id), node.ctx), node)
-
-    return bindings, [Sub().visit(copy.deepcopy(s)) for s in fn.body]
+        else:
+            rename[p] = f"_{fn.name}_{p}"  # its own name, apart from every name of the caller's
+            bindings.append(ast.copy_location(ast.Assign([ast.Name(rename[p], ast.Store())], copy.deepcopy(value)), call))
+    for name in scope_locals(fn):
+        rename.setdefault(name, f"_{fn.name}_{name}")
+    return bindings, [_Sub(rename).visit(copy.deepcopy(s)) for s in fn.body]
 
 
 def _inline_at(stmt: ast.stmt, fn: ast.FunctionDef, call: ast.Call) -> list[ast.stmt] | None:
@@ -388,6 +647,13 @@ def _inline_at(stmt: ast.stmt, fn: ast.FunctionDef, call: ast.Call) -> list[ast.
         same = isinstance(stmt, ast.Assign) and ast.dump(stmt.targets[0]) == ast.dump(
             ast.Name(getattr(last.value, "id", None), ast.Store()))
         return bindings + body[:-1] + ([] if same else [stmt])  # x = helper() whose last line is return x
+    value = getattr(stmt, "value", None)
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)) and value is not None and (
+            _hoistable(value, call)):  # the call is the first thing the statement does: its result, then the rest
+        result = f"_{fn.name}_result"
+        _replace(stmt, call, ast.copy_location(ast.Name(result, ast.Load()), call))
+        kept = ast.copy_location(ast.Assign([ast.Name(result, ast.Store())], last.value), last)
+        return bindings + body[:-1] + [kept, stmt]
     return None
 
 
@@ -396,8 +662,8 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
         for name, value in ast.iter_fields(node):
             if value is old:
                 setattr(node, name, new)
-            elif isinstance(value, list):
-                setattr(node, name, [new if v is old else v for v in value])
+            elif isinstance(value, list) and any(v is old for v in value):
+                value[:] = [new if v is old else v for v in value]  # in place: callers hold these lists
 
 
 def _inline_helpers(tree: ast.Module, keep: set[str]) -> None:
@@ -416,6 +682,8 @@ def _inline_one(tree: ast.Module, keep: set[str]) -> bool:
         if len(uses) != 1 or len(calls) != 1:
             continue
         call = calls[0]
+        if not _same_meaning(tree, fn, call):
+            continue
         for node in ast.walk(tree):
             for name in _BODIES:
                 body = getattr(node, name, None)
@@ -437,19 +705,80 @@ def _inline_one(tree: ast.Module, keep: set[str]) -> bool:
     return False
 
 
+def _enclosing(tree: ast.AST, target: ast.AST) -> ast.AST:
+    """The innermost function (or the module) whose own code holds ``target``."""
+    for scope in [tree, *[n for n in ast.walk(tree) if isinstance(n, _ALL_SCOPES)]][::-1]:
+        if any(n is target for n in own_nodes(scope)):
+            return scope
+    return tree
+
+
+def _same_meaning(tree: ast.AST, fn: ast.AST, call: ast.AST) -> bool:
+    """Every name ``fn`` reads from outside means at ``call`` what it means in ``fn``: ``fn`` is defined in
+    the scope that calls it, or the caller binds none of those names."""
+    where, caller = _enclosing(tree, fn), _enclosing(tree, call)
+    if where is caller:
+        return True
+    own = set(scope_locals(fn))
+    free = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id not in own}
+    return not free & set(scope_locals(caller))
+
+
+def _inline_lambdas(tree: ast.Module) -> None:
+    """``f = lambda a: e`` bound once and only ever called: each call is ``e`` with its arguments (names,
+    constants or expressions that call nothing) in place of the parameters."""
+    stores, loads = _stores(tree), _loads(tree)
+    for _node, _field, body in list(_bodies(tree)):
+        for stmt in list(body):
+            name = _single_target(stmt)
+            if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda) and stores.get(name) == 1):
+                continue
+            fn = stmt.value
+            a = fn.args
+            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+                continue
+            params = [p.arg for p in a.args]
+            calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                     and n.func.id == name]
+            once = len(params) == 1 and _first_use(ast.Expr(fn.body), params[0]) is not None and sum(
+                isinstance(n, ast.Name) and n.id == params[0] for n in ast.walk(fn.body)) == 1
+            if len(calls) != loads.get(name, 0) or not calls or any(
+                    len(c.args) != len(params) or c.keywords or not (once or all(_pure(x) for x in c.args))
+                    or not _same_meaning(tree, fn, c) for c in calls):
+                continue
+            for c in calls:
+                _replace(tree, c, _Sub({}).visit(_bound_body(fn, params, c.args)))
+            _drop(tree, lambda s, made=stmt: s is made)  # the lists were rebuilt: find it again
+
+
+def _bound_body(fn: ast.Lambda, params: list[str], args: list[ast.AST]) -> ast.AST:
+    given = dict(zip(params, args))
+
+    class Put(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            if node.id in given and isinstance(node.ctx, ast.Load):
+                return ast.copy_location(copy.deepcopy(given[node.id]), node)
+            return node
+
+    return Put().visit(copy.deepcopy(fn.body))
+
+
 # ---- 4. comprehensions as the loops they replace
 
 _APPEND = {ast.ListComp: "append", ast.SetComp: "add"}
 
 
-def _loop_of(comp: ast.AST, target: str) -> tuple[list[ast.stmt], bool] | None:
-    """``(statements, ok)``: ``target`` built by the loop ``comp`` stands for; ``None`` for another node."""
+def _loop_of(comp: ast.AST, target: str) -> list[ast.stmt] | None:
+    """The statements that build ``target`` as the loop ``comp`` stands for does, its loop variables renamed
+    apart (a comprehension has a scope of its own); ``None`` for another node."""
+    comp = _apart(comp)
     is_sum = (isinstance(comp, ast.Call) and isinstance(comp.func, ast.Name) and comp.func.id == "sum"
               and len(comp.args) == 1 and not comp.keywords and isinstance(comp.args[0], (ast.GeneratorExp, ast.ListComp)))
     if is_sum:
         gen = comp.args[0]
         start = ast.Constant(0)
-        inner: ast.stmt = ast.AugAssign(ast.Name(target, ast.Store()), ast.Add(), gen.elt)
+        inner: ast.stmt = ast.Assign([ast.Name(target, ast.Store())],
+                                     ast.BinOp(ast.Name(target, ast.Load()), ast.Add(), gen.elt))
     elif type(comp) in _APPEND or isinstance(comp, ast.DictComp):
         gen = comp
         if isinstance(comp, ast.DictComp):
@@ -463,10 +792,38 @@ def _loop_of(comp: ast.AST, target: str) -> tuple[list[ast.stmt], bool] | None:
     else:
         return None
     for g in reversed(gen.generators):
+        if any(isinstance(n, (ast.NamedExpr, ast.Await)) for n in ast.walk(g)):
+            return None
         for cond in reversed(g.ifs):
             inner = ast.If(cond, [inner], [])
         inner = ast.For(g.target, g.iter, [inner], [])
     return [ast.Assign([ast.Name(target, ast.Store())], start), inner]
+
+
+_APART = [0]
+
+
+def _apart(comp: ast.AST) -> ast.AST:
+    gen = comp.args[0] if isinstance(comp, ast.Call) and comp.args else comp
+    if not isinstance(gen, _COMPS):
+        return comp
+    names = {n.id for g in gen.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    _APART[0] += 1
+    mapping = {n: f"_c{_APART[0]}_{n}" for n in names}
+    gen = copy.deepcopy(gen)
+    first_iter = gen.generators[0].iter
+    sub = _Sub(mapping)
+    for g in gen.generators:
+        g.target = sub.visit(g.target)
+        g.ifs = [sub.visit(c) for c in g.ifs]
+        if g.iter is not first_iter:
+            g.iter = sub.visit(g.iter)
+    for field in ("elt", "key", "value"):
+        if hasattr(gen, field):
+            setattr(gen, field, sub.visit(getattr(gen, field)))
+    if isinstance(comp, ast.Call):
+        return ast.Call(comp.func, [gen], comp.keywords)
+    return gen
 
 
 def _expand_comprehensions(tree: ast.AST) -> None:
@@ -492,7 +849,9 @@ def _expand_body(body: list[ast.stmt], counter: list[int]) -> list[ast.stmt]:
                 and (loop := _loop_of(value, stmt.targets[0].id))):
             out += loop  # x = [... for ...]: the loop that builds x
             continue
-        for comp in [n for n in ast.walk(value) if _loop_of(n, "_") is not None]:
+        for comp in [n for n in ast.walk(value) if _loop_of(n, "_") is not None][:1]:
+            if not _hoistable(stmt.value, comp):
+                break
             temp = f"_built{counter[0]}"
             counter[0] += 1
             out += _loop_of(comp, temp)
@@ -505,7 +864,614 @@ def _expand_body(body: list[ast.stmt], counter: list[int]) -> list[ast.stmt]:
     return out
 
 
-# ---- x = x + e is x += e
+
+
+def _hoistable(value: ast.AST, comp: ast.AST) -> bool:
+    """``comp`` may run before the rest of ``value``: nothing evaluated before it calls, and it runs whatever
+    happens (not in a later operand of ``and``/``or``, a branch of ``if``/``else`` or a lambda)."""
+    ancestors = []
+
+    def path(node, trail):
+        if node is comp:
+            ancestors.extend(trail)
+            return True
+        return any(path(c, trail + [node]) for c in ast.iter_child_nodes(node))
+
+    path(value, [])
+    if any(isinstance(a, (ast.BoolOp, ast.IfExp, ast.Lambda, *_COMPS)) for a in ancestors):
+        return False
+    where = (comp.lineno, comp.col_offset)
+    inside = {id(n) for n in ast.walk(comp)} | {id(a) for a in ancestors}
+    return not any(isinstance(n, ast.Call) and id(n) not in inside and (n.lineno, n.col_offset) < where
+                   for n in ast.walk(value))
+
+
+# ---- 5. other spellings of one PyTorch call
+
+#: Functions of ``torch`` (and of ``torch.nn.functional``, imported as ``F``) that are the same call as the
+#: method of their first argument: ``torch.sigmoid(t)`` is ``t.sigmoid()``.
+_AS_METHOD = {"sigmoid", "relu", "tanh", "exp", "log", "sqrt", "abs", "mean", "sum", "max", "min", "argmax",
+              "argmin", "isfinite", "isnan", "isinf", "numel", "flatten", "softmax", "log_softmax",
+              "count_nonzero", "clamp", "square", "neg", "round", "floor", "ceil", "squeeze", "unsqueeze",
+              "all", "any", "norm", "std", "var", "prod", "cumsum", "t", "transpose", "reshape", "matmul",
+              "eq", "ne", "gt", "lt", "ge", "le", "add", "sub", "mul", "div"}
+_FUNCTIONAL = {"relu", "sigmoid", "tanh", "softmax", "log_softmax"}
+#: Methods of one argument that are an operator: ``a.matmul(b)`` is ``a @ b``.  Never ``add``: a set's
+#: ``add`` is no sum.
+_AS_OPERATOR = {"matmul": ast.MatMult, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div}
+_AS_COMPARE = {"eq": ast.Eq, "ne": ast.NotEq, "gt": ast.Gt, "lt": ast.Lt, "ge": ast.GtE, "le": ast.LtE}
+_AS_DTYPE = {"float32": "float", "float": "float", "float64": "double", "double": "double", "int64": "long",
+             "long": "long", "bool": "bool", "int32": "int"}
+
+#: The table: each spelling, an example of it and the one form it becomes (``tests/test_similarity.py``
+#: evaluates both on tensors, entry by entry, and normalises the one into the other).
+SPELLINGS: list[tuple[str, str, str]] = [
+    ("torch.f(t, ...) is t.f(...)", "torch.sigmoid(a)", "a.sigmoid()"),
+    ("torch.f(t, ...) is t.f(...)", "torch.sum(a == b)", "(a == b).sum()"),
+    ("torch.f(t, ...) is t.f(...)", "torch.max(torch.abs(a))", "a.abs().max()"),
+    ("torch.f(t, ...) is t.f(...)", "torch.numel(a)", "a.numel()"),
+    ("torch.f(t, ...) is t.f(...)", "torch.mean(a, dim=0)", "a.mean(dim=0)"),
+    ("F.f(t) is t.f()", "F.relu(a)", "a.relu()"),
+    ("F.f(t) is t.f()", "torch.nn.functional.softmax(a, dim=0)", "a.softmax(dim=0)"),
+    ("t.matmul(u) and torch.matmul(t, u) are t @ u", "torch.matmul(m, m)", "m @ m"),
+    ("t.sub/mul/div(u) are t - u, t * u, t / u (add is a set's too: kept)", "a.div(2)", "a / 2"),
+    ("t.sub/mul/div(u) are t - u, t * u, t / u (add is a set's too: kept)", "a.mul(b).sub(1)", "a * b - 1"),
+    ("t.eq/ne/gt/lt/ge/le(u) are the comparisons", "a.gt(0)", "a > 0"),
+    ("t.eq/ne/gt/lt/ge/le(u) are the comparisons", "torch.ne(a, b)", "a != b"),
+    ("t.size() is t.shape, t.size(i) is t.shape[i]", "a.size(0)", "a.shape[0]"),
+    ("t.size() is t.shape, t.size(i) is t.shape[i]", "a.size()", "a.shape"),
+    ("t.to(torch.float32) is t.float() (and the other dtypes)", "a.to(torch.float32)", "a.float()"),
+    ("t.to(torch.float32) is t.float() (and the other dtypes)", "a.to(dtype=torch.float64)", "a.double()"),
+    ("t.detach().item() is t.item()", "a.sum().detach().item()", "a.sum().item()"),
+    ("model.train(False) is model.eval(); model.train(True) is model.train()", "m.train(False)", "m.eval()"),
+    ("model.train(False) is model.eval(); model.train(True) is model.train()", "m.train(mode=True)", "m.train()"),
+]
+
+
+def _is_torch(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "torch"
+
+
+def _is_functional(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == "F"
+    return (isinstance(node, ast.Attribute) and node.attr == "functional" and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "nn" and _is_torch(node.value.value))
+
+
+class _Spellings(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if not isinstance(f, ast.Attribute):
+            return node
+        plain = node.args and not any(isinstance(a, ast.Starred) for a in node.args)
+        # torch.f(t, ...) / F.f(t, ...) -> t.f(...)
+        if plain and ((_is_torch(f.value) and f.attr in _AS_METHOD) or (_is_functional(f.value) and f.attr in _FUNCTIONAL)):
+            method = ast.Call(ast.Attribute(node.args[0], f.attr, ast.Load()), node.args[1:], node.keywords)
+            return self.visit_Call(ast.copy_location(method, node))
+        one = len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred)
+        if one and f.attr in _AS_OPERATOR:
+            return ast.copy_location(ast.BinOp(f.value, _AS_OPERATOR[f.attr](), node.args[0]), node)
+        if one and f.attr in _AS_COMPARE:
+            return ast.copy_location(ast.Compare(f.value, [_AS_COMPARE[f.attr]()], [node.args[0]]), node)
+        if f.attr == "size" and not node.keywords and len(node.args) <= 1:
+            shape = ast.Attribute(f.value, "shape", ast.Load())
+            return ast.copy_location(ast.Subscript(shape, node.args[0], ast.Load()) if node.args else shape, node)
+        if f.attr == "to" and len(node.args) + len(node.keywords) == 1:
+            dtype = node.args[0] if node.args else (node.keywords[0].value if node.keywords[0].arg == "dtype" else None)
+            if isinstance(dtype, ast.Attribute) and _is_torch(dtype.value) and dtype.attr in _AS_DTYPE:
+                return ast.copy_location(ast.Call(ast.Attribute(f.value, _AS_DTYPE[dtype.attr], ast.Load()), [], []), node)
+        if f.attr == "item" and not node.args and not node.keywords and isinstance(f.value, ast.Call) and (
+                isinstance(f.value.func, ast.Attribute) and f.value.func.attr == "detach" and not f.value.args):
+            return ast.copy_location(ast.Call(ast.Attribute(f.value.func.value, "item", ast.Load()), [], []), node)
+        if f.attr == "train" and len(node.args) + len(node.keywords) == 1:
+            mode = node.args[0] if node.args else (node.keywords[0].value if node.keywords[0].arg == "mode" else None)
+            if isinstance(mode, ast.Constant) and mode.value in (True, False) and isinstance(mode.value, bool):
+                name = "train" if mode.value else "eval"
+                return ast.copy_location(ast.Call(ast.Attribute(f.value, name, ast.Load()), [], []), node)
+        return node
+
+
+def respell(tree: ast.AST) -> ast.AST:
+    """``tree`` with every spelling of :data:`SPELLINGS` written in its one form."""
+    return ast.fix_missing_locations(_Spellings().visit(tree))
+
+
+# ---- 6. dead code
+
+def _constant_test(test: ast.AST):
+    """``True``/``False`` when ``test`` is a constant's truth (through ``not``); ``None`` otherwise."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _constant_test(test.operand)
+        return None if inner is None else not inner
+    return None
+
+
+def _propagate_constants(fn: ast.AST) -> bool:
+    """A local bound once, at the function's top level, to a constant, and never rebound: its reads after that
+    statement are the constant, and branches on it are decided."""
+    stores = _stores(fn)
+    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    changed = False
+    for at, stmt in enumerate(fn.body):
+        if not (stmt.targets[0].id not in args if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) else False):
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Constant) and stores.get(stmt.targets[0].id) == 1):
+            continue
+        name, value = stmt.targets[0].id, stmt.value.value
+        for later in fn.body[at + 1:]:  # a nested scope defined later reads it later too: never rebound
+            for node in ast.walk(later):
+                for field, child in ast.iter_fields(node):
+                    if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
+                        setattr(node, field, ast.copy_location(ast.Constant(value), child))
+                        changed = True
+                    elif isinstance(child, list):
+                        for i, item in enumerate(child):
+                            if isinstance(item, ast.Name) and item.id == name and isinstance(item.ctx, ast.Load):
+                                child[i] = ast.copy_location(ast.Constant(value), item)
+                                changed = True
+    return changed
+
+
+def _decide_branches(tree: ast.AST) -> bool:
+    changed = False
+    for node, field, body in list(_bodies(tree)):
+        out = []
+        for stmt in body:
+            truth = _constant_test(stmt.test) if isinstance(stmt, ast.If) else None
+            if truth is None:
+                out.append(stmt)
+                continue
+            out += stmt.body if truth else stmt.orelse
+            changed = True
+        if changed:
+            setattr(node, field, out or [ast.Pass()])
+    return changed
+
+
+def _drop_dead_stores(fn: ast.AST) -> bool:
+    """Stores to a local that nothing reads: dropped when what they store calls nothing, written as the bare
+    call otherwise.  A local read only to store itself again (``n = n + 1``) counts as unread."""
+    loads = _loads(fn)
+    declared = {n for node in ast.walk(fn) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    self_reads: dict[str, int] = {}
+    for node in ast.walk(fn):
+        target = _single_target(node)
+        if target and _pure(node.value):
+            self_reads[target] = self_reads.get(target, 0) + sum(
+                isinstance(n, ast.Name) and n.id == target and isinstance(n.ctx, ast.Load) for n in ast.walk(node.value))
+    dead = {name for name in _stores(fn) if name not in declared and name not in args
+            and loads.get(name, 0) == self_reads.get(name, 0)}
+    if not dead:
+        return False
+    changed = False
+    for node, field, body in list(_bodies(fn)):
+        out = []
+        for stmt in body:
+            if (isinstance(stmt, ast.For) and not stmt.orelse and all(isinstance(b, ast.Pass) for b in stmt.body)
+                    and _pure(stmt.iter) and {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)} <= dead):
+                changed = True
+                continue  # a loop that does nothing over what changes nothing (a sum no one reads)
+            target = _single_target(stmt)
+            if target in dead:
+                changed = True
+                if not _pure(stmt.value):
+                    out.append(ast.copy_location(ast.Expr(stmt.value), stmt))
+                continue
+            out.append(stmt)
+        setattr(node, field, out or [ast.Pass()])
+    return changed
+
+
+def _single_target(stmt: ast.AST) -> str | None:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id
+    if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        return stmt.target.id
+    return None
+
+
+def drop_dead_code(tree: ast.Module) -> None:
+    for fn in _functions(tree):
+        for _ in range(6):
+            if not (_propagate_constants(fn) | _decide_branches(fn) | _drop_dead_stores(fn)):
+                break
+    _decide_branches(tree)
+
+
+# ---- 7. loops in one form
+
+def _is_increment(stmt: ast.stmt, name: str) -> bool:
+    if isinstance(stmt, ast.AugAssign):
+        return (isinstance(stmt.target, ast.Name) and stmt.target.id == name and isinstance(stmt.op, ast.Add)
+                and isinstance(stmt.value, ast.Constant) and stmt.value.value == 1)
+    if _single_target(stmt) == name and isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp):
+        v = stmt.value
+        return (isinstance(v.op, ast.Add) and isinstance(v.left, ast.Name) and v.left.id == name
+                and isinstance(v.right, ast.Constant) and v.right.value == 1)
+    return False
+
+
+def _loop_jumps(body: list[ast.stmt], kind) -> bool:
+    """A ``kind`` (break or continue) in ``body`` that belongs to the loop whose body it is."""
+    def visit(node):
+        if isinstance(node, kind):
+            return True
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor, *_ALL_SCOPES)):
+            return any(visit(s) for s in node.orelse) if isinstance(node, (ast.For, ast.While)) else False
+        return any(visit(c) for c in ast.iter_child_nodes(node))
+    return any(visit(s) for s in body)
+
+
+def _whiles_as_fors(fn: ast.AST) -> bool:
+    """``i = 0; while i < n: ...; i += 1`` as ``for i in range(n): ...``: when the body changes neither ``i``
+    (but by its last statement) nor what ``n`` reads, no ``continue`` skips the step, there is no ``else``, and
+    nothing reads ``i`` outside the loop."""
+    for _node, _field, body in list(_bodies(fn)):
+        for at, loop in enumerate(body):
+            if not (isinstance(loop, ast.While) and not loop.orelse and isinstance(loop.test, ast.Compare)
+                    and len(loop.test.ops) == 1 and isinstance(loop.test.ops[0], ast.Lt)
+                    and isinstance(loop.test.left, ast.Name) and at > 0):
+                continue
+            name, bound = loop.test.left.id, loop.test.comparators[0]
+            init = body[at - 1]
+            if not (_single_target(init) == name and isinstance(init, ast.Assign) and isinstance(init.value, ast.Constant)
+                    and init.value.value == 0 and type(init.value.value) is int):
+                continue
+            if not loop.body or not _is_increment(loop.body[-1], name) or _loop_jumps(loop.body, ast.Continue):
+                continue
+            inner = loop.body[:-1]
+            written = set().union(*(_names(s)[1] for s in inner)) if inner else set()
+            rebound = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+                          for s in inner for n in ast.walk(s))  # an int counter changes only by rebinding
+            if rebound or not _pure(bound) or written & {n.id for n in ast.walk(bound) if isinstance(n, ast.Name)}:
+                continue
+            inside = sum(isinstance(n, ast.Name) and n.id == name for s in loop.body for n in ast.walk(s))
+            inside += sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
+            everywhere = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(fn))
+            if everywhere != inside + 1:  # the name is used outside the loop (its value after it differs)
+                continue
+            new = ast.For(ast.Name(name, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [bound], []),
+                          inner or [ast.Pass()], [])
+            body[at - 1:at + 1] = [ast.copy_location(new, loop)]
+            ast.fix_missing_locations(new)
+            return True  # the lists changed under the walk: start again
+    return False
+
+
+def _indices_as_elements(fn: ast.AST) -> bool:
+    """``for i in range(len(xs)): x = xs[i]; ...`` as ``for x in xs: ...`` when ``i`` serves nothing else and
+    the body changes neither ``xs`` nor what it holds."""
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name) and not node.orelse
+                and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
+                and node.iter.func.id == "range" and len(node.iter.args) == 1 and not node.iter.keywords):
+            continue
+        size = node.iter.args[0]
+        if not (isinstance(size, ast.Call) and isinstance(size.func, ast.Name) and size.func.id == "len"
+                and len(size.args) == 1 and isinstance(size.args[0], ast.Name)):
+            continue
+        seq, i = size.args[0].id, node.target.id
+        if _index_reads_only(node, fn, seq, i):
+            return True
+        first = node.body[0]
+        if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.value, ast.Subscript)
+                and isinstance(first.value.value, ast.Name) and first.value.value.id == seq
+                and isinstance(first.value.slice, ast.Name) and first.value.slice.id == i):
+            continue
+        uses = sum(isinstance(n, ast.Name) and n.id == i for n in ast.walk(fn))
+        written = set().union(*(_names(s)[1] for s in node.body[1:])) if node.body[1:] else set()
+        if uses != 2 or seq in written or (_names(first)[1] - {n.id for n in ast.walk(first.targets[0])
+                                                               if isinstance(n, ast.Name)}):
+            continue
+        node.target = first.targets[0]
+        node.iter = ast.Name(seq, ast.Load())
+        node.body = node.body[1:] or [ast.Pass()]
+        ast.fix_missing_locations(node)
+        return True
+    return False
+
+
+def _index_reads_only(loop: ast.For, fn: ast.AST, seq: str, i: str) -> bool:
+    """``for i in range(len(xs))`` whose body reads ``i`` only as ``xs[i]`` (and changes neither): rewritten in
+    place as ``for x in xs`` with ``x`` for each ``xs[i]``; ``True`` when it was."""
+    reads = [n for s in loop.body for n in ast.walk(s) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
+             and isinstance(n.value, ast.Name) and n.value.id == seq and isinstance(n.slice, ast.Name) and n.slice.id == i]
+    uses = sum(isinstance(n, ast.Name) and n.id == i for n in ast.walk(fn))
+    written = set().union(*(_names(s)[1] for s in loop.body))
+    if not reads or uses != len(reads) + 1 or seq in written:
+        return False
+    element = _fresh(fn, f"_{seq}_item")
+    for r in reads:
+        _replace(loop, r, ast.copy_location(ast.Name(element, ast.Load()), r))
+    loop.target = ast.copy_location(ast.Name(element, ast.Store()), loop.target)
+    loop.iter = ast.copy_location(ast.Name(seq, ast.Load()), loop.iter)
+    ast.fix_missing_locations(loop)
+    return True
+
+
+def unify_loops(tree: ast.Module) -> None:
+    for fn in _functions(tree):
+        for _ in range(12):
+            if not (_whiles_as_fors(fn) or _indices_as_elements(fn)):
+                break
+
+
+# ---- 8. branches in one orientation
+
+_NEGATED = {ast.NotEq: ast.Eq, ast.IsNot: ast.Is, ast.NotIn: ast.In}
+
+
+def _ends_in_jump(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], _JUMPS)
+
+
+def _orient(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for at, stmt in enumerate(body):
+        if isinstance(stmt, ast.If):
+            if not stmt.orelse and _ends_in_jump(stmt.body) and body[at + 1:]:
+                stmt.orelse = body[at + 1:]  # a guard: what follows runs only when it does not jump
+                out.append(_orient_if(stmt))
+                return out
+            out.append(_orient_if(stmt))
+        else:
+            for name in _BODIES:
+                inner = getattr(stmt, name, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    setattr(stmt, name, _orient(inner))
+            for handler in getattr(stmt, "handlers", ()):
+                handler.body = _orient(handler.body)
+            out.append(stmt)
+    return out
+
+
+def _orient_if(stmt: ast.If) -> ast.If:
+    stmt.body = _orient(stmt.body)
+    stmt.orelse = _orient(stmt.orelse) if stmt.orelse else []
+    while isinstance(stmt.test, ast.UnaryOp) and isinstance(stmt.test.op, ast.Not) and isinstance(
+            stmt.test.operand, ast.UnaryOp) and isinstance(stmt.test.operand.op, ast.Not):
+        stmt.test = stmt.test.operand.operand  # if not not c: is if c:
+    if all(isinstance(s, ast.Pass) for s in stmt.orelse):
+        stmt.orelse = []
+    if all(isinstance(s, ast.Pass) for s in stmt.body) and stmt.orelse:
+        stmt.test = ast.copy_location(ast.UnaryOp(ast.Not(), stmt.test), stmt.test)
+        stmt.body, stmt.orelse = stmt.orelse, []
+        return _orient_if(stmt)
+    if not stmt.orelse:
+        return stmt
+    test = stmt.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        stmt.test = test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
+        stmt.test = ast.copy_location(ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators), test)
+    else:
+        return stmt
+    stmt.body, stmt.orelse = stmt.orelse, stmt.body
+    return stmt
+
+
+def orient_branches(tree: ast.Module) -> None:
+    for fn in _functions(tree):
+        fn.body = _orient(fn.body)
+    ast.fix_missing_locations(tree)
+
+
+# ---- 9. temporaries written where they are read
+
+def _first_use(stmt: ast.stmt, name: str):
+    """The one read of ``name`` in ``stmt``'s own evaluation (a header's, for a block) when nothing evaluated
+    before it calls, and it is not read conditionally or in a nested scope; ``None`` otherwise."""
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)):
+        root = stmt.value
+    elif isinstance(stmt, ast.If):
+        root = stmt.test
+    elif isinstance(stmt, ast.For):
+        root = stmt.iter
+    else:
+        return None
+    if root is None:
+        return None
+    found = []
+
+    def visit(node, safe):  # evaluation order, as Python evaluates
+        if found:
+            return
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            found.append(node if safe[0] else None)
+            return
+        if isinstance(node, (*_ALL_SCOPES, ast.IfExp, ast.BoolOp)):
+            if isinstance(node, ast.BoolOp):
+                visit(node.values[0], safe)
+                if not found and any(isinstance(n, ast.Name) and n.id == name for v in node.values[1:] for n in ast.walk(v)):
+                    found.append(None)
+            elif isinstance(node, ast.IfExp):
+                visit(node.test, safe)
+                if not found and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+                    found.append(None)
+            elif any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+                found.append(None)
+            return
+        if isinstance(node, ast.Call):
+            visit(node.func, safe)
+            for a in [*node.args, *(k.value for k in node.keywords)]:
+                visit(a, safe)
+            safe[0] = False
+            return
+        if isinstance(node, ast.Compare):
+            visit(node.left, safe)
+            visit(node.comparators[0], safe)
+            if not found and any(isinstance(n, ast.Name) and n.id == name for c in node.comparators[1:] for n in ast.walk(c)):
+                found.append(None)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, safe)
+
+    if isinstance(stmt, ast.AugAssign):
+        visit(stmt.target, [True])  # the target is read first
+    visit(root, [True])
+    return found[0] if found else None
+
+
+def _fold_temporaries(fn: ast.AST) -> bool:
+    loads, stores = _loads(fn), _stores(fn)
+    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    alias = _Aliases(fn)
+    for _node, _field, body in list(_bodies(fn)):
+        for at in range(len(body) - 1):
+            name = _single_target(body[at])
+            if (name is None or not isinstance(body[at], ast.Assign) or name in args or stores.get(name) != 1
+                    or loads.get(name) != 1):
+                continue
+            j = next((j for j in range(at + 1, len(body))
+                      if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(body[j]))), None)
+            if j is None or not all(_commute(body[at], body[k], alias) for k in range(at + 1, j)):
+                continue  # read in another block, or something between must see the assignment done
+            use = _first_use(body[j], name)
+            if use is None:
+                continue
+            value = body[at].value
+            if isinstance(value, ast.Lambda):
+                continue  # a function kept as a name reads better than one called where it is made
+            _replace(body[j], use, value)
+            del body[at]
+            return True
+    return False
+
+
+def _commute(a: ast.stmt, b: ast.stmt, alias: _Aliases) -> bool:
+    """``a`` then ``b`` does what ``b`` then ``a`` does: neither writes what the other reads or writes (through
+    any alias), they do not both act, and neither jumps."""
+    if _escapes(a) or _escapes(b):
+        return False
+    (ra, wa), (rb, wb) = _names(a), _names(b)
+    ra, wa, rb, wb = alias.of(ra), alias.of(wa), alias.of(rb), alias.of(wb)
+    acts_a, acts_b = _acts(a), _acts(b)
+    return not (wa & (rb | wb) or wb & ra or (acts_a and (acts_b or _reads_state(b))) or (acts_b and _reads_state(a)))
+
+
+#: Modules whose attributes are functions and constants, not state a call may change.
+_MODULES = {"torch", "nn", "F", "math", "copy", "np", "numpy", "random", "time", "functools", "itertools"}
+
+
+def _reads_state(stmt: ast.stmt) -> bool:
+    """``stmt`` reads what an object holds (an attribute, a method's result) beyond its shape, dtype or device:
+    a call made for its effect may change it unseen (``optimizer.step()`` changes the model's parameters), so
+    the two keep their order."""
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr not in _VALUES:
+            root = _root(n)
+            if root is not None and root not in _MODULES:
+                return True
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+            return True
+    return False
+
+
+def _copy_pure_temporaries(fn: ast.AST) -> bool:
+    """A local bound once to an expression that calls nothing but what changes nothing (``n = len(xb)``) and
+    read only by the statements after it in its block, none of which changes what the expression reads: each
+    read is the expression itself."""
+    loads, stores = _loads(fn), _stores(fn)
+    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    for _node, _field, body in list(_bodies(fn)):
+        for at, stmt in enumerate(body):
+            name = _single_target(stmt)
+            if (name is None or not isinstance(stmt, ast.Assign) or name in args or stores.get(name) != 1
+                    or not loads.get(name) or not _pure(stmt.value) or not _immutable(stmt.value)):
+                continue
+            reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+            if name in reads:
+                continue
+            seen, last = 0, at
+            for j in range(at + 1, len(body)):
+                here = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(body[j]))
+                if here:
+                    seen, last = seen + here, j
+                if seen == loads[name]:
+                    break
+            if seen != loads[name]:
+                continue  # read elsewhere (another block, or before it is bound)
+            between = body[at + 1:last]
+            if _reads_state(stmt) and any(_acts(s) for s in body[at + 1:last + 1]):
+                continue  # what an object holds may change under a call made for its effect
+            if any(_names(s)[1] & reads for s in between) or any(
+                    isinstance(n, _ALL_SCOPES) for s in body[at + 1:last + 1] for n in ast.walk(s)):
+                continue
+            if _names(body[last])[1] & reads:
+                continue  # the last reader may change what the expression reads before reading it
+            put = _Put(name, stmt.value)
+            for j in range(at + 1, last + 1):
+                body[j] = put.visit(body[j])
+            del body[at]
+            return True
+    return False
+
+
+class _Put(ast.NodeTransformer):
+    """Each read of ``name`` is a copy of ``value``."""
+
+    def __init__(self, name: str, value: ast.AST) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(copy.deepcopy(self.value), node)
+        return node
+
+
+#: Calls whose result is a number, a string or a bool: written twice, they make equal values, not two objects.
+_IMMUTABLE_CALLS = {"len", "int", "float", "bool", "str", "round", "abs", "isinstance", "id", "type"}
+_IMMUTABLE_METHODS = {"item", "numel", "dim"}
+
+
+def _immutable(node: ast.AST) -> bool:
+    """``node`` makes no new mutable object (no list, dict or set, no call but those of a number)."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.List, ast.Dict, ast.Set, *_COMPS, ast.Lambda)):
+            return False
+        if isinstance(n, ast.Call) and not (
+                (isinstance(n.func, ast.Name) and n.func.id in _IMMUTABLE_CALLS)
+                or (isinstance(n.func, ast.Attribute) and n.func.attr in _IMMUTABLE_METHODS)):
+            return False
+    return True
+
+
+def _split_tuples(tree: ast.AST) -> None:
+    """``a, b = e1, e2`` as ``a = e1`` then ``b = e2`` when no later element reads an earlier target."""
+    for node, field, body in list(_bodies(tree)):
+        out = []
+        for stmt in body:
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+                    and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts)
+                    and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts)
+                    and not any(isinstance(v, ast.Starred) for v in stmt.value.elts)):
+                targets = [t.id for t in stmt.targets[0].elts]
+                ok = len(set(targets)) == len(targets) and not any(
+                    isinstance(n, ast.Name) and n.id in targets[:i] for i, v in enumerate(stmt.value.elts)
+                    for n in ast.walk(v))
+                if ok:
+                    out += [ast.copy_location(ast.Assign([ast.Name(t, ast.Store())], v), stmt)
+                            for t, v in zip(targets, stmt.value.elts)]
+                    continue
+            out.append(stmt)
+        setattr(node, field, out)
+
+
+def fold_temporaries(tree: ast.Module) -> None:
+    _split_tuples(tree)
+    for fn in _functions(tree):
+        for _ in range(40):
+            if not (_copy_pure_temporaries(fn) or _fold_temporaries(fn)):
+                break
+
+
+# ---- x = x: what a constructor's self.x = x becomes
 
 def _no_op(stmt: ast.stmt) -> bool:
     """``x = x`` or ``a, b = a, b``: what a constructor's ``self.x = x`` becomes once ``self.`` goes."""
@@ -519,19 +1485,11 @@ def _no_op(stmt: ast.stmt) -> bool:
     return all(isinstance(t, ast.Name) and isinstance(v, ast.Name) and t.id == v.id for t, v in pairs)
 
 
-class _Augmented(ast.NodeTransformer):
-    def visit_Assign(self, node: ast.Assign) -> ast.AST:
-        value = node.value
-        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(value, ast.BinOp)
-                and isinstance(value.left, ast.Name) and value.left.id == node.targets[0].id):
-            return ast.copy_location(ast.AugAssign(node.targets[0], value.op, value.right), node)
-        return node
-
-
 # ---- the whole pass
 
 def _tree(source: str) -> ast.Module | None:
-    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    # a notebook magic becomes an empty line, so that every statement keeps its line number
+    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
     try:
         return ast.parse("\n".join(lines))
     except SyntaxError:
@@ -540,7 +1498,7 @@ def _tree(source: str) -> ast.Module | None:
 
 def normalise_tree(source: str, keep=()) -> ast.Module | None:
     """The normalised tree of ``source`` (``None`` when it does not parse); ``keep`` names the definitions the
-    cell is asked for (never unwrapped or inlined)."""
+    cell is asked for (never unwrapped or inlined).  Each statement keeps the line of ``source`` it came from."""
     tree = _tree(source)
     if tree is None:
         return None
@@ -548,20 +1506,28 @@ def normalise_tree(source: str, keep=()) -> ast.Module | None:
     strip_docstrings(tree)
     _unwrap_classes(tree, keep)
     _inline_helpers(tree, keep)
+    _inline_lambdas(tree)
     _expand_comprehensions(tree)
     _drop(tree, _no_op)
-    tree = ast.fix_missing_locations(_Augmented().visit(tree))
-    for _ in range(3):  # numbering depends on order and order on numbering: settle both
-        before = ast.dump(tree)
-        _rename_locals(tree)
-        for node in ast.walk(tree):
-            if isinstance(node, _SCOPES):
-                node.body = _reorder(node.body, _Roles(node))
-        tree.body = _reorder(tree.body, _Roles(tree))
-        _rename_locals(tree)
-        if ast.dump(tree) == before:
-            break
+    tree = respell(tree)
+    drop_dead_code(tree)
+    unify_loops(tree)
+    orient_branches(tree)
+    callables = _callables(tree)
+    _reorder_all(tree, callables)  # what a temporary is read by depends on the order: settle it first
+    fold_temporaries(tree)
+    drop_dead_code(tree)
+    ast.fix_missing_locations(tree)
+    _reorder_all(tree, callables)
+    _rename_scopes(tree)
     return tree
+
+
+def _reorder_all(tree: ast.Module, callables: set[str]) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, _SCOPES):
+            node.body = _reorder(node.body, _Aliases(node), callables)
+    tree.body = _reorder(tree.body, _Aliases(tree), callables)
 
 
 def normalise(source: str, keep=()) -> str:
@@ -586,14 +1552,12 @@ def statements(source: str) -> int:
                for n in ast.walk(tree))
 
 
-# ---- lines compared whatever the variables are called
+# ---- the text that is fingerprinted: every variable written v
 
 _KEPT = set(dir(builtins))
 
 
-def folded(tree: ast.Module, variables: set[str] | None = None) -> list[str]:
-    """The lines of ``ast.unparse(tree)`` with every variable written ``v``: the numbered locals, and the
-    names in ``variables`` (a lesson's globals).  Imported names, builtins and attributes stay."""
+def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
     variables = set(variables or ())
     imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
                 if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
@@ -604,9 +1568,78 @@ def folded(tree: ast.Module, variables: set[str] | None = None) -> list[str]:
             node.id = "v"
         elif isinstance(node, ast.arg):
             node.arg = "v"
-        elif isinstance(node, _SCOPES) and node.name in variables:
+        elif isinstance(node, _SCOPES) and (node.name in variables or re.fullmatch(r"v\d+", node.name)):
             node.name = "v"
-    return ast.unparse(tree).splitlines()
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            node.name = "v"
+    return ast.fix_missing_locations(_Near().visit(tree))
+
+
+class _Near(ast.NodeTransformer):
+    """Spellings that do the same in a training loop but not in every program, folded in the fingerprinted text
+    only (the normalised program keeps them): ``m.forward(x)`` is ``m(x)`` (hooks aside), ``t.view_as(u)``,
+    ``t.view(u.shape)`` and ``t.reshape(u.shape)`` are one reshape (contiguity aside)."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "forward":
+            return ast.copy_location(ast.Call(f.value, node.args, node.keywords), node)
+        if isinstance(f, ast.Attribute) and len(node.args) == 1 and not node.keywords:
+            if f.attr == "view_as":
+                shape = ast.Attribute(node.args[0], "shape", ast.Load())
+                return ast.copy_location(ast.Call(ast.Attribute(f.value, "reshape", ast.Load()), [shape], []), node)
+            if f.attr == "view":
+                return ast.copy_location(ast.Call(ast.Attribute(f.value, "reshape", ast.Load()), node.args, []), node)
+        return node
+
+
+def _header(stmt: ast.stmt) -> str:
+    bare = copy.copy(stmt)
+    for name in ("body", "orelse", "finalbody", "handlers"):
+        if hasattr(bare, name):
+            setattr(bare, name, [ast.Pass()] if name == "body" else [])
+    if hasattr(bare, "decorator_list"):
+        bare.decorator_list = []
+    return ast.unparse(bare).splitlines()[0]
+
+
+def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> list[tuple[str, int]]:
+    """The lines of the normalised ``tree`` as they are fingerprinted, each with the line of the submitted
+    cell it came from: every variable ``v`` (the numbered locals, and the names in ``variables``, a lesson's
+    globals; imported names, builtins and attributes stay), no indentation, ``x += e`` written ``x = x + e``."""
+    out: list[tuple[str, int]] = []
+
+    def emit(body: list[ast.stmt]) -> None:
+        for stmt in body:
+            line = getattr(stmt, "lineno", 0)
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+                written = ast.fix_missing_locations(ast.copy_location(ast.Assign(
+                    [stmt.target], ast.BinOp(ast.Name(stmt.target.id, ast.Load()), stmt.op, stmt.value)), stmt))
+                out.append((ast.unparse(written), line))
+            elif any(isinstance(getattr(stmt, n, None), list) for n in ("body", "handlers")) and not isinstance(
+                    stmt, ast.Lambda):
+                out.append((_header(stmt), line))
+                emit(stmt.body)
+                for handler in getattr(stmt, "handlers", ()):
+                    out.append((_header(handler), getattr(handler, "lineno", line)))
+                    emit(handler.body)
+                if getattr(stmt, "orelse", None):
+                    out.append(("else:", getattr(stmt.orelse[0], "lineno", line)))
+                    emit(stmt.orelse)
+                if getattr(stmt, "finalbody", None):
+                    out.append(("finally:", getattr(stmt.finalbody[0], "lineno", line)))
+                    emit(stmt.finalbody)
+            else:
+                out.append((ast.unparse(stmt), line))
+
+    emit(_folded_tree(tree, variables).body)
+    return out
+
+
+def folded(tree: ast.Module, variables: set[str] | None = None) -> list[str]:
+    """The fingerprinted lines of ``tree`` (:func:`fingerprint_lines`) without their line numbers."""
+    return [text for text, _ in fingerprint_lines(tree, variables)]
 
 
 def assigned(tree: ast.AST) -> set[str]:

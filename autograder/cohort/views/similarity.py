@@ -1,34 +1,39 @@
 """``similarity ASSIGNMENT``: answers that look copied, told apart from the course's own answer and from what
 the cohort wrote anyway.
 
-For every graded answer cell, every submission's code is **normalised** for what copying changes
-(:mod:`.normalise`): comments, docstrings and layout go; a class the answer made up becomes the functions its
-methods wrap; a helper called once is written out where it is called; a comprehension becomes the loop it
-replaces; independent statements are put in one order; local names are numbered.  The normalised code is
+For every graded answer cell, every submission's code is **normalised** for what copying changes and meaning
+does not (:mod:`.normalise`: classes, helpers, lambdas and comprehensions written out, one spelling per
+PyTorch call, dead code dropped, loops and branches in one form, temporaries folded, independent statements
+in one order, names numbered scope by scope; never a change of what the code does).  The normalised code is
 **fingerprinted** by winnowing (the method of MOSS: hashes of every run of ``K`` characters, the smallest in
-each window kept); the released stub or starter code never matches.
+each window kept) over a text with every variable written ``v`` and no indentation; the released stub or
+starter code never matches.
 
-**The course's answer.**  Each answer is compared line by line, variables set aside, with the reference
-solution (``solutions/``), the exercise's own code cells and the lesson cells of its module and the modules
-before.  A fingerprint that lies on the course's lines is the course's: it never counts towards a pair.  An
-answer that is the course's all but a few fingerprints is listed as *the course's answer* with how many
-students wrote it, never as a pair; an answer equal to the reference is listed on its own, whatever the
-cohort's size (word for word, or once names, comments and layout are set aside).
+**The course's answer.**  A fingerprint whose ``K`` characters the course's own code holds in one run (the
+reference solution, the exercise's own code cells, the lessons of its module and the modules before, written
+the same way) is the course's: it never counts towards a pair.  An answer that is the course's all but a few
+fingerprints is listed as *the course's answer* with how many students wrote it, never as a pair; an answer
+equal to the reference is listed on its own, whatever the cohort's size (word for word, or once normalised).
 
 **Scores.**  The other fingerprints are weighted by how rare they are in the cohort (:func:`rarity`): one
 that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one that more than
 :data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
-:data:`MIN_EVIDENCE` of it.  An answer of one statement, or with fewer than :data:`MIN_FINGERPRINTS`
-fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is counted, not compared.
+:data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own.  A pair that matches in one cell only is
+reported when that cell carries :data:`STRONG`.  An answer of one statement, or with fewer than
+:data:`MIN_FINGERPRINTS` fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is
+counted, not compared.
 
-**The page** has one entry per pair that matches in some cell, with every cell the two answered side by
-side, its score and why (how many shared fingerprints were discounted as the course's or as common);
-clusters are built only from pairs that match in at least two cells, each with its weakest link.  A pair is
-a reason to open the two notebooks, never a verdict.  It cannot find a copy rewritten by hand (another
-algorithm, another library call), nor a copy of the course's own answer.
+**The page** shows, by student, each group of students linked by a matching cell and whom each matches in
+which cell (so a chain or a merge reads as one story); then one entry per pair, ordered by its evidence
+(matching cells, shared weight, lines of their own), with every cell the two answered: the code as
+submitted with the lines that match marked, the normalised form on demand, the score and why (what was
+discounted, or for a cell that does not match, each test it fails).  Clusters are built only from pairs
+that match in at least two cells, each with its weakest link.  A pair is a reason to open the two
+notebooks, never a verdict.  It cannot find a copy rewritten by hand (another algorithm, another library
+call), nor a copy of a classmate whose answer is the course's own.
 
-It reads ``submitted/``, the release (for the stubs), the reference solution and the lessons, and writes
+It reads ``submitted/``, the release, the reference solution and the lessons, and writes
 ``reports/ASSIGNMENT/similarity.html`` and ``similarity.json``.
 """
 
@@ -41,11 +46,11 @@ import math
 import zlib
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
 
-from ...cells import answer_sources
-from ...hints import strip_solution_markers
+from ...cells import answer_sources, strip_solution_markers
 from . import normalise as norm
 
 #: Characters of normalised code per fingerprint, and the winnowing window.
@@ -61,7 +66,9 @@ MIN_STATEMENTS = 2
 THRESHOLD = 0.5
 #: The least shared weight of a matching cell, and the least lines of their own (neither the course's nor the
 #: stub's) it must cover: one unusual line two students happen to share is not a copy.
-MIN_EVIDENCE, MIN_LINES = 8.0, 2
+MIN_EVIDENCE, MIN_LINES = 6.0, 2
+#: The least shared weight of a pair that matches in one cell only: one cell must carry what two would.
+STRONG = 16.0
 
 
 # ---- the course's own code
@@ -74,6 +81,7 @@ class CourseCode:
     reference: dict[str, str] = field(default_factory=dict)
     lines: dict[str, str] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # what was read, for the page
+    grams: set = field(default_factory=set)  # the hash of every run of K characters of the course's code
 
     def add(self, source: str, where: str, keep=(), variables=None) -> None:
         tree = norm.normalise_tree(source, keep)
@@ -81,8 +89,11 @@ class CourseCode:
             self._add(tree, where, norm.assigned(tree) if variables is None else variables)
 
     def _add(self, tree, where: str, variables: set[str]) -> None:
-        for line in norm.folded(tree, variables):
+        lines = norm.folded(tree, variables)
+        for line in lines:
             self.lines.setdefault(line.strip(), where)
+        text = "".join(f"{line}\n" for line in lines)
+        self.grams |= {_hash(text[i:i + K]) for i in range(len(text) - K + 1)}
 
     def add_notebook(self, nb, where: str, skip=()) -> None:
         """Every code cell of ``nb`` but those in ``skip``; a variable is any name the notebook binds."""
@@ -119,21 +130,31 @@ class Answer:
     student: str
     cell: str
     source: str
-    normal: str
-    fingerprint: Fingerprint  # of ``normal``
+    normal: str  # the normalised code, as a program (shown on demand)
+    fingerprint: Fingerprint  # of ``text``
     course: set = field(default_factory=set)  # fingerprints that lie on the course's lines
     reference: str = ""  # "word for word", "same code" (as the reference once normalised), or ""
-    starts: list[int] = field(default_factory=list)  # where each line of ``normal`` starts
-    own_lines: set[int] = field(default_factory=set)  # lines of ``normal`` neither the course's nor the stub's
+    starts: list[int] = field(default_factory=list)  # where each line of ``text`` starts
+    own_lines: set[int] = field(default_factory=set)  # lines of ``text`` neither the course's nor the stub's
+    text: str = ""  # what is fingerprinted: the normalised code, every variable v, no indentation
+    source_lines: list[int] = field(default_factory=list)  # the submitted line each line of ``text`` came from
 
     def lines_at(self, at: int) -> range:
-        """The lines of ``normal`` that the fingerprint starting at ``at`` covers."""
+        """The lines of ``text`` that the fingerprint starting at ``at`` covers."""
         last = len(self.starts) - 2
         return range(min(bisect_right(self.starts, at) - 1, last), min(bisect_right(self.starts, at + K - 1) - 1, last) + 1)
 
+    def lines_of(self, hashes: set) -> set[int]:
+        """The lines of ``text`` that the fingerprints ``hashes`` cover."""
+        return {i for h in hashes for at in self.fingerprint.hash_idx.get(h, ()) for i in self.lines_at(at)}
+
     def own_lines_of(self, hashes: set) -> set[int]:
         """The lines of its own that the fingerprints ``hashes`` cover."""
-        return {i for h in hashes for at in self.fingerprint.hash_idx.get(h, ()) for i in self.lines_at(at)} & self.own_lines
+        return self.lines_of(hashes) & self.own_lines
+
+    def submitted_lines_of(self, hashes: set) -> set[int]:
+        """The lines of the submitted cell (counted from 1) that the fingerprints ``hashes`` come from."""
+        return {self.source_lines[i] for i in self.lines_of(hashes) if i < len(self.source_lines)}
 
     @property
     def hashes(self) -> set:
@@ -188,15 +209,15 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _read_lines(answer: Answer, tree: ast.Module | None, code: CourseCode, stub_lines: set[str]) -> None:
-    """Set ``answer.course`` (fingerprints all of whose occurrences lie on lines the course wrote too) and
-    ``answer.own_lines`` (the lines that are neither the course's nor the stub's)."""
-    folded = norm.folded(tree) if tree is not None else answer.normal.splitlines()
-    course_line = [line.strip() in code.lines for line in folded]
-    answer.own_lines = {i for i, line in enumerate(folded) if not course_line[i] and line.strip() not in stub_lines}
+def _read_lines(answer: Answer, code: CourseCode, stub_lines: set[str]) -> None:
+    """Set ``answer.course`` (fingerprints whose characters the course's code holds too, in one run: once every
+    variable is ``v``, the course's lines alone are in almost every answer, their order is not) and
+    ``answer.own_lines`` (the lines its other fingerprints cover, the stub's left out)."""
+    folded = answer.text.splitlines()
     fp = answer.fingerprint
-    answer.course = {h for h, where in fp.hash_idx.items() if h in fp.hashes
-                     and all(course_line[i] for at in where for i in answer.lines_at(at))}
+    answer.course = fp.hashes & code.grams
+    stub = {i for i, line in enumerate(folded) if line.strip() in stub_lines}
+    answer.own_lines = answer.lines_of(fp.hashes - answer.course) - stub
 
 
 def _plain(source: str) -> list[str]:
@@ -205,17 +226,35 @@ def _plain(source: str) -> list[str]:
 
 def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, stub_lines: set[str],
                 code: CourseCode, reference_normal: str | None) -> Answer:
-    tree = norm.normalise_tree(source, keep)
-    normal = source if tree is None else ast.unparse(tree)
-    answer = Answer(student, cell, source, normal, fingerprint(normal, boilerplate), starts=_line_starts(normal))
-    _read_lines(answer, tree, code, stub_lines)
+    normal, text, lines = _normalised(source, frozenset(keep))
+    answer = Answer(student, cell, source, normal, fingerprint(text, boilerplate), starts=_line_starts(text),
+                    text=text, source_lines=lines)
+    _read_lines(answer, code, stub_lines)
     reference = code.reference.get(cell)
     if reference is not None:
         if _plain(source) == _plain(reference):
             answer.reference = "word for word"
-        elif normal == reference_normal:
+        elif text == reference_normal:
             answer.reference = "same code"
     return answer
+
+
+@lru_cache(maxsize=4096)
+def _normalised(source: str, keep: frozenset) -> tuple[str, str, list[int]]:
+    """``(normalised code, fingerprinted text, submitted line of each text line)``: an answer handed in by
+    several students (copies, the reference, the starter) is normalised once."""
+    tree = norm.normalise_tree(source, keep)
+    return (source if tree is None else ast.unparse(tree)), *_text(source, tree)
+
+
+def _text(source: str, tree: ast.Module | None) -> tuple[str, list[int]]:
+    """What is fingerprinted (:func:`.normalise.fingerprint_lines`) and the submitted line of each of its lines;
+    code that does not parse is fingerprinted as it is, without its indentation."""
+    if tree is None:
+        pairs = [(line.strip(), i) for i, line in enumerate(source.splitlines(), 1) if line.strip()]
+    else:
+        pairs = norm.fingerprint_lines(tree)
+    return "".join(f"{line}\n" for line, _ in pairs), [n for _, n in pairs]
 
 
 # ---- pairs and scores
@@ -256,8 +295,24 @@ class CellMatch:
                 f"{COMMON:.0%} of it has them)"]
         if self.identical:
             said.append("the two answers are identical once names, comments, layout, helpers, classes, "
-                        "comprehensions and the order of independent statements are set aside")
+                        "comprehensions, dead code, loop forms, branch orientation, spellings and the order of "
+                        "independent statements are set aside")
         return said
+
+    def why_not(self, threshold: float = THRESHOLD) -> str:
+        """Why this cell does not match: each test it fails, with its figure."""
+        failed = []
+        if self.score < threshold:
+            failed.append(f"the score {self.score:.2f} is below {threshold:g}")
+        if self.counted < MIN_EVIDENCE:
+            failed.append(f"the fingerprints they share that count weigh {self.counted:g}, less than {MIN_EVIDENCE:g}")
+        if self.lines < MIN_LINES:
+            failed.append(f"what they share covers {self.lines} line{'s' * (self.lines != 1)} of their own, "
+                          f"fewer than {MIN_LINES}")
+        if self.course and self.shared == self.course + self.common:
+            failed.append(f"all {self.shared} shared fingerprints are the course's ({self.course}) or common "
+                          f"({self.common})")
+        return "; ".join(failed) or "it matches"
 
 
 @dataclass
@@ -290,7 +345,7 @@ def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
     lines = min(len(a.own_lines_of(own - common)), len(b.own_lines_of(own - common)))
     return CellMatch(a.cell, round(score, 3), round(counted, 2), len(shared), len(course), len(common),
                      sum(holders.get(h) == 2 for h in own - common), min(len(a.own), len(b.own)), lines,
-                     a.normal == b.normal, len(cohort.answers),
+                     a.text == b.text, len(cohort.answers),
                      score >= threshold and counted >= MIN_EVIDENCE and lines >= MIN_LINES)
 
 
@@ -329,6 +384,13 @@ class Pair:
         scores = [c.score for c in self.matching]
         return len(scores), round(sum(scores) / len(scores), 3) if scores else 0.0
 
+    @property
+    def evidence(self) -> tuple[int, float, int]:
+        """What the pair rests on: its matching cells, the weight they share that counts, and the lines of
+        their own it covers (a score of 1.00 on two lines rests on less than 0.80 on twenty)."""
+        m = self.matching
+        return len(m), round(sum(c.counted for c in m), 2), sum(c.lines for c in m)
+
 
 @dataclass
 class Report:
@@ -339,6 +401,7 @@ class Report:
     pairs: list[Pair] = field(default_factory=list)
     answers: dict[tuple[str, str], Answer] = field(default_factory=dict)
     course_sources: list[str] = field(default_factory=list)
+    weak: list[Pair] = field(default_factory=list)  # pairs matching in one cell on less than STRONG
 
     def flagged(self) -> set[frozenset]:
         """The pairs reported: each matches in at least one cell."""
@@ -346,6 +409,34 @@ class Report:
 
     def matching_cells(self) -> set[tuple[frozenset, str]]:
         return {(frozenset((p.a, p.b)), c.cell) for p in self.pairs for c in p.matching}
+
+    def links(self) -> dict[str, list[tuple[str, list[CellMatch]]]]:
+        """Each student's links: ``{student: [(other, matching cells)]}``, strongest first (by evidence)."""
+        found: dict[str, list[tuple[Pair, str]]] = {}
+        for p in self.pairs:
+            found.setdefault(p.a, []).append((p, p.b))
+            found.setdefault(p.b, []).append((p, p.a))
+        return {s: [(other, p.matching) for p, other in sorted(ps, key=lambda x: tuple(-v for v in x[0].evidence))]
+                for s, ps in sorted(found.items())}
+
+    def stories(self) -> list[list[str]]:
+        """Students joined by pairs that match in any cell (a chain, a merge, a ring), largest group first."""
+        links = self.links()
+        seen: set[str] = set()
+        groups = []
+        for student in links:
+            if student in seen:
+                continue
+            group, todo = [], [student]
+            while todo:
+                s = todo.pop()
+                if s in seen:
+                    continue
+                seen.add(s)
+                group.append(s)
+                todo += [o for o, _ in links.get(s, [])]
+            groups.append(sorted(group))
+        return sorted(groups, key=lambda g: (-len(g), g))
 
     def clusters(self) -> list[tuple[list[str], Pair]]:
         """Students linked by pairs that match in at least two cells, largest group first, each with its
@@ -393,23 +484,25 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         done = {m.cell for m in found}
         others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
                   if cell not in done and {a, b} <= set(report.cells[cell].compared)]
+        if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES):
+            report.weak.append(Pair(a, b, found + others))
+            continue  # one cell, on little evidence: a coincidence as often as a copy
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
-    report.pairs.sort(key=lambda p: (tuple(-x for x in p.strength), p.a, p.b))
+    report.pairs.sort(key=lambda p: (tuple(-x for x in p.evidence), p.a, p.b))
     return report
 
 
 def _read_cell(cell, by_student, stub, code, report) -> tuple[CellSummary, list[Answer]]:
     keep = norm.defined(stub)
-    stub_normal = norm.normalise(stub, keep)
-    boilerplate = fingerprint(stub_normal).hashes if stub_normal.strip() else set()
-    stub_tree = norm.normalise_tree(stub, keep)
-    stub_lines = {line.strip() for line in norm.folded(stub_tree)} if stub_tree is not None else set()
+    stub_text, _ = _text(stub, norm.normalise_tree(stub, keep))
+    boilerplate = fingerprint(stub_text).hashes if stub_text.strip() else set()
+    stub_lines = {line.strip() for line in stub_text.splitlines()}
     reference = code.reference.get(cell)
-    reference_normal = None if reference is None else norm.normalise(reference, keep)
+    reference_normal = None if reference is None else _text(reference, norm.normalise_tree(reference, keep))[0]
     summary, answers = CellSummary(), []
     for student, source in sorted(by_student.items()):
         answer = make_answer(student, cell, source, keep, boilerplate, stub_lines, code, reference_normal)
-        if answer.normal == stub_normal:
+        if answer.text == stub_text:
             continue  # the released stub or starter code, untouched: not an answer
         report.answers[student, cell] = answer
         if answer.reference:
@@ -478,8 +571,13 @@ def to_json(report: Report) -> dict:
         "cells": {cell: {"compared": len(s.compared), "too_short": s.too_short, "course": s.course,
                          "reference": s.reference} for cell, s in report.cells.items()},
         "clusters": [{"students": g, "weakest_link": [w.a, w.b]} for g, w in report.clusters()],
+        "by_student": {s: [{"with": other, "cells": [c.cell for c in cells]} for other, cells in links]
+                       for s, links in report.links().items()},
         "pairs": [{"a": p.a, "b": p.b, "matching_cells": len(p.matching), "mean_score": p.strength[1],
-                   "cells": [{**c.__dict__, "matches": c.matches, "reasons": c.reasons()} for c in p.cells]}
+                   "evidence": {"weight": p.evidence[1], "lines": p.evidence[2]},
+                   "cells": [{**c.__dict__, "matches": c.matches,
+                              "reasons": c.reasons() if c.matches else [c.why_not(report.threshold)]}
+                             for c in p.cells]}
                   for p in report.pairs]}
 
 
@@ -493,28 +591,22 @@ def save_json(report: Report, out_dir: Path) -> Path:
 # ---- the page
 
 def marked(answer: Answer, counted: set, course: set) -> str:
-    """The normalised code of ``answer`` as HTML: fingerprints in ``counted`` marked, those in ``course`` (the
-    course's lines) marked apart."""
-    kind = [0] * len(answer.normal)
-    for h, where in answer.fingerprint.hash_idx.items():
-        level = 2 if h in counted else 1 if h in course else 0
-        for at in where if level else ():
-            for i in range(at, min(at + K, len(kind))):
-                kind[i] = max(kind[i], level)
-    out, start = [], 0
-    for i in range(1, len(kind) + 1):
-        if i == len(kind) or kind[i] != kind[start]:
-            text = html.escape(answer.normal[start:i])
-            out.append({0: text, 1: f"<mark class='course'>{text}</mark>", 2: f"<mark>{text}</mark>"}[kind[start]])
-            start = i
-    return "".join(out)
+    """The submitted code of ``answer`` as HTML, numbered: the lines the fingerprints in ``counted`` come from
+    marked, those only the course's fingerprints (``course``) come from marked apart."""
+    mine, ours = answer.submitted_lines_of(counted), answer.submitted_lines_of(course)
+    out = []
+    for n, line in enumerate(answer.source.splitlines(), 1):
+        text = f"<span class='n'>{n:3d}</span> {html.escape(line)}"
+        out.append(f"<mark>{text}</mark>" if n in mine else f"<mark class='course'>{text}</mark>" if n in ours else text)
+    return "\n".join(out)
 
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:90em}table{border-collapse:collapse}
 td,th{border:1px solid #d0d7de;padding:.3em .6em;vertical-align:top;text-align:left}
 pre{margin:0;white-space:pre-wrap;font-size:.85em}mark{background:#ffd8b5}mark.course{background:#dde7f3}
 .pair{margin:1.5em 0;border-top:2px solid #d0d7de;padding-top:.5em}.side{width:50%}.quiet{color:#57606a}
-.cell{margin:.8em 0 .3em}table.sbs{width:100%}"""
+.cell{margin:.8em 0 .3em}table.sbs{width:100%}.n{color:#8c959f;user-select:none}
+table.story td{min-width:8em}.story-group{margin:1em 0 2em}"""
 
 
 def _esc(text) -> str:
@@ -595,39 +687,79 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     if m.matches:
         verdict = f"matches, score {m.score:.2f}"
     elif a.is_course and b.is_course:
-        verdict = _course_label(report, m.cell)
+        verdict = f"{_course_label(report, m.cell)}: the course's code never counts"
     else:
-        verdict = f"does not match, score {m.score:.2f}"
+        verdict = f"does not match: {m.why_not(report.threshold)}"
     shared = a.hashes & b.hashes
     course = shared & (a.course | b.course)
-    counted = {h for h in shared - course if m.matches and h not in a.course}
+    counted = (shared - course) if m.matches else set()
     body = (f"<ul>{''.join(f'<li>{_esc(r)}</li>' for r in m.reasons())}</ul>" if m.matches else "")
-    table = (f"<table class='sbs'><tr><th class='side'>{_esc(pair.a)} (normalised)</th><th class='side'>{_esc(pair.b)} "
-             f"(normalised)</th></tr><tr><td><pre>{marked(a, counted, course)}</pre></td>"
+    table = (f"<table class='sbs'><tr><th class='side'>{_esc(pair.a)} (as submitted)</th><th class='side'>"
+             f"{_esc(pair.b)} (as submitted)</th></tr><tr><td><pre>{marked(a, counted, course)}</pre></td>"
              f"<td><pre>{marked(b, counted, course)}</pre></td></tr>"
-             f"<tr><td><details><summary>as submitted</summary><pre>{_esc(a.source)}</pre></details></td>"
-             f"<td><details><summary>as submitted</summary><pre>{_esc(b.source)}</pre></details></td></tr></table>")
+             f"<tr><td><details><summary>normalised</summary><pre>{_esc(a.normal)}</pre></details></td>"
+             f"<td><details><summary>normalised</summary><pre>{_esc(b.normal)}</pre></details></td></tr></table>")
     head = f"<code>{_esc(m.cell)}</code>: {_esc(verdict)}"
     if m.matches:
         return f"<h4 class='cell'>{head}</h4>{body}{table}"
     return f"<details class='cell'><summary>{head}</summary>{table}</details>"
 
 
+def _by_student(report: Report) -> list[str]:
+    """One table per group of linked students: who matches whom in which cell, so that a chain (A and B in
+    some cells, B and C in others) or a merge (C and A in one cell, C and B in another) reads as one story."""
+    parts = ["<h2 id='by-student'>By student</h2><p>Each group of students linked by a matching cell, and in each "
+             "cell whom each matches. A student linked to two others in different cells took from both, or gave "
+             "to both; a chain shows as links that share one student. Strongest links first.</p>"]
+    stories = report.stories()
+    if not stories:
+        parts.append("<p>No pair matches in any cell.</p>")
+    cells = list(report.cells)
+    links = report.links()
+    for n, group in enumerate(stories, 1):
+        used = [c for c in cells if any(m.cell == c for s in group for _, ms in links[s] for m in ms)]
+        rows = []
+        for s in group:
+            row = "".join("<td>" + ", ".join(f"{_esc(o)} <span class='quiet'>({m.score:.2f})</span>"
+                                             for o, ms in links[s] for m in ms if m.cell == c) + "</td>" for c in used)
+            said = "; ".join(f"{_esc(o)} in {', '.join(_esc(m.cell) for m in ms)}" for o, ms in links[s])
+            rows.append(f"<tr><th>{_esc(s)}</th>{row}<td class='quiet'>{said}</td></tr>")
+        parts.append(f"<div class='story-group' id='group-{n}'><h3>Group {n}: {_esc(', '.join(group))}</h3>"
+                     "<table class='story'><tr><th>student</th>"
+                     + "".join(f"<th><code>{_esc(c)}</code></th>" for c in used)
+                     + "<th>links, strongest first</th></tr>" + "".join(rows) + "</table></div>")
+    return parts
+
+
 def _pairs(report: Report) -> list[str]:
-    parts = [f"<h2>Pairs ({len(report.pairs)})</h2>"]
+    parts = [f"<h2>Pairs ({len(report.pairs)})</h2><p>Ordered by the evidence: matching cells, then the weight "
+             "they share that counts, then the lines of their own it covers.</p>"]
     for p in report.pairs:
         n, mean = p.strength
+        _, weight, lines = p.evidence
         parts.append(f"<div class='pair'><h3>{_esc(p.a)} and {_esc(p.b)}: {n} matching cell{'s' * (n != 1)} of "
-                     f"{len(p.cells)} both answered, mean score {mean:.2f}</h3>")
+                     f"{len(p.cells)} both answered, mean score {mean:.2f}</h3><p class='quiet'>Evidence: shared "
+                     f"weight {weight:g} on {lines} lines of their own.</p>")
         parts += [_pair_cell(report, p, m) for m in p.cells]
         parts.append("</div>")
     return parts
 
 
+def _weak(report: Report) -> list[str]:
+    if not report.weak:
+        return []
+    items = "".join(f"<li>{_esc(p.a)} and {_esc(p.b)}: <code>{_esc(m.cell)}</code> only, shared weight {m.counted:g} "
+                    f"on {m.lines} lines, less than one cell must carry alone ({STRONG:g} on {2 * MIN_LINES} "
+                    "lines)</li>"
+                    for p in report.weak for m in p.matching)
+    return [f"<h2>Not reported: one cell on little evidence ({len(report.weak)})</h2><ul>{items}</ul>"]
+
+
 def write_report(report: Report, out_dir: Path) -> Path:
     """``similarity.html`` and ``similarity.json`` in ``out_dir``; the page's path."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    parts = _header(report) + _cells_table(report) + _clusters(report) + _pairs(report) + _course_answers(report)
+    parts = (_header(report) + _cells_table(report) + _by_student(report) + _clusters(report) + _pairs(report)
+             + _weak(report) + _course_answers(report))
     page = out_dir / "similarity.html"
     page.write_text("\n".join(parts), encoding="utf-8")
     save_json(report, out_dir)

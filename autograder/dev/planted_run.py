@@ -1,0 +1,166 @@
+"""Run a planted answer and its normalised form on the exercise's inputs and say whether they do the same.
+
+``similarity`` shows the normalised code to instructors as what students wrote; it may set names, layout
+and spelling aside, never what the code does.  :func:`differences` runs every answer of a planted cohort
+twice, as submitted and as normalised, on the same freshly made inputs (the same seeds), and lists the
+answers whose results, or whose models and optimizers afterwards, differ.
+"""
+
+from __future__ import annotations
+
+import math
+
+PRELUDE = """\
+import copy
+import math
+import torch
+from torch import nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, Subset, RandomSampler, SequentialSampler, TensorDataset, random_split
+"""
+
+
+def _data(n: int = 22, features: int = 3, seed: int = 0):
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, features, generator=g)
+    y = (x.sum(dim=1, keepdim=True) > 0).float()
+    return x, y
+
+
+def _model(features: int = 3, seed: int = 1, dropout: bool = False):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    layers = [nn.Linear(features, 4), nn.BatchNorm1d(4), nn.ReLU()]
+    if dropout:
+        layers.append(nn.Dropout(0.3))
+    return nn.Sequential(*layers, nn.Linear(4, 1))
+
+
+def _loader(shuffle: bool = False, batch_size: int = 5):
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    x, y = _data()
+    return DataLoader(TensorDataset(x, y), batch_size=batch_size, shuffle=shuffle,
+                      generator=torch.Generator().manual_seed(3) if shuffle else None)
+
+
+def inputs(module: str, cell: str) -> tuple:
+    """Fresh arguments for ``cell`` of ``module``, the same on every call."""
+    import torch
+    from torch import nn
+
+    x, y = _data()
+    if module == "04-five-line-step":
+        model = _model()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loss = nn.MSELoss()
+        return {
+            "train_step": (model, x, y, opt, loss),
+            "train_epoch": (model, _loader(), opt, loss, "cpu"),
+            "accumulate_step": (model, [(x[:8], y[:8]), (x[8:16], y[8:16])], opt, loss),
+            "overfit_one_batch": (model, x, y, opt, loss, 4),
+            "repair_train_epoch": (model, _loader(), opt, loss, "cpu"),
+        }[cell]
+    if module == "05-train-vs-eval":
+        model = _model(dropout=True)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loss = nn.BCEWithLogitsLoss()
+        return {
+            "evaluate": (model, _loader(), loss, "cpu"),
+            "accuracy": (model, _loader(), "cpu"),
+            "predict_proba": (model, x),
+            "fit": (model, _loader(shuffle=True), _loader(), opt, loss, 2, "cpu"),
+            "repair_evaluate": (model, _loader(), loss, "cpu"),
+        }[cell]
+    if module == "06-failure-modes":
+        from torch.utils.data import TensorDataset
+
+        model = _model(features=3)
+        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        return {
+            "make_loaders": (TensorDataset(x, y), 4, 0.25, torch.Generator().manual_seed(5)),
+            "lr_sweep": (lambda: _model(), x, y, [0.01, 0.5, 1e6], 3),
+            "pick_lr": ({0.1: 0.5, 0.01: 0.7, 1.0: math.inf, 10.0: math.nan, 0.5: 0.45},),
+            "overfit_diagnosis": (model, x, y, opt, nn.BCEWithLogitsLoss(), 12),
+            "health_check": (model, _loader(shuffle=True), opt, nn.BCEWithLogitsLoss()),
+        }[cell]
+    raise KeyError(module)
+
+
+def _observed(value):
+    """What can be compared of ``value``: tensors, numbers, containers, loaders as their batches, modules and
+    optimizers as their state."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return ("tensor", value.detach().clone())
+    if isinstance(value, torch.nn.Module):
+        return ("module", value.training, [_observed(t) for t in value.state_dict().values()],
+                [_observed(p.grad) for p in value.parameters()])
+    if isinstance(value, torch.optim.Optimizer):
+        return ("optimizer", [_observed(p) for g in value.param_groups for p in g["params"]])
+    if isinstance(value, torch.utils.data.DataLoader):
+        torch.manual_seed(11)
+        return ("loader", [_observed(b) for b in value])
+    if isinstance(value, dict):
+        return ("dict", sorted((repr(k), _observed(v)) for k, v in value.items()))
+    if isinstance(value, (set, frozenset)):
+        return ("set", sorted(map(repr, value)))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_observed(v) for v in value])
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return ("value", value)
+    return ("object", type(value).__name__)  # a generator, a function: what it is, not which one
+
+
+def same(a, b) -> bool:
+    import torch
+
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+                and a.dtype == b.dtype and torch.allclose(a.double(), b.double(), rtol=1e-6, atol=1e-9, equal_nan=True))
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def run(module: str, cell: str, source: str, reference: dict[str, str]):
+    """``(result, arguments afterwards)`` of ``source``'s ``cell`` on fresh inputs, or ``("raised", name)``."""
+    import torch
+
+    namespace: dict = {}
+    exec(PRELUDE, namespace)  # noqa: S102 - the course's own planted answers
+    for other, code in reference.items():
+        if other != cell:
+            exec(code, namespace)  # noqa: S102 - what the answer may call (train_step, evaluate)
+    exec(source, namespace)  # noqa: S102
+    args = inputs(module, cell)
+    torch.manual_seed(7)
+    try:
+        result = namespace[cell](*args)
+    except Exception as error:  # noqa: BLE001 - raising is a behaviour to compare too
+        return ("raised", type(error).__name__)
+    return _observed(result), _observed(list(args))
+
+
+def differences(module: str, answers: dict[str, dict[str, str]], stubs: dict[str, str],
+                reference: dict[str, str]) -> list[tuple[str, str]]:
+    """``(cell, student)`` of every answer whose normalised form does not do what it does."""
+    from ..cohort.views import normalise as norm
+
+    wrong = []
+    for cell, by_student in answers.items():
+        keep = norm.defined(stubs[cell])
+        for student, source in sorted(by_student.items()):
+            if source == stubs[cell]:
+                continue
+            if not same(run(module, cell, source, reference), run(module, cell, norm.normalise(source, keep), reference)):
+                wrong.append((cell, student))
+    return wrong
