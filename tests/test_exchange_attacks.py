@@ -30,7 +30,8 @@ from autograder.dev import fixture_courses, nbtools
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "01-tensors"
 COURSE_ID = "tle-course"
-STUDENTS = ("tle-ann", "tle-bob", "tle-cat", "tle-dan", "tle-eve", "tle-fay", "tle-gus", "tle-hal")
+STUDENTS = ("tle-ann", "tle-bob", "tle-cat", "tle-dan", "tle-eve", "tle-fay", "tle-gus", "tle-hal", "tle-ivy",
+            "tle-kim", "tle-lee", "tle-mo")
 #: The course's cap on one collected file (nbgrader's CourseDirectory.max_file_size, in kB), small for the test.
 FILE_CAP_KB = 1000
 RUNUSER = shutil.which("runuser") or "runuser"
@@ -80,11 +81,11 @@ class Exchange:
         self.blank = (self.course / "exercises" / MODULE / f"{MODULE}.ipynb").read_text()
 
     def submit(self, who: str, *, when: datetime | None = None, notebook: str | None = None,
-               extra: str = "") -> Path:
+               extra: str = "", tail: str = "") -> Path:
         """What ``nbgrader submit`` leaves, made by ``who``: their folder, notebook, timestamp and secret; then
         ``extra`` (a shell script run by ``who`` in the folder)."""
         when = when or datetime.now(timezone.utc)
-        folder = self.inbound / f"{who}+{MODULE}+{when:%Y-%m-%d %H:%M:%S.%f} UTC+{os.urandom(4).hex()}"
+        folder = self.inbound / f"{who}+{MODULE}+{when:%Y-%m-%d %H:%M:%S.%f} UTC+{tail or os.urandom(4).hex()}"
         text = notebook if notebook is not None else self.blank
         staged = self.top / f"staged-{who}.ipynb"
         staged.write_text(text)
@@ -146,6 +147,14 @@ def first_round(exchange):
     gradebook = ex.course / "gradebook.db"
     ex.submit("tle-gus", extra=f"ln -s {_q(gradebook)} grades.db")  # every student's scores
     ex.submit("tle-hal", extra="head -c 2000000 /dev/zero > weights.bin")  # over the course's cap on one file
+    # ivy: a name of 255 bytes (the most a file system allows) holding a link: what is kept aside needs a shorter name
+    ex.submit("tle-ivy", tail="x" * (255 - len(f"tle-ivy+{MODULE}+2026-12-06 00:00:00.000000 UTC+")),
+              extra="ln -s /etc/passwd link")
+    ex.submit("tle-kim", extra="python3 -c 'import os\nfor i in range(40): os.mkdir(\"d\"); os.chdir(\"d\")'")  # deep
+    ex.submit("tle-lee", extra="mkdir many && cd many && seq 1 1500 | xargs touch")  # a grader's hour of files
+    ex.submit("tle-mo", extra="head -c 1000000 /dev/zero | tr '\\0' 1 > timestamp.txt")  # a megabyte to parse
+    # eve also forges a folder whose claimed name, with hers and the time, is longer than a file name can be
+    _as("tle-eve", f"mkdir {_q(ex.inbound / ('a' * 200 + '+' + MODULE + '+2026-12-06 00:00:00.000000 UTC+x'))}")
     # fay submits a minute late by the machine's clock, then rewrites her stamp to an hour before
     late = ex.submit("tle-fay")
     time.sleep(1.1)
@@ -166,12 +175,15 @@ def test_collect_takes_only_regular_files_the_student_made(first_round, exchange
     assert exchange.submitted("tle-ann").joinpath(f"{MODULE}.ipynb").is_file()
     for who, words in (("tle-bob", "a symbolic link (to " + str(exchange.course)), ("tle-cat", "/dev/zero"),
                        ("tle-dan", "a named pipe"), ("tle-gus", "gradebook.db"),
-                       ("tle-hal", f"2000000 bytes, over the {FILE_CAP_KB * 1000}-byte limit")):
+                       ("tle-hal", f"2000000 bytes, over the {FILE_CAP_KB * 1000}-byte limit"),
+                       ("tle-ivy", "a symbolic link (to /etc/passwd)"), ("tle-kim", "nested more than 16 deep"),
+                       ("tle-lee", "more than 1000 files and folders")):
         assert not exchange.submitted(who).exists(), who
         line = next((x for x in shown.splitlines() if x.startswith(f"REFUSED: {who}'s submission")), "")
         assert words in line, (who, shown[-3000:])
     listed = json.loads((exchange.course / "refused" / MODULE / "refused.json").read_text())
-    assert {r["claimed"] for r in listed} >= {"tle-bob", "tle-cat", "tle-dan", "tle-gus", "tle-eve", "tle-hal"}, listed
+    assert {r["claimed"] for r in listed} >= {"tle-bob", "tle-cat", "tle-dan", "tle-gus", "tle-hal", "tle-ivy",
+                                              "tle-kim", "tle-lee", "a" * 200}, listed
     refused = exchange.course / "refused"
     for path in [refused, *refused.rglob("*")]:
         st = os.lstat(path)
@@ -182,10 +194,36 @@ def test_collect_takes_only_regular_files_the_student_made(first_round, exchange
     assert disk.free > 1 << 30  # /dev/zero was not copied
 
 
-def test_a_folder_nbgrader_cannot_parse_does_not_stop_anyone_elses_collect(first_round, exchange):
+def test_names_a_student_chooses_stop_nobody_elses_collect(first_round, exchange):
+    """A folder whose name nbgrader cannot parse (nbgrader's own collect stops at it for everyone), names of 255
+    bytes, a claimed name too long to keep aside under: the collect goes on for everyone, and what is kept aside gets
+    a name of bounded length."""
     shown = first_round.stdout + first_round.stderr
-    assert "REFUSED: tle-eve+01-tensors+not-a-time+x: its name is not STUDENT+ASSIGNMENT+TIME" in shown, shown[-3000:]
+    assert first_round.returncode == 0 and "Traceback" not in shown, shown[-3000:]
     assert exchange.submitted("tle-ann").is_dir() and exchange.submitted("tle-fay").is_dir()
+    assert f"REFUSED: a submission in {'a' * 200}'s name was made by the account tle-eve" in shown, shown[-3000:]
+    assert all(len(p.name.encode()) <= 200 for p in (exchange.course / "refused" / MODULE).iterdir())
+
+
+def test_a_megabyte_timestamp_is_no_time_and_costs_nothing(first_round, exchange):
+    """mo's timestamp.txt is a megabyte of digits: it is not parsed (nbgrader's parser takes seconds a megabyte);
+    the machine's time is used, and said."""
+    seen = exchange.seen()
+    assert "timestamp.txt is missing or unreadable" in seen["tle-mo"]["disagrees"], seen["tle-mo"]
+    assert seen["tle-mo"]["used"] == seen["tle-mo"]["arrived"]
+
+
+def test_a_classmates_renamed_folder_is_still_the_newest_by_the_machines_clock(first_round, exchange):
+    """eve learns the name of ann's newest folder and renames it to a name with no readable time (inbound has no
+    sticky bit): ann's newest is still the one collected, ordered by when its files arrived, not an older draft."""
+    older = exchange.submit("tle-ann", notebook=json.dumps(exchange.solution))
+    time.sleep(1.1)
+    newest = exchange.submit("tle-ann", notebook=json.dumps(exchange.solution).replace("make_blobs", "make_blobs "))
+    _as("tle-eve", f"mv {_q(newest)} {_q(exchange.inbound / ('tle-ann+' + MODULE + '+not a time+zz'))}")
+    proc = exchange.collect()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert exchange.seen()["tle-ann"]["folder"] == f"tle-ann+{MODULE}+not a time+zz", exchange.seen()["tle-ann"]
+    assert older.name != exchange.seen()["tle-ann"]["folder"]
 
 
 def test_lateness_comes_from_the_machines_clock_not_the_students_stamp(first_round, exchange):

@@ -14,7 +14,7 @@ from conftest import MODULE_IDS, ROOT
 
 REQUIRED = {"course", "exercises", "solutions", "autograder", "tests", "environment.yml", "Makefile",
             "README.md", "pyproject.toml", "nbgrader_config.py", ".ci"}
-ALLOWED_EXTRA = {"postBuild"}  # Binder installs the package itself with it
+ALLOWED_EXTRA = {"postBuild", "SECURITY.md"}  # postBuild: Binder installs the package with it; SECURITY.md: the threat model
 
 
 def _tracked_top_level():

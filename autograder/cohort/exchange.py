@@ -122,25 +122,45 @@ def _kind(st: os.stat_result) -> str:
     return "not a regular file"
 
 
-def copy_owned(src: Path, dest: Path, uid: int | None, *, file_cap: int, total_cap: int) -> list[dict]:
+#: The most folders deep and the most entries a submission may hold (``nbgrader submit`` copies an assignment's
+#: folder: a notebook and its data files).
+MAX_DEPTH = 16
+MAX_ENTRIES = 1000
+#: The most bytes of ``timestamp.txt`` read (nbgrader writes about 30).
+STAMP_BYTES = 100
+
+
+def copy_owned(src: Path, dest: Path, uid: int | None, *, file_cap: int, total_cap: int,
+               seen: dict | None = None) -> list[dict]:
     """Copy the folder ``src`` into the new folder ``dest`` without following any link, taking only folders and
     regular files, each owned by ``uid`` (``None``: anyone's, for evidence) and at most ``file_cap`` bytes, all
     together at most ``total_cap``.  Returns what was left out, each ``{"path", "reason"}``; with ``uid`` given,
     the first entry left out raises :class:`Unsafe` instead (the caller throws the partial copy away).
 
     Every entry is opened relative to its folder's descriptor with ``O_NOFOLLOW`` and checked again on the open
-    descriptor (a file swapped for a link, a pipe or another file between the listing and the opening is seen)."""
+    descriptor (a file swapped for a link, a pipe or another file between the listing and the opening is seen).
+    At most :data:`MAX_DEPTH` folders deep and :data:`MAX_ENTRIES` entries.  ``seen`` (a dict) gets ``"ctime"``: the
+    latest status change of the regular files copied, read from their open descriptors."""
     left: list[dict] = []
     budget = [total_cap]
+    count = [0]
+    seen = {} if seen is None else seen
 
     def refuse(rel: str, reason: str) -> None:
         left.append({"path": rel, "reason": reason})
         if uid is not None:
             raise Unsafe(left)
 
-    def walk(dir_fd: int, out: Path, rel: str) -> None:
+    def walk(dir_fd: int, out: Path, rel: str, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            refuse(rel, f"folders nested more than {MAX_DEPTH} deep")
+            return
         for name in sorted(os.listdir(dir_fd)):
             path = f"{rel}/{name}" if rel else name
+            count[0] += 1
+            if count[0] > MAX_ENTRIES:
+                refuse(rel or ".", f"more than {MAX_ENTRIES} files and folders")
+                return
             try:
                 st = os.lstat(name, dir_fd=dir_fd)
             except FileNotFoundError:
@@ -172,7 +192,7 @@ def copy_owned(src: Path, dest: Path, uid: int | None, *, file_cap: int, total_c
                     continue
                 if stat.S_ISDIR(now.st_mode):
                     (out / name).mkdir(mode=0o700)
-                    walk(fd, out / name, path)
+                    walk(fd, out / name, path, depth + 1)
                     continue
                 if now.st_size > file_cap:
                     refuse(path, f"{now.st_size} bytes, over the {file_cap}-byte limit for one file")
@@ -190,6 +210,7 @@ def copy_owned(src: Path, dest: Path, uid: int | None, *, file_cap: int, total_c
                     refuse(path, f"the submission is over its {total_cap}-byte limit")
                     continue
                 budget[0] -= len(data)
+                seen["ctime"] = max(seen.get("ctime", 0.0), now.st_ctime)
                 target = os.open(out / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
                 try:
                     view = memoryview(data)
@@ -206,7 +227,7 @@ def copy_owned(src: Path, dest: Path, uid: int | None, *, file_cap: int, total_c
         if uid is not None and st.st_uid != uid:
             refuse(".", f"the folder was made by the account {_name_of(st.st_uid)}, not the student's")
         dest.mkdir(mode=0o700)
-        walk(top, dest, "")
+        walk(top, dest, "", 1)
     finally:
         os.close(top)
     return left
@@ -214,25 +235,51 @@ def copy_owned(src: Path, dest: Path, uid: int | None, *, file_cap: int, total_c
 
 def arrival(folder: Path) -> datetime | None:
     """When the submission in ``folder`` reached the exchange, by the machine's clock: the latest status change
-    (``ctime``) of its regular files, which nobody can move back (``touch`` sets the modification time, not this).
-    A file rewritten later only makes it later."""
-    latest = None
-    for root, _dirs, files in os.walk(folder, followlinks=False):
-        for name in files:
+    (``ctime``) of its regular files, which nobody can move back (``touch`` sets the modification time, not this;
+    renaming the folder changes no file's).  A file rewritten later only makes it later.  Read with ``lstat`` alone,
+    at most :data:`MAX_DEPTH` deep and :data:`MAX_ENTRIES` entries."""
+    latest, count, stack = None, 0, [(str(folder), 1)]
+    while stack and count <= MAX_ENTRIES:
+        path, depth = stack.pop()
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for entry in entries:
+            count += 1
             try:
-                st = os.lstat(os.path.join(root, name))
+                st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode):
                 latest = st.st_ctime if latest is None else max(latest, st.st_ctime)
+            elif stat.S_ISDIR(st.st_mode) and depth < MAX_DEPTH:
+                stack.append((entry.path, depth + 1))
     return None if latest is None else datetime.fromtimestamp(latest, tz=timezone.utc)
 
 
-def _claimed(folder: Path) -> datetime | None:
+def aside_name(*parts: str) -> str:
+    """A folder name for what is kept aside, made of ``parts`` joined with ``+``, short enough for any file system
+    (a student chooses the names it is made of): cut, with a digest of the whole, when over 160 bytes."""
+    import hashlib
+
+    whole = "+".join(parts).replace("/", "_")
+    if len(whole.encode()) <= 160:
+        return whole
+    digest = hashlib.sha256(whole.encode()).hexdigest()[:16]
+    return "+".join(part.replace("/", "_").encode()[:40].decode(errors="ignore") for part in parts) + f"+{digest}"
+
+
+def _claimed(copy: Path) -> datetime | None:
+    """The time in ``timestamp.txt`` of the collected copy (never the exchange's file, which its student can swap
+    after it was copied), or ``None`` when it is missing, longer than :data:`STAMP_BYTES` or says no time."""
     try:
-        text = (folder / "timestamp.txt").read_text().strip()
-        found = parse_utc(text)
-    except (OSError, ValueError, OverflowError, TypeError):
+        with open(copy / "timestamp.txt", "rb") as stamp:
+            raw = stamp.read(STAMP_BYTES + 1)
+        if len(raw) > STAMP_BYTES:
+            return None
+        found = parse_utc(raw.decode().strip())
+    except (OSError, ValueError, OverflowError, TypeError, UnicodeDecodeError):
         return None
     except Exception:  # noqa: BLE001 - dateutil's ParserError and the like: a stamp that says nothing
         return None
@@ -287,18 +334,26 @@ class OwnedCollect(ExchangeCollect):
             if not item.genuine:
                 continue
             try:
-                records.append(self._path_to_record(str(item.path)))
-            except Exception as error:  # noqa: BLE001 - a name nbgrader cannot read: this folder's problem only
-                self.log.error(f"refused: {item.path.name} is not named STUDENT+ASSIGNMENT+TIME ({error}); "
-                               "not collected")
-                self.refusals.append({"claimed": item.claimed, "owner": item.owner, "folder": item.path.name,
-                                      "kept": "", "reason": "its name is not STUDENT+ASSIGNMENT+TIME with a readable "
-                                                            "time", "kind": "unnamed"})
+                named = parse_utc(item.timestamp)
+            except Exception:  # noqa: BLE001 - a name nbgrader cannot read (made so, or renamed by a classmate)
+                named = None
+            arrived = arrival(item.path)
+            if named is None:
+                self.log.warning(f"{item.path.name}: its name holds no readable time; ordered by when its files "
+                                 "reached the exchange")
+            when = arrived or (named.replace(tzinfo=timezone.utc) if named and not named.tzinfo else named)
+            if when is None:
+                continue  # an empty folder with no readable time: nothing to collect
+            records.append({"username": item.claimed, "filename": item.path.name, "timestamp": when,
+                            "named": named})
+        # each student's newest by the machine's clock (a folder's name is the student's to write, or a classmate's to
+        # rename), and with --before-duedate the newest that arrived by the due date
         self.src_records = []
         for group in groupby(records, lambda item: item["username"]).values():
-            newest = self._sort_by_timestamp(group)
+            newest = sorted(group, key=lambda r: r["timestamp"], reverse=True)
             if self.duedate is not None and self.before_duedate:
-                on_time = [r for r in newest if r["timestamp"] <= self.duedate]
+                due = self.duedate if self.duedate.tzinfo else self.duedate.replace(tzinfo=timezone.utc)
+                on_time = [r for r in newest if r["timestamp"] <= due]
                 newest = on_time or newest
             self.src_records.append(newest[0])
 
@@ -316,7 +371,8 @@ class OwnedCollect(ExchangeCollect):
             before = seen.get(student, {})
             if dest.is_dir() and before.get("folder") == rec["filename"]:
                 continue  # collected already
-            if dest.is_dir() and not before and self.coursedir.get_existing_timestamp(str(dest)) == rec["timestamp"]:
+            if dest.is_dir() and not before and rec["named"] is not None and \
+                    self.coursedir.get_existing_timestamp(str(dest)) == rec["named"]:
                 continue  # collected by an earlier version: the same submission
             if dest.is_dir() and not self.update:
                 self.log.info(f"Submission already exists, use --update: {student} {assignment}")
@@ -324,7 +380,10 @@ class OwnedCollect(ExchangeCollect):
             try:
                 entry = self._collect_one(student, folder, dest, rec)
             except Unsafe as unsafe:
-                kept = self._evidence(folder, student, assignment, unsafe.entries)
+                try:
+                    kept = self._evidence(folder, student, assignment, unsafe.entries)
+                except OSError as error:
+                    kept = Path(f"(not kept: {error.strerror or error})")
                 self.log.error(f"refused: {folder.name} holds what {student}'s account did not make as a plain file "
                                f"({unsafe}); not collected, kept aside in {kept}")
                 self.refusals.append({"claimed": student, "owner": student, "folder": folder.name, "kept": str(kept),
@@ -358,9 +417,11 @@ class OwnedCollect(ExchangeCollect):
         _private_folder(dest.parent)
         incoming = Path(tempfile.mkdtemp(prefix=f".{dest.name}.incoming-", dir=dest.parent))
         try:
+            seen: dict = {}
             copy_owned(folder, incoming / "copy", uid, file_cap=self.coursedir.max_file_size * 1000,
-                       total_cap=self.coursedir.max_dir_size * 1000)
-            claimed, arrived = _claimed(folder), arrival(folder)
+                       total_cap=self.coursedir.max_dir_size * 1000, seen=seen)
+            claimed = _claimed(incoming / "copy")
+            arrived = datetime.fromtimestamp(seen["ctime"], tz=timezone.utc) if "ctime" in seen else None
             used, why = judge_time(claimed, arrived)
             if used is not None and why:
                 _write_private(incoming / "copy" / "timestamp.txt", used.strftime(STAMP_FORMAT).replace("UTC", "UTC"))
@@ -383,7 +444,7 @@ class OwnedCollect(ExchangeCollect):
 
     def _evidence(self, folder: Path, student: str, assignment: str, entries: list[dict]) -> Path:
         """A copy of a refused submission, links recorded and never followed, for the instructor alone."""
-        kept = Path(self.coursedir.root) / REFUSED / assignment / f"{folder.name}+unsafe"
+        kept = Path(self.coursedir.root) / REFUSED / assignment / aside_name(folder.name, "unsafe")
         if kept.exists():
             return kept
         _private_folder(kept.parent)
@@ -399,10 +460,10 @@ class OwnedCollect(ExchangeCollect):
     def _keep_aside(self, refused: list[Inbound], assignment: str) -> None:
         folder = Path(self.coursedir.root) / REFUSED / assignment
         for item in refused:
-            kept = folder / f"{item.claimed}+by+{item.owner}+{item.timestamp}"
+            kept = folder / aside_name(item.claimed, "by", item.owner, item.timestamp)
             if not kept.exists():
-                _private_folder(kept.parent)
                 try:
+                    _private_folder(kept.parent)
                     copy_owned(item.path, kept, None, file_cap=self.coursedir.max_file_size * 1000,
                                total_cap=self.coursedir.max_dir_size * 1000)
                 except OSError as error:
