@@ -1,0 +1,392 @@
+"""Mistakes found where beginners make them, outside the course: forum questions, tutorials' pitfall sections,
+issue trackers.  Each is one small edit of the solution's answer cell, with the words any helpful message about it
+would contain and where the mistake is commonly made.
+
+``held_out`` mistakes were never used to shape a check or a message: they measure whether the checks and messages
+generalise (``python -m autograder.dev.catalogue.found`` prints, for both sets, how many lose points and how many
+messages carry their words).  The others join their module's catalogue as mutants (:func:`mutants`) once they lose
+points and name their cause.
+
+Sources, by the letter in each entry:
+  F  discuss.pytorch.org threads (the recurring topics: "model not learning", "in-place operation", "different
+     results after resume", "Boolean value of Tensor with more than one value is ambiguous", "expected scalar type")
+  T  tutorials' common-pitfall sections (themissingmanual.dev PyTorch from zero, part 10; thecodeforge.io PyTorch
+     basics; lettuceresearch.com and theneuralbase.com on checkpoints; speechmatics.com and logicflowlearn.com on
+     timing: warm-up, synchronisation, medians)
+  I  issue trackers (pytorch/pytorch: torch.load weights_only, export dynamic shapes, generator state)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import Mutant, patched
+
+
+@dataclass
+class Found:
+    module: str
+    answers: dict
+    words: tuple
+    source: str
+    held_out: bool = False
+    breaks: tuple = ()  # the cells it loses points in (filled in once measured)
+    codes: tuple = ()
+
+
+def _p(module, function, old, new):
+    return patched(module, function, (old, new))
+
+
+M01, M01B, M02, M03, M04, M05, M06, M07, M08, M09 = (
+    "01-tensors", "01b-by-hand", "02-autograd-ledger", "03-nn-module", "04-five-line-step", "05-train-vs-eval",
+    "06-failure-modes", "07-eager-compile-export", "08-reproducible-training", "09-debug-a-real-run")
+
+
+def _build() -> dict:
+    f = {}
+    # ---- 01-tensors
+    f["standardize_returns_float32"] = Found(M01, _p(M01, "standardize", "return (x - mean) / std",
+                                                     "return ((x - mean) / std).float()"), ("float64",), "F")
+    f["standardize_operator_precedence"] = Found(M01, _p(M01, "standardize", "return (x - mean) / std",
+                                                         "return x - mean / std"), ("mean",), "F")
+    f["standardize_divides_by_variance"] = Found(M01, _p(M01, "standardize", "x.std(dim=0, keepdim=True)",
+                                                         "x.var(dim=0, keepdim=True)"), ("std",), "T")
+    f["pairwise_sums_dim1"] = Found(M01, _p(M01, "pairwise_sq_dists", "(diff ** 2).sum(dim=-1)",
+                                            "(diff ** 2).sum(dim=1)"), ("sum",), "F")
+    f["pairwise_norms_both_columns"] = Found(M01, {"pairwise_sq_dists": """
+def pairwise_sq_dists(a, b):
+    aa = (a * a).sum(1, keepdim=True)
+    bb = (b * b).sum(1, keepdim=True)
+    return aa + bb - 2 * a @ b.T
+"""}, ("broadcast",), "F", True)
+    f["align_asserts_instead_of_raising"] = Found(M01, _p(
+        M01, "align_targets", "    if y.numel() != logits.numel():\n        raise ValueError(",
+        "    assert y.numel() == logits.numel(), (\n        ("), ("ValueError",), "F")
+    f["align_unsqueezes_always"] = Found(M01, _p(M01, "align_targets", "return y.reshape(logits.shape)",
+                                                 "return y.unsqueeze(-1)"), ("shape",), "F")
+    f["make_blobs_int64_labels"] = Found(M01, _p(
+        M01, "make_blobs", "torch.cat([torch.zeros(n_neg), torch.ones(n_pos)])",
+        "torch.cat([torch.zeros(n_neg, dtype=torch.long), torch.ones(n_pos, dtype=torch.long)])"), ("int64",), "F")
+    f["make_blobs_bool_labels"] = Found(M01, _p(M01, "make_blobs", "y = labels.unsqueeze(1)",
+                                                "y = (labels > 0).unsqueeze(1)"), ("bool",), "F", True)
+    # ---- 01b-by-hand (bce_with_logits, sgd_momentum_step)
+    f["bce_log1p_exp_of_minus_z"] = Found(M01B, _p(
+        M01B, "bce_with_logits", "per_element = (z + z.abs()) / 2 - z * y + torch.log1p(torch.exp(-z.abs()))",
+        "per_element = (1 - y) * z + torch.log(1 + torch.exp(-z))"), ("exp",), "T")
+    f["bce_mean_over_rows_only"] = Found(M01B, _p(M01B, "bce_with_logits", "return per_element.mean()",
+                                                  "return per_element.mean(dim=0)"), ("scalar",), "F")
+    f["step_returns_the_old_buffers"] = Found(M01B, _p(M01B, "sgd_momentum_step", "    return new_buffers",
+                                                       "    return buffers"), ("buffer",), "F")
+    f["step_no_update_on_the_first_call"] = Found(M01B, _p(
+        M01B, "sgd_momentum_step", "buf = p.grad.clone()               # the first step: the gradient itself, a copy",
+        "buf = p.grad.clone()\n                new_buffers.append(buf)\n                continue"), ("first",), "F", True)
+    # ---- 02-autograd-ledger
+    f["grad_of_returns_float32"] = Found(M02, _p(M02, "grad_of", "    return grad                                # same",
+                                                 "    return grad.float()                        # same"),
+                                         ("float64",), "F")
+    f["grad_of_returns_numpy"] = Found(M02, _p(M02, "grad_of", "    return grad                                # same",
+                                               "    return grad.numpy()                        # same"),
+                                       ("Tensor",), "F")
+    f["numerical_grad_never_puts_back"] = Found(M02, _p(
+        M02, "numerical_grad", "            flat[i] = old                         # put the element back\n", ""),
+        ("back",), "T")
+    f["numerical_grad_returns_flat"] = Found(M02, _p(M02, "numerical_grad", "return grad.view(x.shape)",
+                                                     "return grad"), ("shape",), "F", True)
+    f["grad_report_index_keys"] = Found(M02, {"grad_report": """
+def grad_report(model):
+    report = {}
+    for i, param in enumerate(model.parameters()):
+        if param.grad is None:
+            report[str(i)] = "none"
+        elif torch.count_nonzero(param.grad) == 0:
+            report[str(i)] = "zero"
+        else:
+            report[str(i)] = "nonzero"
+    return report
+"""}, ("name",), "F")
+    f["grad_report_allclose_zero"] = Found(M02, _p(
+        M02, "grad_report", "torch.count_nonzero(param.grad) == 0",
+        "torch.allclose(param.grad, torch.zeros_like(param.grad))"), ("zero",), "F", True)
+    f["leaves_of_membership_by_value"] = Found(M02, _p(
+        M02, "leaves_of", "if leaf is not None and id(leaf) not in found:", "if leaf is not None and leaf not in leaves:"),
+        ("identity",), "F")
+    f["leaves_of_first_input_only"] = Found(M02, _p(
+        M02, "leaves_of", "stack.extend(child for child, _ in node.next_functions)",
+        "stack.extend(child for child, _ in node.next_functions[:1])"), ("leaf",), "F", True)
+    f["softmax_sum_without_keepdim"] = Found(M02, _p(M02, "stable_softmax", "return e / e.sum(dim=dim, keepdim=True)",
+                                                     "return e / e.sum(dim=dim)"), ("keepdim",), "F")
+    f["softmax_casts_to_float32"] = Found(M02, _p(M02, "stable_softmax", "shifted = z - z.max(",
+                                                  "z = z.float()\n    shifted = z - z.max("), ("float64",), "F", True)
+    # ---- 03-nn-module
+    f["mlp_sigmoid_between_layers"] = Found(M03, _p(M03, "MLP", "layers.append(nn.ReLU())",
+                                                    "layers.append(nn.Sigmoid())"), ("ReLU",), "T")
+    f["mlp_without_bias"] = Found(M03, _p(M03, "MLP", "nn.Linear(n_in, n_out)", "nn.Linear(n_in, n_out, bias=False)"),
+                                  ("bias",), "F")
+    f["plan_keys_without_prefix"] = Found(M03, {"plan_mlp": """
+def plan_mlp(sizes, dropout=0.0):
+    plan = {}
+    position = 0
+    pairs = list(zip(sizes[:-1], sizes[1:]))
+    for i, (n_in, n_out) in enumerate(pairs):
+        plan[f"{position}.weight"] = (n_out, n_in)
+        plan[f"{position}.bias"] = (n_out,)
+        position += 1
+        if i < len(pairs) - 1:
+            position += 2 if dropout > 0 else 1
+    return plan
+"""}, ("layers.",), "F")
+    f["plan_without_biases"] = Found(M03, _p(M03, "plan_mlp", '        plan[f"layers.{position}.bias"] = (n_out,)\n', ""),
+                                     ("bias",), "F", True)
+    f["count_trainable_by_grad"] = Found(M03, _p(M03, "count_parameters", "if trainable_only and not p.requires_grad:",
+                                                 "if trainable_only and p.grad is None:"), ("requires_grad",), "F")
+    f["count_weights_only"] = Found(M03, {"count_parameters": """
+def count_parameters(model, trainable_only=False):
+    total = 0
+    for name, p in model.named_parameters():
+        if not name.endswith("weight"):
+            continue
+        if trainable_only and not p.requires_grad:
+            continue
+        total += p.numel()
+    return total
+"""}, ("bias",), "F")
+    f["freeze_sets_a_module_attribute"] = Found(M03, {"freeze": """
+def freeze(module):
+    module.requires_grad = False
+    return module
+"""}, ("requires_grad",), "F")
+    f["freeze_weights_only"] = Found(M03, {"freeze": """
+def freeze(module):
+    for name, p in module.named_parameters():
+        if name.endswith("weight"):
+            p.requires_grad_(False)
+    return module
+"""}, ("bias",), "F", True)
+    f["untrained_membership_by_value"] = Found(M03, {"untrained_parameters": """
+def untrained_parameters(model, optimizer):
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    return [name for name, p in model.named_parameters() if p.requires_grad and p not in held]
+"""}, ("identity",), "F")
+    f["untrained_from_optimizer_state"] = Found(M03, {"untrained_parameters": """
+def untrained_parameters(model, optimizer):
+    held = {id(p) for p in optimizer.state}
+    return [name for name, p in model.named_parameters() if p.requires_grad and id(p) not in held]
+"""}, ("param_groups",), "F", True)
+    # ---- 04-five-line-step
+    f["accumulate_one_forward_of_the_whole_batch"] = Found(M04, {"accumulate_step": """
+def accumulate_step(model, micro_batches, optimizer, loss_fn):
+    optimizer.zero_grad()
+    x = torch.cat([x for x, _ in micro_batches])
+    y = torch.cat([y for _, y in micro_batches])
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""}, ("forward", "micro-batch"), "T")
+    f["train_step_forward_under_no_grad"] = Found(M04, _p(M04, "train_step", "    logits = model(x)",
+                                                          "    with torch.no_grad():\n        logits = model(x)"),
+                                                  ("no_grad",), "F")
+    f["train_step_detached_logits"] = Found(M04, _p(M04, "train_step", "loss = loss_fn(logits, y)",
+                                                    "loss = loss_fn(logits.detach(), y)"), ("detach",), "F", True)
+    f["train_epoch_train_not_called"] = Found(M04, _p(M04, "train_epoch", "    model.train()  ", "    model.train  "),
+                                              ("train()",), "F")
+    f["train_epoch_zero_grad_once_per_epoch"] = Found(M04, {"train_epoch": """
+def train_epoch(model, loader, optimizer, loss_fn, device):
+    model.train()
+    total, count = 0.0, 0
+    optimizer.zero_grad()
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * len(x)
+        count += len(x)
+    return total / count
+"""}, ("zero_grad",), "T", True)
+    f["overfit_fresh_copy_each_step"] = Found(M04, {"overfit_one_batch": """
+import copy
+
+def overfit_one_batch(model, x, y, optimizer, loss_fn, steps):
+    losses = []
+    for _ in range(steps):
+        trial = copy.deepcopy(model)
+        losses.append(train_step(trial, x, y, optimizer, loss_fn))
+    return losses
+"""}, ("copy",), "F")
+    f["overfit_new_optimizer_each_step"] = Found(M04, {"overfit_one_batch": """
+def overfit_one_batch(model, x, y, optimizer, loss_fn, steps):
+    losses = []
+    for _ in range(steps):
+        opt = type(optimizer)(model.parameters(), lr=optimizer.param_groups[0]["lr"])
+        losses.append(train_step(model, x, y, opt, loss_fn))
+    return losses
+"""}, ("optimizer",), "F", True)
+    f["repair_returns_last_batch_loss"] = Found(M04, _p(M04, "repair_train_epoch", "    return running_loss / seen",
+                                                        "    return loss.item()"), ("last",), "F")
+    # ---- 05-train-vs-eval
+    f["evaluate_eval_not_called"] = Found(M05, _p(M05, "evaluate", "    model.eval()  ", "    model.eval  "),
+                                          ("eval()",), "F")
+    f["evaluate_zero_grads_the_model"] = Found(M05, _p(M05, "evaluate", "    model.train(was_training)",
+                                                       "    model.zero_grad()\n    model.train(was_training)"),
+                                               (".grad",), "F", True)
+    f["accuracy_probability_above_zero"] = Found(M05, _p(M05, "accuracy", "(model(x) > 0).float()",
+                                                         "(torch.sigmoid(model(x)) > 0).float()"), ("threshold",), "F")
+    f["accuracy_rounded_logits"] = Found(M05, _p(M05, "accuracy", "(model(x) > 0).float()", "model(x).round()"),
+                                         ("logit",), "F", True)
+    f["predict_proba_returns_numpy"] = Found(M05, _p(M05, "predict_proba", "    return probabilities",
+                                                     "    return probabilities.numpy()"), ("Tensor",), "F")
+    f["predict_proba_always_train_after"] = Found(M05, _p(M05, "predict_proba", "    model.train(was_training)",
+                                                          "    model.train()"), ("mode",), "F", True)
+    f["fit_history_keys_renamed"] = Found(M05, {"fit": _fit_renamed()}, ("train_loss",), "F")
+    f["fit_without_zero_grad"] = Found(M05, _p(M05, "fit", "            optimizer.zero_grad()\n", ""),
+                                       ("zero_grad",), "F")
+    f["repair_evaluate_eval_not_called"] = Found(M05, _p(M05, "repair_evaluate", "    model.eval()  ", "    model.eval  "),
+                                                 ("eval()",), "F")
+    # ---- 06-failure-modes
+    f["loaders_validation_drops_last"] = Found(M06, _p(M06, "make_loaders", "DataLoader(val_set, batch_size=batch_size, shuffle=False)",
+                                                       "DataLoader(val_set, batch_size=batch_size, shuffle=False, drop_last=True)"),
+                                               ("drop_last",), "F")
+    f["loaders_returned_swapped"] = Found(M06, _p(M06, "make_loaders", "    return train, val", "    return val, train"),
+                                          ("train",), "F", True)
+    f["sweep_best_loss_not_final"] = Found(M06, _p(M06, "lr_sweep", "            value = loss.item()",
+                                                   "            value = min(value, loss.item())"), ("final",), "F")
+    f["sweep_mse_loss"] = Found(M06, _p(M06, "lr_sweep", "loss_fn = nn.BCEWithLogitsLoss()", "loss_fn = nn.MSELoss()"),
+                                ("BCEWithLogitsLoss",), "F")
+    f["pick_highest_loss"] = Found(M06, _p(M06, "pick_lr", "return min(finite, key=finite.get)",
+                                           "return max(finite, key=finite.get)"), ("lowest",), "F")
+    f["pick_smallest_rate"] = Found(M06, _p(M06, "pick_lr", "return min(finite, key=finite.get)", "return min(finite)"),
+                                    ("loss",), "F", True)
+    f["health_zero_grad_with_callers_optimizer"] = Found(M06, _p(M06, "health_check", "    loss.backward()",
+                                                                 "    optimizer.zero_grad()\n    loss.backward()"),
+                                                         ("zero_grad", "optimizer"), "T")
+    f["health_shuffle_from_an_attribute"] = Found(M06, _p(
+        M06, "health_check", "if not isinstance(loader.sampler, torch.utils.data.RandomSampler):",
+        'if not getattr(loader, "shuffle", False):'), ("not_shuffled",), "F")
+    f["health_isnan_only"] = Found(M06, _p(M06, "health_check", "if not torch.isfinite(loss):", "if torch.isnan(loss):"),
+                                   ("nonfinite_loss",), "F")
+    # ---- 07-eager-compile-export
+    f["time_it_passes_the_tuple"] = Found(M07, {"time_it": _time_it_tuple()}, ("*args",), "F")
+    f["time_it_minimum"] = Found(M07, _p(M07, "time_it", "return statistics.median(times)", "return min(times)"),
+                                 ("median",), "T")
+    f["time_it_process_time"] = Found(M07, {"time_it": _time_it_process_time()}, ("perf_counter",), "T", True)
+    f["compile_sets_eval_mode"] = Found(M07, _p(M07, "compile_model", "    return torch.compile(model)",
+                                                "    model.eval()\n    return torch.compile(model)"), ("eval",), "F", True)
+    f["export_batch_dim_min_two"] = Found(M07, _p(M07, "export_program", 'torch.export.Dim("batch")',
+                                                  'torch.export.Dim("batch", min=2)'), ("batch",), "I")
+    f["export_pickled_with_torch_save"] = Found(M07, _p(M07, "export_program", "torch.export.save(program, path)",
+                                                        "torch.save(program, path)"), ("torch.export.save",), "I", True)
+    f["time_split_never_sets_train"] = Found(M07, _p(M07, "time_split", "    model.train()\n", ""), ("train()",), "T")
+    # ---- 08-reproducible-training
+    f["seed_returns_the_global_generator"] = Found(M08, {"seed_everything": """
+def seed_everything(seed):
+    random.seed(seed)
+    np.random.seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)
+    return torch.manual_seed(seed)
+"""}, ("new",), "F")
+    f["seed_numpy_default_rng"] = Found(M08, _p(M08, "seed_everything", "np.random.seed(seed)",
+                                                "rng = np.random.default_rng(seed)"), ("NumPy",), "F")
+    f["seed_hash_seed_not_random"] = Found(M08, _p(M08, "seed_everything", "    random.seed(seed)\n",
+                                                   "    import os\n    os.environ['PYTHONHASHSEED'] = str(seed)\n"), ("random",), "F", True)
+    f["checkpoint_epoch_plus_one"] = Found(M08, _p(M08, "save_checkpoint", '"epoch": epoch,', '"epoch": epoch + 1,'),
+                                           ("epoch",), "T")
+    f["checkpoint_generator_object"] = Found(M08, _p(
+        M08, "save_checkpoint", '"generator": None if generator is None else generator.get_state(),',
+        '"generator": generator,'), ("get_state",), "I", True)
+    f["load_skips_the_generator"] = Found(M08, _p(M08, "load_checkpoint",
+                                                  '        generator.set_state(rng["generator"])', "        pass"),
+                                          ("generator",), "T")
+    f["load_skips_the_optimizer"] = Found(M08, _p(M08, "load_checkpoint",
+                                                  '    optimizer.load_state_dict(state["optimizer"])\n', ""),
+                                          ("optimizer",), "T")
+    # ---- 09-debug-a-real-run
+    f["dataset_int32_labels"] = Found(M09, _p(M09, "DigitsDataset", "dtype=torch.long)", "dtype=torch.int32)"),
+                                      ("int64",), "F")
+    f["dataset_channels_last"] = Found(M09, _p(M09, "DigitsDataset", "images.reshape(-1, 1, 8, 8)",
+                                               "images.reshape(-1, 8, 8, 1)"), ("[1, 8, 8]",), "F", True)
+    f["normalizer_scalar_statistics"] = Found(M09, _p(
+        M09, "fit_normalizer", "    mean = x.mean(dim=0, keepdim=True)                 # (1, 1, 8, 8): per pixel\n"
+        "    std = x.std(dim=0, keepdim=True).clamp_min(1.0)",
+        "    mean = x.mean()\n    std = x.std().clamp_min(1.0)"), ("pixel",), "T", True)
+    f["cnn_three_input_channels"] = Found(M09, _p(M09, "DigitCNN", "nn.Conv2d(1, 16, 3, padding=1)",
+                                                  "nn.Conv2d(3, 16, 3, padding=1)"), ("channel",), "F")
+    f["train_ce_float_targets"] = Found(M09, _p(M09, "train_epoch_ce", "loss = loss_fn(model(x), y)",
+                                                "loss = loss_fn(model(x), y.float())"), ("int64",), "F")
+    f["train_ce_without_zero_grad"] = Found(M09, _p(M09, "train_epoch_ce", "        optimizer.zero_grad()\n", ""),
+                                            ("zero_grad",), "F", True)
+    f["predict_digits_not_reshaped"] = Found(M09, _p(M09, "predict_digits", ".reshape(-1, 1, 8, 8)   # raw, as in training",
+                                                     "   # raw, as in training"), ("[N, 1, 8, 8]",), "F")
+    f["predict_digits_max_values"] = Found(M09, _p(M09, "predict_digits", "model(x).argmax(dim=1)",
+                                                   "model(x).max(dim=1).values"), ("argmax",), "F", True)
+    f["repair_run_validation_own_statistics"] = Found(M09, _p(
+        M09, "repair_run", "val_x = (images[val_idx] - mean) / std",
+        "val_x = (images[val_idx] - images[val_idx].mean()) / images[val_idx].std()"), ("training",), "T")
+    return f
+
+
+def _fit_renamed():
+    from . import solution_of
+    src = solution_of(M05, "fit")
+    return (src.replace('{"train_loss": [], "val_loss": []}', '{"train": [], "val": []}')
+               .replace('history["train_loss"]', 'history["train"]').replace('history["val_loss"]', 'history["val"]'))
+
+
+def _time_it_tuple():
+    from . import solution_of
+    src = solution_of(M07, "time_it")
+    return src.replace("fn(*args)", "fn(args)")
+
+
+def _time_it_process_time():
+    from . import solution_of
+    return solution_of(M07, "time_it").replace("time.perf_counter()", "time.process_time()")
+
+
+FOUND = _build()
+
+
+def mutants(module_id: str, held_out: bool | None = None) -> dict:
+    """The found mistakes of ``module_id`` that lose points, as catalogue mutants (``held_out``: only those, or
+    only the others; ``None``: both)."""
+    return {name: Mutant(entry.answers, list(entry.breaks), list(entry.codes), words=entry.words)
+            for name, entry in FOUND.items()
+            if entry.module == module_id and entry.breaks and (held_out is None or entry.held_out == held_out)}
+
+
+def measure(names=None) -> dict:
+    """``{name: (lost points, named, texts)}``: each mistake run in process on its own functions' cells;
+    ``named`` when every one of its words is in a message of a cell it lost points in."""
+    from .. import nbtools
+    from . import ROOT
+
+    results = {}
+    for name, entry in FOUND.items():
+        if names is not None and name not in names:
+            continue
+        nb = nbtools.read(ROOT / "solutions" / entry.module / f"{entry.module}.ipynb")
+        cells = {t for t in nbtools.test_cells(nb) if any(t.startswith(f"test_{fn}_") for fn in entry.answers)}
+        scores = nbtools.run_in_process(nb, entry.answers, only=cells)
+        lost = {t: s for t, s in scores.items() if s[0] < s[1]}
+        texts = [s[2] for s in lost.values()]
+        named = bool(texts) and all(any(w.lower() in t.lower() for t in texts) for w in entry.words)
+        results[name] = (sorted(lost), named, texts)
+    return results
+
+
+if __name__ == "__main__":  # pragma: no cover - a development report
+    import sys
+
+    only = set(sys.argv[1:]) or None
+    out = measure(only)
+    for held in (False, True):
+        rows = {n: r for n, r in out.items() if FOUND[n].held_out == held}
+        caught = sum(1 for r in rows.values() if r[0])
+        named = sum(1 for r in rows.values() if r[1])
+        print(f"{'held out' if held else 'tuning'}: {len(rows)} mistakes, {caught} lose points, {named} named")
+        for n, (lost, ok, texts) in rows.items():
+            print(f"  {'NAMED ' if ok else ('caught' if lost else 'MISSED')} {n} {lost} words={FOUND[n].words}")
+            if lost and not ok:
+                print("      " + " | ".join(t[:400].replace("\n", " ") for t in texts))
