@@ -9,6 +9,10 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "per_step_not_total": "reported a time per step instead of the total over the steps",
+    "min_not_median": "reported the shortest call's time instead of the median",
+    "total_not_per_call": "reported the total time of all the timed calls instead of a per-call time",
+    "args_not_unpacked": "called the timed function with the tuple of arguments (fn(args)) instead of unpacking it (fn(*args))",
     "accumulated": "the gradient is twice the derivative: .grad accumulated over two backward passes",
     "aliases_input": "returned a tensor that shares memory with its input",
     "argmax_one_column": "took argmax over a single logit column, so every prediction is 0",
