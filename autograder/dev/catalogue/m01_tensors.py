@@ -122,7 +122,7 @@ def pairwise_sq_dists(a, b):
     "pairwise_sum_wrong_axis": Mutant({"pairwise_sq_dists": """
 def pairwise_sq_dists(a, b):
     return ((a[:, None, :] - b[None, :, :]) ** 2).sum(0)
-"""}, ["test_pairwise_sq_dists_shape", "test_pairwise_sq_dists_values"]),
+"""}, ["test_pairwise_sq_dists_shape", "test_pairwise_sq_dists_values"], ["wrong_dim"]),
     "pairwise_no_square": Mutant({"pairwise_sq_dists": """
 def pairwise_sq_dists(a, b):
     return (a[:, None, :] - b[None, :, :]).abs().sum(-1)
@@ -270,8 +270,8 @@ WORDS = {
     "standardize_global_stats": ("per-feature means", "mean and std per feature"),
     "standardize_centre_only": ("per-feature stds", "mean and std per feature"),
     "standardize_returns_numpy": ("ndarray, not a torch.Tensor",),
-    "pairwise_transposed": ("the distance matrix", "has shape ["),
-    "pairwise_sum_wrong_axis": ("the distance matrix", "has shape ["),
+    "pairwise_transposed": ("transposed (one row per row of b)",),
+    "pairwise_sum_wrong_axis": ("summed over dim 0", "instead of the last dimension"),
     "pairwise_no_square": ("differ from the squared distances",),
     "pairwise_rowwise_only": ("differ from the squared distances",),
     "align_reshapes_whatever": ("instead of checking the element counts first",),
