@@ -9,6 +9,9 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "loss_arguments_swapped": "called the loss function with the targets first, loss_fn(y, logits)",
+    "one_forward_for_all": "ran one forward pass of all the micro-batches concatenated instead of one per micro-batch",
+    "other_optimizer": "updated the parameters with another optimizer than the one passed in (or by hand)",
     "per_step_not_total": "reported a time per step instead of the total over the steps",
     "min_not_median": "reported the shortest call's time instead of the median",
     "total_not_per_call": "reported the total time of all the timed calls instead of a per-call time",

@@ -75,7 +75,29 @@ def loader(x, y, batch_size: int, shuffle: bool = False, seed: int = 0) -> DataL
     Even an unshuffled DataLoader draws a seed for its iterator from the global RNG
     unless it has a generator; with one, iterating it never shifts the dropout masks."""
     g = torch.Generator().manual_seed(seed)
-    return DataLoader(CountedTensors(x.cpu(), y.cpu()), batch_size=batch_size, shuffle=shuffle, generator=g)
+    return CountedLoader(CountedTensors(x.cpu(), y.cpu()), batch_size=batch_size, shuffle=shuffle, generator=g)
+
+
+class CountedLoader(DataLoader):
+    """A DataLoader that counts the iterators made from it (``iterators``): one per pass over the data."""
+
+    iterators = 0
+
+    def __iter__(self):
+        self.iterators += 1
+        return super().__iter__()
+
+
+def restarted_loader(data, function: str, made: int) -> None:
+    """``function`` made more than one iterator from an unshuffled loader in one epoch (``next(iter(loader))`` per
+    batch): every new iterator starts again at the first batch."""
+    if made > 1 and not isinstance(data.sampler, torch.utils.data.RandomSampler):
+        fail(f"{function} made {made} iterators from the loader in one epoch (iter(loader), or next(iter(loader)), "
+             f"inside the loop); this loader is not shuffled, so each new iterator began again at its first batch "
+             f"and the epoch's {len(data)} batches were not the ones trained on.",
+             "the loader's iterator: a new one starts the epoch over.",
+             "loop over the loader once (`for x, y in loader:`), or make one iterator before the loop and call "
+             "next() on it.", code="loader_restarted")
 
 
 class CountedTensors(TensorDataset):
@@ -208,16 +230,27 @@ def expect_close(got: float, want: float, what: str, owner: str, todo: str, *, c
 # Reading the ledger
 
 
-def diagnose_update(ledger: Ledger, function: str, *, micro_batches: int = 1, steps_expected: int = 1):
+def diagnose_update(ledger: Ledger, function: str, *, micro_batches: int = 1, steps_expected: int = 1,
+                    before: dict | None = None):
     """Find the first wrong hand-off of ``.grad`` in one call that should make
-    ``steps_expected`` updates, each from (up to) ``micro_batches`` backward passes."""
+    ``steps_expected`` updates, each from (up to) ``micro_batches`` backward passes.  ``before``: a
+    :func:`snapshot` of the model taken before the call, so that a message may say whether the parameters moved."""
     backs, steps = ledger.of("backward"), ledger.of("step")
     if not backs:
         fail(f"no backward() ran while {function} worked.",
              "autograd never wrote gradients into the parameters' .grad.",
              "call backward() on the loss before stepping.", code="no_backward")
     if not steps:
-        fail(f"optimizer.step() never ran while {function} worked (the parameters did not change).",
+        moved = differing(before, snapshot(ledger.model)) if before is not None and ledger.model is not None else None
+        if moved:
+            fail(f"step() of the optimizer passed to {function} never ran, yet {', '.join(moved[:3])} changed: "
+                 "something else updated them (an optimizer built inside the function, or a hand-written update).",
+                 "the optimizer you were given owns the update and its state (momentum buffers, Adam's moments, "
+                 "step counts); one built anew starts from nothing at every call.",
+                 "call step() on the optimizer passed in, after backward(); build no optimizer of your own.",
+                 code="other_optimizer")
+        fail(f"optimizer.step() never ran while {function} worked"
+             + (" (the parameters did not change)." if moved == [] else "."),
              "the optimizer you were given owns the update.",
              "call step() on the optimizer passed in, after backward().", code="no_step")
     if len(steps) > steps_expected:
