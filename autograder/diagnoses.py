@@ -9,6 +9,8 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "best_not_final": "recorded the lowest loss of a run instead of its final loss",
+    "optimizer_not_on_model": "the optimizer that stepped did not hold the parameters of the model being trained",
     "loss_arguments_swapped": "called the loss function with the targets first, loss_fn(y, logits)",
     "one_forward_for_all": "ran one forward pass of all the micro-batches concatenated instead of one per micro-batch",
     "other_optimizer": "updated the parameters with another optimizer than the one passed in (or by hand)",
