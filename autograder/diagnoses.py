@@ -9,6 +9,8 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "not_weights_only": "the checkpoint holds objects the safe loader (torch.load with weights_only=True) refuses",
+    "global_generator": "returned torch's global generator instead of a new seeded one",
     "best_not_final": "recorded the lowest loss of a run instead of its final loss",
     "optimizer_not_on_model": "the optimizer that stepped did not hold the parameters of the model being trained",
     "loss_arguments_swapped": "called the loss function with the targets first, loss_fn(y, logits)",

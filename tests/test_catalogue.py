@@ -49,6 +49,8 @@ class _Catalogue:
         entry = self.cat.MUTANTS[mutant]
         if entry.needs_cuda and not torch.cuda.is_available():
             pytest.skip("this mutant only shows on a CUDA device; none on this machine")
+        if entry.cpu_only and torch.cuda.is_available():
+            pytest.skip("this mutant only shows on a machine without CUDA; this one has a CUDA device")
         solution = _solution(self.cat.MODULE)
         cells = judged_cells(entry, nbtools.test_cells(solution))
         scores = nbtools.run_in_process(solution, entry.answers, only=cells)

@@ -93,6 +93,17 @@ MUTANTS = {
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('return state["epoch"] + 1', 'return state["epoch"]'),
     }, ["test_load_checkpoint_resume_matches"], ["epoch_off_by_one"], words=("load_checkpoint's epoch counter", "saved epoch plus one")),
+    # np.random.get_state() stored as it comes: its key is an ndarray, which torch.load(weights_only=True) refuses.
+    "checkpoint_numpy_state_raw": Mutant(patched(MODULE, "save_checkpoint", ('"numpy": _numpy_state(),',
+                                                                             '"numpy": np.random.get_state(),')),
+                                         BOTH, ["not_weights_only"], words=("keep weights_only=True",)),
+    # The CUDA state restored whether or not the machine has CUDA: on a CPU-only machine the file holds None.
+    "load_cuda_state_unguarded": Mutant(patched(
+        MODULE, "load_checkpoint", ('    if rng["cuda"] is not None and torch.cuda.is_available():\n'
+                                    '        torch.cuda.set_rng_state_all(rng["cuda"])',
+                                    '    torch.cuda.set_rng_state_all(rng["cuda"])')),
+        ["test_load_checkpoint_resume_matches"], ["cuda_only_api"], cpu_only=True,
+        words=("restore the CUDA state only when torch.cuda.is_available()",)),
     "load_into_a_fresh_model": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('    model.load_state_dict(state["model"])\n',
