@@ -9,6 +9,9 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "nondeterministic": "the result varies between calls although the model was in eval mode",
+    "wrong_threshold": "every prediction passed the threshold (a probability compared with 0)",
+    "compared_broadcast": "compared predictions and labels of different shapes, which broadcast to a table",
     "not_weights_only": "the checkpoint holds objects the safe loader (torch.load with weights_only=True) refuses",
     "global_generator": "returned torch's global generator instead of a new seeded one",
     "best_not_final": "recorded the lowest loss of a run instead of its final loss",

@@ -312,12 +312,14 @@ def diagnose_modes(ledger: Ledger, function: str, *, training: bool | None, grad
                  f"the model owns its mode and was still in {mode} mode from {owner_hint}.",
                  f"switch the model to {want} mode yourself with model.{want}() before its forward passes.",
                  code="wrong_mode")
+        if grad is False and d["grad_enabled"] and not d["output"].get("has_graph", True):
+            continue  # recording was on, but nothing in this forward required grad: no graph was recorded
         if grad is not None and d["grad_enabled"] != grad:
             if grad:
                 fail(f"a forward pass inside {function} ran with gradient recording off.",
                      "autograd recorded no graph, so backward() had nothing to walk.",
                      "run training forwards outside torch.no_grad().", code="no_graph")
-            fail(f"a forward pass inside {function} recorded an autograd graph.",
+            fail(f"a forward pass inside {function} recorded an autograd graph (its output has a grad_fn).",
                  "autograd kept a graph that evaluation never uses (memory grows with every batch).",
                  "wrap the evaluation loop in torch.no_grad() (or torch.inference_mode()).", code="graph_recorded")
 
