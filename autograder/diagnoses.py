@@ -9,6 +9,7 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "double_counts_nested": "counted nested parameters once per module containing them (a walk over modules())",
     "nondeterministic": "the result varies between calls although the model was in eval mode",
     "wrong_threshold": "every prediction passed the threshold (a probability compared with 0)",
     "compared_broadcast": "compared predictions and labels of different shapes, which broadcast to a table",

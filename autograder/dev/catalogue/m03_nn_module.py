@@ -268,6 +268,16 @@ def plan_mlp(sizes, dropout=0.0):
                 total += p.numel()
     return total
 """}, ["test_count_parameters_total", "test_count_parameters_trainable"], ["double_counts_tied"]),
+    # A walk over modules() with each module's recursive parameters(): nested parameters once per ancestor.
+    "count_walks_modules": Mutant({"count_parameters": COUNT_HEAD + """
+    total = 0
+    for module in model.modules():
+        for p in module.parameters():
+            if p.requires_grad or not trainable_only:
+                total += p.numel()
+    return total
+"""}, ["test_count_parameters_total", "test_count_parameters_trainable"], ["double_counts_nested"],
+        words=("counted once by each module that contains it", "iterate model.parameters() once")),
     "count_state_dict": Mutant({"count_parameters": COUNT_HEAD + """
     if trainable_only:
         return sum(p.numel() for p in model.parameters() if p.requires_grad)
