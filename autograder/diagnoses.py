@@ -9,6 +9,8 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "no_keepdim": "reduced without keepdim=True, so the reduced tensor no longer broadcasts against the input",
+    "not_restored": "a nudged element was not put back before the next probe",
     "double_counts_nested": "counted nested parameters once per module containing them (a walk over modules())",
     "nondeterministic": "the result varies between calls although the model was in eval mode",
     "wrong_threshold": "every prediction passed the threshold (a probability compared with 0)",
