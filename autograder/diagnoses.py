@@ -9,6 +9,7 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "stats_from_validation": "validation was standardised with its own statistics instead of the training statistics",
     "no_keepdim": "reduced without keepdim=True, so the reduced tensor no longer broadcasts against the input",
     "not_restored": "a nudged element was not put back before the next probe",
     "double_counts_nested": "counted nested parameters once per module containing them (a walk over modules())",

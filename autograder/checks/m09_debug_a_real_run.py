@@ -1082,8 +1082,12 @@ class _RunObserver:
             x = args[0] if args and isinstance(args[0], torch.Tensor) else None
             stats = (float(x.detach().float().mean()), float(x.detach().float().std())) if x is not None and \
                 x.is_floating_point() and x.numel() > 1 else None
+            sums = None
+            if x is not None and x.is_floating_point() and x.numel() > 1:
+                flat = x.detach().double()
+                sums = (float(flat.sum()), float((flat * flat).sum()), flat.numel())
             self.forwards.append({"training": module.training, "grad": torch.is_grad_enabled(), "input": stats,
-                                  "backward": False, "module": id(module), "open": True})
+                                  "sums": sums, "backward": False, "module": id(module), "open": True})
 
     def _post(self, module, args, output):
         self.depth -= 1
@@ -1201,6 +1205,28 @@ def repair_run_preprocessing(repair_run, seed: int = 0, *, notes):
              "is judged on inputs it was never trained on (train/serve skew).",
              "apply one preprocessing to every split — best inside the model (a normaliser with buffers fitted "
              "on the training split).", code="preprocessing_skew")
+    (t_mean, t_std), (v_mean, v_std) = (_pooled([f["sums"] for f in seen.forwards if f["sums"] and f["backward"] == b])
+                                        for b in (True, False))
+    own = abs(v_mean) < 1e-4 and abs(v_std - 1) < 1e-3
+    if own and abs(t_mean) < 1e-4 and abs(t_std - 1) < 1e-3:
+        fail(f"over the whole validation split, the inputs reaching the model have mean {v_mean:.1e} and std "
+             f"{v_std:.5f}: exactly 0 and 1, which is what standardising a split with its own mean and std makes "
+             "(the training inputs are exactly 0 and 1 too, with the training statistics).",
+             "the preprocessing of validation: its mean and std were computed from the validation images "
+             "themselves, so validation is not transformed as training was (the model never sees validation's "
+             "statistics in training, and a single served image has no statistics of its own).",
+             "standardise validation with the training statistics: the mean and std computed from the training "
+             "images, applied to both splits.", code="stats_from_validation")
+
+
+def _pooled(sums: list) -> tuple[float, float]:
+    """Mean and std of every element of the inputs whose (sum, sum of squares, count) are ``sums``."""
+    n = sum(c for _, _, c in sums)
+    if not n:
+        return float("nan"), float("nan")
+    mean = sum(a for a, _, _ in sums) / n
+    var = max(sum(b for _, b, _ in sums) / n - mean * mean, 0.0)
+    return mean, var ** 0.5
 
 
 #: A healthy update of this model moves its weights by about 1e-3 to 1e-2 of their size (AdamW at 5e-3: 8e-3).

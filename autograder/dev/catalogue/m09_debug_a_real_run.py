@@ -226,6 +226,12 @@ WHOLE_RUN_CELLS = ("test_repair_run_result",)
 
 _repaired, _LEFT_ALONE = repair_catalogue("repair_run", REPAIR_RUN, _FIXES, _LEFT)
 MUTANTS.update(_LEFT_ALONE)
+# Validation standardised, but with its own mean and std instead of the training statistics.
+MUTANTS["repair_validation_own_statistics"] = Mutant(
+    _repaired("preprocessing", extra=[("    val_x = images[val_idx] / 16.0\n",
+                                       "    val_x = (images[val_idx] - images[val_idx].mean()) / images[val_idx].std()\n")]),
+    ["test_repair_run_preprocessing"], ["stats_from_validation"],
+    words=("standardise validation with the training statistics", "exactly 0 and 1"))
 
 VARIANTS = {
     "dataset_item_converts_each_time": {"DigitsDataset": """
