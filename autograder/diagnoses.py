@@ -9,6 +9,8 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "stats_shape": "stored statistics of a shape that does not broadcast against the images",
+    "batch_size_hard_coded": "wrote a batch size into a reshape instead of taking it from the input",
     "stats_from_validation": "validation was standardised with its own statistics instead of the training statistics",
     "no_keepdim": "reduced without keepdim=True, so the reduced tensor no longer broadcasts against the input",
     "not_restored": "a nudged element was not put back before the next probe",

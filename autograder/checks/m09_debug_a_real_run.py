@@ -184,6 +184,27 @@ def _matches(out: torch.Tensor, x: torch.Tensor, mean, std) -> bool:
     return bool(torch.allclose(out[informative], want[informative], rtol=2e-2, atol=1e-3))
 
 
+def _apply_normalizer(norm, x):
+    """Call the learner's normaliser on raw images ``x`` [N, 1, 8, 8]; statistics of a shape that cannot broadcast
+    against them are named from the buffers themselves."""
+    try:
+        return call(norm, x)
+    except LearnerRaised as raised:
+        if "must match the size of tensor" in str(raised.error):
+            stats = {name: list(t.shape) for name, t in list(norm.named_buffers()) + list(norm.named_parameters())}
+            odd = {name: shape for name, shape in stats.items() if len(shape) < 4 and shape and shape[-1] != 8}
+            if odd:
+                listed = ", ".join(f"{name} {shape}" for name, shape in odd.items())
+                fail(f"calling the normaliser on raw images {list(x.shape)} raised RuntimeError: "
+                     f"{str(raised.error).splitlines()[0]}. Its statistics have the shapes {listed}: they line up "
+                     "against the input's last dimension, of size 8.",
+                     "the shape of the statistics fit_normalizer stored: one value per pixel of a flattened image "
+                     "([64]) does not broadcast against images [N, 1, 8, 8].",
+                     "store them shaped like one image, [1, 1, 8, 8] (compute them from the images reshaped to "
+                     "[N, 1, 8, 8], with keepdim=True), or as single numbers.", code="stats_shape")
+        raise
+
+
 @graded("fit_normalizer")
 def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, notes):
     """(x - mean) / std with statistics from the training images only (per pixel or global), finite everywhere"""
@@ -191,7 +212,7 @@ def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, no
     other, _ = _sample(40, seed + 1, classes=[5, 6, 7, 8, 9])
     norm = _normalizer(fit_normalizer, train)
     x = _raw(other)
-    out = call(norm, x)
+    out = _apply_normalizer(norm, x)
     if not isinstance(out, torch.Tensor) or out.shape != x.shape:
         fail(f"the normaliser turned {describe(x)} into {describe(out)}.", "the normaliser's forward.",
              "return a tensor shaped like its input.", code="wrong_shape")
@@ -206,7 +227,7 @@ def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, no
         "per pixel (population std)": (t.mean(0, keepdim=True), t.std(0, keepdim=True, unbiased=False)),
         "global": (t.mean(), t.std().expand(1, 1, 8, 8)),
     }
-    alone = call(norm, x[:3])
+    alone = _apply_normalizer(norm, x[:3])
     if not isinstance(alone, torch.Tensor) or alone.shape != x[:3].shape or not torch.allclose(
             alone, out[:3], rtol=1e-4, atol=1e-5, equal_nan=True):
         fail("the normaliser gave the first three images other outputs alone than inside a batch of 40.",
@@ -257,6 +278,39 @@ def fit_normalizer_buffers(fit_normalizer, n: int = 120, seed: int = 3, *, notes
 # DigitCNN
 
 
+def _forward_cnn(model, x):
+    """Call the learner's model on raw images ``x``; a batch size written into a reshape is named from the shapes
+    the error reports."""
+    import re
+
+    try:
+        return call(model, x)
+    except LearnerRaised as raised:
+        found = re.search(r"shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", str(raised.error))
+        n = len(x)
+        if found:
+            rows, cols, inner, _ = (int(v) for v in found.groups())
+            if rows != n and (rows * cols) % n == 0 and (rows * cols) // n == inner:
+                fail(f"calling the model on {n} images {list(x.shape)} raised RuntimeError: "
+                     f"{str(raised.error).splitlines()[0]}. The features of the {n} images ({n} x {inner} values) "
+                     f"reached the Linear layer as a [{rows}, {cols}] matrix: a reshape fixed the first dimension at "
+                     f"{rows}.",
+                     f"the reshape before the Linear layer: its in_features ({inner}) are right; the batch size was "
+                     f"written into the reshape (view({rows}, -1)) instead of taken from the input.",
+                     "keep the batch dimension as it comes: x.view(x.size(0), -1), x.flatten(1) or nn.Flatten().",
+                     code="batch_size_hard_coded")
+        invalid = re.search(r"shape '\[(\d+), -1\]' is invalid for input of size (\d+)", str(raised.error))
+        if invalid and int(invalid.group(1)) != n and int(invalid.group(2)) % n == 0:
+            rows, size = int(invalid.group(1)), int(invalid.group(2))
+            fail(f"calling the model on {n} images {list(x.shape)} raised RuntimeError: "
+                 f"{str(raised.error).splitlines()[0]}. The {n} images' features ({n} x {size // n} values) were "
+                 f"reshaped to [{rows}, -1]: the batch size was written into the reshape as {rows}.",
+                 "the reshape before the Linear layer: it must keep the batch dimension the input came with.",
+                 "keep the batch dimension as it comes: x.view(x.size(0), -1), x.flatten(1) or nn.Flatten().",
+                 code="batch_size_hard_coded")
+        raise
+
+
 @graded("DigitCNN")
 def DigitCNN_shapes(DigitCNN, n: int = 6, *, notes):
     """At least one Conv2d; raw [N, 1, 8, 8] in, [N, num_classes] logits out"""
@@ -267,7 +321,7 @@ def DigitCNN_shapes(DigitCNN, n: int = 6, *, notes):
             fail(f"DigitCNN(num_classes={num_classes}) built {describe(model)} without any nn.Conv2d.",
                  "the model's layers.", "use at least one nn.Conv2d over the [1, 8, 8] images.", code="no_conv")
         model.eval()
-        out = call(model, _raw(images))
+        out = _forward_cnn(model, _raw(images))
         if not isinstance(out, torch.Tensor) or tuple(out.shape) != (n, num_classes):
             fail(f"DigitCNN(num_classes={num_classes}) turned {n} images [N, 1, 8, 8] into {describe(out)}.",
                  "the model's head.", f"end with one logit per class: [N, {num_classes}] (no softmax needed).",
@@ -309,7 +363,7 @@ def DigitCNN_normalizer(DigitCNN, n: int = 5, *, notes):
     try:
         model.eval()
         x = _raw(images)
-        call(model, x)
+        _forward_cnn(model, x)
     finally:
         for h in handles:
             h.remove()

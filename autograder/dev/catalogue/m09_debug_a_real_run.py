@@ -55,6 +55,11 @@ MUTANTS = {
         ("            return (x - self.mean) / self.std\n",
          "            return (x - x.mean(dim=0, keepdim=True)) / x.std(dim=0, keepdim=True).clamp_min(1.0)\n")),
         ["test_fit_normalizer_statistics"], ["stats_per_batch"]),
+    # Statistics of the flattened images, [64], against raw images [N, 1, 8, 8].
+    "normalizer_flat_statistics": Mutant(patched(
+        MODULE, "fit_normalizer", (".reshape(-1, 1, 8, 8)", ".reshape(-1, 64)"),
+        ("x.mean(dim=0, keepdim=True)", "x.mean(dim=0)"), ("x.std(dim=0, keepdim=True)", "x.std(dim=0)")),
+        ["test_fit_normalizer_statistics"], ["stats_shape"], words=("store them shaped like one image", "[64]")),
     "normalizer_std_not_floored": Mutant(patched(MODULE, "fit_normalizer", (".clamp_min(1.0)    #", "    #")),
                                          ["test_fit_normalizer_statistics"], ["nonfinite"]),
     # --- DigitCNN
@@ -85,6 +90,13 @@ MUTANTS = {
         MODULE, "DigitCNN", ("return self.head(self.features(self.normalizer(x)))",
                              "return torch.softmax(self.head(self.features(self.normalizer(x))), dim=1)")),
         ["test_DigitCNN_shapes"], ["probabilities_not_logits"]),
+    # The batch size written into the flatten: view(64, -1).
+    "cnn_view_batch_of_64": Mutant(patched(
+        MODULE, "DigitCNN", ("nn.AdaptiveAvgPool2d(1), nn.Flatten(),", "nn.AdaptiveAvgPool2d(1),"),
+        ("return self.head(self.features(self.normalizer(x)))",
+         "return self.head(self.features(self.normalizer(x)).view(64, -1))")),
+        ["test_DigitCNN_shapes", "test_DigitCNN_normalizer"], ["batch_size_hard_coded"],
+        words=("the batch size was written into the reshape", "x.view(x.size(0), -1)")),
     "cnn_fixed_ten_classes": Mutant(patched(MODULE, "DigitCNN", ("nn.Linear(32, num_classes)", "nn.Linear(32, 10)")),
                                     ["test_DigitCNN_shapes"], ["wrong_logits"]),
     # --- train_epoch_ce
