@@ -54,8 +54,10 @@ def _close(value, shown: str) -> bool:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     target = _number(shown)
-    digits = len(re.sub(r"[^0-9]", "", shown.split("e")[0]).lstrip("0")) or 1
-    return math.isclose(float(value), target, rel_tol=10 ** (1 - digits), abs_tol=10 ** -(digits + 3))
+    mantissa, _, exponent = shown.rstrip(".").partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    half_unit = 0.5 * 10 ** (-decimals) * 10 ** (int(exponent) if exponent else 0)  # the rounding of what is shown
+    return abs(float(value) - target) <= half_unit * 1.01 + 1e-12
 
 
 def _modes(ev: Evidence) -> list:
