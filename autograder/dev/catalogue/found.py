@@ -347,6 +347,14 @@ def _time_it_process_time():
 
 FOUND = _build()
 
+#: The cells each mistake loses points in and the diagnosis its first visible failure shows, as measured once every
+#: check was in place (``python -m autograder.dev.catalogue.found`` prints this table); only the mistakes listed
+#: here, caught and named, join the catalogues.
+JUDGED: dict = {}
+
+for _name, (_breaks, _codes) in JUDGED.items():
+    FOUND[_name].breaks, FOUND[_name].codes = tuple(_breaks), tuple(_codes)
+
 
 def mutants(module_id: str, held_out: bool | None = None) -> dict:
     """The found mistakes of ``module_id`` that lose points, as catalogue mutants (``held_out``: only those, or
@@ -372,7 +380,8 @@ def measure(names=None) -> dict:
         lost = {t: s for t, s in scores.items() if s[0] < s[1]}
         texts = [s[2] for s in lost.values()]
         named = bool(texts) and all(any(w.lower() in t.lower() for t in texts) for w in entry.words)
-        results[name] = (sorted(lost), named, texts)
+        visible = sorted(set(lost) & scores.visible_failures)
+        results[name] = (sorted(lost), named, texts, [lost[t][3] for t in visible or sorted(lost)][:1])
     return results
 
 
@@ -386,7 +395,12 @@ if __name__ == "__main__":  # pragma: no cover - a development report
         caught = sum(1 for r in rows.values() if r[0])
         named = sum(1 for r in rows.values() if r[1])
         print(f"{'held out' if held else 'tuning'}: {len(rows)} mistakes, {caught} lose points, {named} named")
-        for n, (lost, ok, texts) in rows.items():
+        for n, (lost, ok, texts, _) in rows.items():
             print(f"  {'NAMED ' if ok else ('caught' if lost else 'MISSED')} {n} {lost} words={FOUND[n].words}")
             if lost and not ok:
                 print("      " + " | ".join(t[:400].replace("\n", " ") for t in texts))
+    print("JUDGED = {")
+    for n, (lost, ok, texts, codes) in out.items():
+        if lost and ok:
+            print(f"    {n!r}: ({lost!r}, {codes!r}),")
+    print("}")

@@ -2,6 +2,7 @@
 
 from ...starters import REPAIR_MAKE_LOADERS
 from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue, solution_of
+from .found import mutants as found_mutants
 
 MODULE = "06-failure-modes"
 
@@ -438,6 +439,8 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.

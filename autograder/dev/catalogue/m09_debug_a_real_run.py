@@ -6,6 +6,7 @@ one shows exactly the mistake it stands for.
 
 from ...starters import REPAIR_RUN
 from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
+from .found import mutants as found_mutants
 
 MODULE = "09-debug-a-real-run"
 
@@ -541,4 +542,6 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
