@@ -9,6 +9,7 @@ not listed.
 from __future__ import annotations
 
 DIAGNOSES: dict[str, str] = {
+    "grads_elsewhere": "backward() ran, but no parameter the optimizer holds received a gradient",
     "stats_shape": "stored statistics of a shape that does not broadcast against the images",
     "batch_size_hard_coded": "wrote a batch size into a reshape instead of taking it from the input",
     "stats_from_validation": "validation was standardised with its own statistics instead of the training statistics",

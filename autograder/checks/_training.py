@@ -273,7 +273,15 @@ def diagnose_update(ledger: Ledger, function: str, *, micro_batches: int = 1, st
                  code="step_before_backward")
         opening = window[0]
         cleared = [z for z in zero_grads if opening.index < z.index < step.index]
-        if cleared or all(s != NONZERO for s in step.data["grads"].values()):
+        if not cleared and all(s != NONZERO for s in step.data["grads"].values()):
+            fail(f"backward() ran {len(window)} time(s) before this optimizer.step(), yet when step() ran no "
+                 "parameter the optimizer holds had a gradient (each .grad was None or zero), and no zero_grad ran "
+                 "in between: the loss backward() walked was not computed from these parameters.",
+                 "the graph the loss came from: it reached other tensors than the parameters of the model passed in "
+                 "(a copy of the model, or outputs detached from it).",
+                 "compute the loss from the model you were given, with its outputs as they come.",
+                 code="grads_elsewhere")
+        if cleared:
             if micro_batches > 1 and len(window) > 1:
                 seen = ("zero_grad ran after the first micro-batch's backward(): the accumulated gradients "
                         "were thrown away before step().")

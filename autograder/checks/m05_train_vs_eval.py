@@ -24,6 +24,7 @@ from ._training import (
     correct_helper,
     diagnose_kept_graphs,
     diagnose_modes,
+    diagnose_update,
     differing,
     expect_float,
     expect_losses,
@@ -383,12 +384,14 @@ def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
         twin_opt = type(opt)(twin.parameters(), **opt.defaults)
         loss_fn = make_loss("bce")
         manual_seed(seed + 200)
-        with _with_course_evaluate(fit):
+        with _with_course_evaluate(fit), Ledger(model, opt, loss_fn=loss_fn) as ledger:
             out = call_with_batches(fit, "fit", device, model, loader(x, y, bs, shuffle=True, seed=seed),
                                     loader(xv, yv, vbs), opt, loss_fn, epochs, device)
         if not isinstance(out, dict) or not {"train_loss", "val_loss"} <= set(out):
             fail(f"fit returned {describe(out)}.", "the history fit builds.",
                  'return a dict with the keys "train_loss" and "val_loss".', code="not_a_history")
+        if ledger.of("step"):  # the hand-off of .grad between updates, read from the run itself
+            diagnose_update(ledger, "fit", steps_expected=len(ledger.of("step")))
         for key in ("train_loss", "val_loss"):
             values = out[key]
             if not isinstance(values, list) or len(values) != epochs:

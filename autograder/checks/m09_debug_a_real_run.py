@@ -487,6 +487,23 @@ def _expect_cross_entropy(watch: _LossWatch, seen: str) -> None:
              "softmax and no one-hot before it.", code="wrong_loss_function")
 
 
+def _call_ce(train_epoch_ce, *args):
+    """Call the learner's train_epoch_ce; float targets refused by the cross-entropy are named as such."""
+    try:
+        return call_with_batches(train_epoch_ce, "train_epoch_ce", *args)
+    except LearnerRaised as raised:
+        text = str(raised.error)
+        if "expected target dtype to be Long" in text or "expected scalar type Long" in text:
+            fail(f"{raised.call_text} raised {type(raised.error).__name__}: {text.splitlines()[0]}. The loader's "
+                 "targets are int64 class indices; they reached nn.CrossEntropyLoss as floats.",
+                 "the targets passed to the loss: a conversion in train_epoch_ce (y.float(), or a float label "
+                 "tensor) turned the class indices into floats, which the cross-entropy reads as probabilities "
+                 "only when they are shaped like the logits.",
+                 "pass the targets as they come from the loader: int64 class indices of shape [B].",
+                 code="wrong_target")
+        raise
+
+
 @graded("train_epoch_ce")
 def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_size: int = 32, *, notes):
     """One correct update per batch with CrossEntropyLoss, no clipping unless asked; returns the mean per-example loss"""
@@ -496,7 +513,7 @@ def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_siz
         norms = _NormWatch(model, opt)
         try:
             with Ledger(model, opt) as ledger, _LossWatch() as losses_run:
-                out = call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+                out = _call_ce(train_epoch_ce, device, model, data, opt, device)
         finally:
             norms.remove()
         steps = math.ceil(n / batch_size)
@@ -540,7 +557,7 @@ def train_epoch_ce_mode(train_epoch_ce, seed: int = 1, n: int = 64, batch_size: 
         model, opt, data = _ce_problem(seed, device, n, batch_size, dropout=0.3)
         model.eval()
         with Ledger(model, opt, submodules=True) as ledger:
-            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+            _call_ce(train_epoch_ce, device, model, data, opt, device)
         diagnose_modes(ledger, "train_epoch_ce", training=True, grad=True,
                        owner_hint="the evaluation that ran before this epoch", batches=len(data))
 
@@ -568,7 +585,7 @@ def train_epoch_ce_clipping(train_epoch_ce, seed: int = 2, n: int = 96, batch_si
         start = _twin(model, opt, data)
         try:
             with _LossWatch() as losses_run:
-                call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, None,
+                _call_ce(train_epoch_ce, device, model, data, opt, device, None,
                                   max_grad_norm)
         finally:
             for h in handles:
@@ -619,7 +636,7 @@ def train_epoch_ce_scheduler(train_epoch_ce, seed: int = 3, n: int = 100, batch_
 
         sched.step = counted
         try:
-            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, sched)
+            _call_ce(train_epoch_ce, device, model, data, opt, device, sched)
         finally:
             handle.remove()
             sched.step = original
@@ -666,6 +683,23 @@ def _trained_ref(seed: int, device, dropout: float = 0.5) -> nn.Module:
     return copy.deepcopy(_trained_once(seed, str(device), dropout))
 
 
+def _call_predict(predict_digits, model, images):
+    """Call the learner's predict_digits; flat rows that reached the convolutions are named as such."""
+    try:
+        return call(predict_digits, model, images)
+    except LearnerRaised as raised:
+        shape = list(np.shape(images))
+        if len(shape) == 2 and "must match the size of tensor" in str(raised.error) and "(64)" in str(raised.error):
+            fail(f"{raised.call_text} raised {type(raised.error).__name__}: {str(raised.error).splitlines()[0]}. The "
+                 f"images came as flat rows, shape {shape}, and reached the model in that shape: the 64 in the error "
+                 "is a row of 64 pixels, the 8 a side of the 8x8 image the model expects.",
+                 "the input predict_digits hands the model: raw images [N, 64] must become [N, 1, 8, 8], as in "
+                 "training.",
+                 "reshape the input to [N, 1, 8, 8] (and make it float32 on the model's device) before the forward "
+                 "pass.", code="serving_skew")
+        raise
+
+
 @graded("predict_digits")
 def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
     """int64 labels [N] from raw images ([N, 64] NumPy or [N, 8, 8] tensor), as the model in eval mode predicts, N = 1 too"""
@@ -680,7 +714,7 @@ def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
             modes: set = set()
             handle = model.register_forward_pre_hook(lambda module, args, modes=modes: modes.add(module.training))
             try:
-                out = call(predict_digits, model, imgs)
+                out = _call_predict(predict_digits, model, imgs)
             finally:
                 handle.remove()
             if not isinstance(out, torch.Tensor) or out.dtype != torch.int64 or tuple(out.shape) != (n,):

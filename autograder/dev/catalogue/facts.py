@@ -32,6 +32,7 @@ class Call:
     autograd: int = 0  # backward() and torch.autograd.grad calls
     optimizers: tuple = ()  # id() of the optimizers passed in
     changed: bool | None = None  # whether a parameter of a module passed in changed (None: no module passed)
+    events: list = field(default_factory=list)  # "backward", "zero_grad" and "step", in the order they ran
     returned: object = None
 
 
@@ -60,6 +61,15 @@ def _close(value, shown: str) -> bool:
     return abs(float(value) - target) <= half_unit * 1.01 + 1e-12
 
 
+def _in_order(ev: Evidence, *kinds: str) -> bool:
+    """Whether some call ran events of these kinds in this order (others may come between)."""
+    for c in ev.calls:
+        it = iter(c.events)
+        if all(any(e == kind for e in it) for kind in kinds):
+            return True
+    return False
+
+
 def _modes(ev: Evidence) -> list:
     return [f for c in ev.calls for f in c.forwards]
 
@@ -86,6 +96,9 @@ CLAIMS = [
      lambda ev, m: any(c.autograd for c in ev.calls)),
     ("zero_grad() of the caller's optimizer ran", re.compile(r"called zero_grad\(\) on the caller's optimizer"),
      lambda ev, m: any(set(c.zero_grads) & set(c.optimizers) for c in ev.calls)),
+    ("zero_grad ran after a backward() and before the step()",
+     re.compile(r"zero_grad ran (?:between backward\(\) and step\(\)|after the first micro-batch's backward)"),
+     lambda ev, m: _in_order(ev, "backward", "zero_grad", "step")),
     ("the function returned this number", re.compile(r"\b(\w+) returned (-?\d+(?:\.\d+)?(?:e-?\d+)?)[ .,;:]"),
      lambda ev, m: not ev.of(m.group(1)) or any(_close(c.returned, m.group(2)) for c in ev.of(m.group(1)))),
 ]
@@ -151,6 +164,7 @@ class _Recorder:
         record = self.current()
         if record is not None:
             record.steps.append(id(optimizer))
+            record.events.append("step")
 
     def listener(self, result, module_name):
         from ...core import INCORRECT
@@ -186,20 +200,31 @@ def recording():
         record = recorder.current()
         if record is not None:
             record.zero_grads.append(id(self))
+            record.events.append("zero_grad")
         return zero_grad(self, *args, **kwargs)
+
+    module_zero_grad = nn.Module.zero_grad
+
+    def recording_module_zero_grad(self, *args, **kwargs):
+        record = recorder.current()
+        if record is not None:
+            record.events.append("zero_grad")
+        return module_zero_grad(self, *args, **kwargs)
 
     backward, grad = torch.autograd.backward, torch.autograd.grad
 
-    def counting(original):
+    def counting(original, kind):
         def counted(*args, **kwargs):
             record = recorder.current()
             if record is not None:
                 record.autograd += 1
+                record.events.append(kind)
             return original(*args, **kwargs)
         return counted
 
     torch.optim.Optimizer.zero_grad = recording_zero_grad
-    torch.autograd.backward, torch.autograd.grad = counting(backward), counting(grad)
+    nn.Module.zero_grad = recording_module_zero_grad
+    torch.autograd.backward, torch.autograd.grad = counting(backward, "backward"), counting(grad, "grad")
     handles = [register_module_forward_hook(recorder.forward), register_optimizer_step_post_hook(recorder.step)]
     core.RESULT_LISTENERS.append(recorder.listener)
     try:
@@ -209,6 +234,7 @@ def recording():
         for handle in handles:
             handle.remove()
         torch.optim.Optimizer.zero_grad = zero_grad
+        nn.Module.zero_grad = module_zero_grad
         torch.autograd.backward, torch.autograd.grad = backward, grad
         for module in patched:
             module.call = core.call

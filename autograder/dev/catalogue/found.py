@@ -60,9 +60,11 @@ def pairwise_sq_dists(a, b):
     bb = (b * b).sum(1, keepdim=True)
     return aa + bb - 2 * a @ b.T
 """}, ("broadcast",), "F", True)
-    f["align_asserts_instead_of_raising"] = Found(M01, _p(
-        M01, "align_targets", "    if y.numel() != logits.numel():\n        raise ValueError(",
-        "    assert y.numel() == logits.numel(), (\n        ("), ("ValueError",), "F")
+    f["align_asserts_instead_of_raising"] = Found(M01, {"align_targets": """
+def align_targets(logits, y):
+    assert y.numel() == logits.numel(), f"{tuple(y.shape)} vs {tuple(logits.shape)}"
+    return y.reshape(logits.shape)
+"""}, ("ValueError",), "F")
     f["align_unsqueezes_always"] = Found(M01, _p(M01, "align_targets", "return y.reshape(logits.shape)",
                                                  "return y.unsqueeze(-1)"), ("shape",), "F")
     f["make_blobs_int64_labels"] = Found(M01, _p(
@@ -273,8 +275,6 @@ def overfit_one_batch(model, x, y, optimizer, loss_fn, steps):
     f["time_it_process_time"] = Found(M07, {"time_it": _time_it_process_time()}, ("perf_counter",), "T", True)
     f["compile_sets_eval_mode"] = Found(M07, _p(M07, "compile_model", "    return torch.compile(model)",
                                                 "    model.eval()\n    return torch.compile(model)"), ("eval",), "F", True)
-    f["export_batch_dim_min_two"] = Found(M07, _p(M07, "export_program", 'torch.export.Dim("batch")',
-                                                  'torch.export.Dim("batch", min=2)'), ("batch",), "I")
     f["export_pickled_with_torch_save"] = Found(M07, _p(M07, "export_program", "torch.export.save(program, path)",
                                                         "torch.save(program, path)"), ("torch.export.save",), "I", True)
     f["time_split_never_sets_train"] = Found(M07, _p(M07, "time_split", "    model.train()\n", ""), ("train()",), "T")
@@ -307,10 +307,6 @@ def seed_everything(seed):
                                       ("int64",), "F")
     f["dataset_channels_last"] = Found(M09, _p(M09, "DigitsDataset", "images.reshape(-1, 1, 8, 8)",
                                                "images.reshape(-1, 8, 8, 1)"), ("[1, 8, 8]",), "F", True)
-    f["normalizer_scalar_statistics"] = Found(M09, _p(
-        M09, "fit_normalizer", "    mean = x.mean(dim=0, keepdim=True)                 # (1, 1, 8, 8): per pixel\n"
-        "    std = x.std(dim=0, keepdim=True).clamp_min(1.0)",
-        "    mean = x.mean()\n    std = x.std().clamp_min(1.0)"), ("pixel",), "T", True)
     f["cnn_three_input_channels"] = Found(M09, _p(M09, "DigitCNN", "nn.Conv2d(1, 16, 3, padding=1)",
                                                   "nn.Conv2d(3, 16, 3, padding=1)"), ("channel",), "F")
     f["train_ce_float_targets"] = Found(M09, _p(M09, "train_epoch_ce", "loss = loss_fn(model(x), y)",
