@@ -346,15 +346,85 @@ FOUND = _build()
 #: The cells each mistake loses points in and the diagnosis its first visible failure shows, as measured once every
 #: check was in place (``python -m autograder.dev.catalogue.found`` prints this table); only the mistakes listed
 #: here, caught and named, join the catalogues.
-JUDGED: dict = {}
+JUDGED: dict = {
+    'standardize_returns_float32': (['test_standardize_values'], ['wrong_dtype']),
+    'standardize_operator_precedence': (['test_standardize_values'], ['wrong_value']),
+    'standardize_divides_by_variance': (['test_standardize_values'], ['wrong_value']),
+    'pairwise_sums_dim1': (['test_pairwise_sq_dists_shape', 'test_pairwise_sq_dists_values'], ['wrong_dim']),
+    'align_asserts_instead_of_raising': (['test_align_targets_rejects'], ['wrong_exception']),
+    'align_unsqueezes_always': (['test_align_targets_reshapes'], ['wrong_shape']),
+    'make_blobs_int64_labels': (['test_make_blobs_contract'], ['wrong_dtype']),
+    'make_blobs_bool_labels': (['test_make_blobs_contract'], ['wrong_dtype']),
+    'bce_log1p_exp_of_minus_z': (['test_bce_with_logits_gradient', 'test_bce_with_logits_values'], ['nonfinite_gradient']),
+    'bce_mean_over_rows_only': (['test_bce_with_logits_gradient', 'test_bce_with_logits_values'], ['wrong_shape']),
+    'step_returns_the_old_buffers': (['test_sgd_momentum_step_matches', 'test_sgd_momentum_step_owners'], ['wrong_buffers']),
+    'grad_of_returns_float32': (['test_grad_of_values'], ['wrong_dtype']),
+    'grad_of_returns_numpy': (['test_grad_of_leaves_caller', 'test_grad_of_no_history', 'test_grad_of_values'], ['not_a_tensor']),
+    'numerical_grad_never_puts_back': (['test_numerical_grad_values'], ['not_restored']),
+    'numerical_grad_returns_flat': (['test_numerical_grad_leaves_input', 'test_numerical_grad_values'], ['did_nothing']),
+    'grad_report_index_keys': (['test_grad_report_leaves_grads', 'test_grad_report_states'], ['did_nothing']),
+    'leaves_of_membership_by_value': (['test_leaves_of_each_once', 'test_leaves_of_finds_all', 'test_leaves_of_only_leaves'], ['dedup_by_value']),
+    'leaves_of_first_input_only': (['test_leaves_of_each_once', 'test_leaves_of_finds_all', 'test_leaves_of_only_leaves'], ['missing_leaves']),
+    'softmax_sum_without_keepdim': (['test_stable_softmax_gradient', 'test_stable_softmax_values'], ['no_keepdim']),
+    'mlp_sigmoid_between_layers': (['test_MLP_dropout', 'test_MLP_forward'], ['wrong_value']),
+    'mlp_without_bias': (['test_MLP_dropout', 'test_MLP_forward', 'test_MLP_registers'], ['no_bias']),
+    'plan_keys_without_prefix': (['test_plan_mlp_dropout', 'test_plan_mlp_matches'], ['wrong_keys']),
+    'plan_without_biases': (['test_plan_mlp_dropout', 'test_plan_mlp_matches'], ['wrong_keys']),
+    'count_trainable_by_grad': (['test_count_parameters_trainable'], ['wrong_count']),
+    'count_weights_only': (['test_count_parameters_total', 'test_count_parameters_trainable'], ['wrong_count']),
+    'freeze_sets_a_module_attribute': (['test_freeze_mode', 'test_freeze_parameters'], ['did_nothing']),
+    'freeze_weights_only': (['test_freeze_mode', 'test_freeze_parameters'], ['not_frozen']),
+    'untrained_membership_by_value': (['test_untrained_parameters_finds', 'test_untrained_parameters_frozen'], ['raised']),
+    'untrained_from_optimizer_state': (['test_untrained_parameters_finds', 'test_untrained_parameters_frozen'], ['lists_held']),
+    'accumulate_one_forward_of_the_whole_batch': (['test_accumulate_step_update'], ['one_forward_for_all']),
+    'train_step_forward_under_no_grad': (['test_train_step_returns_loss', 'test_train_step_update'], ['raised']),
+    'train_step_detached_logits': (['test_train_step_returns_loss', 'test_train_step_update'], ['raised']),
+    'train_epoch_train_not_called': (['test_train_epoch_mode'], ['wrong_mode']),
+    'train_epoch_zero_grad_once_per_epoch': (['test_train_epoch_mode', 'test_train_epoch_result'], ['stale_grads']),
+    'overfit_fresh_copy_each_step': (['test_overfit_one_batch_curve'], ['grads_elsewhere']),
+    'overfit_new_optimizer_each_step': (['test_overfit_one_batch_curve'], ['no_step']),
+    'repair_returns_last_batch_loss': (['test_repair_train_epoch_mean'], ['last_batch_only']),
+    'evaluate_eval_not_called': (['test_evaluate_leaves_state', 'test_evaluate_modes', 'test_evaluate_value'], ['wrong_mode']),
+    'accuracy_probability_above_zero': (['test_accuracy_value'], ['wrong_threshold']),
+    'accuracy_rounded_logits': (['test_accuracy_value'], ['wrong_value']),
+    'predict_proba_returns_numpy': (['test_predict_proba_values'], ['not_a_tensor']),
+    'fit_history_keys_renamed': (['test_fit_history'], ['not_a_history']),
+    'fit_without_zero_grad': (['test_fit_history'], ['stale_grads']),
+    'repair_evaluate_eval_not_called': (['test_repair_evaluate_mode'], ['wrong_mode']),
+    'loaders_validation_drops_last': (['test_make_loaders_split'], ['drops_examples']),
+    'loaders_returned_swapped': (['test_make_loaders_order', 'test_make_loaders_split'], ['not_shuffled']),
+    'sweep_best_loss_not_final': (['test_lr_sweep_values'], ['best_not_final']),
+    'sweep_mse_loss': (['test_lr_sweep_values'], ['wrong_value']),
+    'pick_highest_loss': (['test_pick_lr_choice'], ['wrong_choice']),
+    'pick_smallest_rate': (['test_pick_lr_choice'], ['wrong_choice']),
+    'health_zero_grad_with_callers_optimizer': (['test_health_check_leaves_state'], ['cleared_grad']),
+    'health_shuffle_from_an_attribute': (['test_health_check_combined', 'test_health_check_each_code', 'test_health_check_healthy'], ['false_not_shuffled']),
+    'health_isnan_only': (['test_health_check_each_code'], ['missed_nonfinite_loss']),
+    'time_it_minimum': (['test_time_it_median'], ['min_not_median']),
+    'export_pickled_with_torch_save': (['test_export_program_reloads'], ['not_loadable']),
+    'seed_returns_the_global_generator': (['test_seed_everything_rngs'], ['global_generator']),
+    'seed_numpy_default_rng': (['test_seed_everything_rngs'], ['unseeded_numpy']),
+    'seed_hash_seed_not_random': (['test_seed_everything_rngs'], ['unseeded_python']),
+    'checkpoint_epoch_plus_one': (['test_save_checkpoint_restores_everything'], ['epoch_off_by_one']),
+    'checkpoint_generator_object': (['test_save_checkpoint_restores_everything'], ['not_weights_only']),
+    'load_skips_the_generator': (['test_load_checkpoint_resume_matches'], ['generator_not_restored']),
+    'load_skips_the_optimizer': (['test_load_checkpoint_resume_matches'], ['optimizer_not_restored']),
+    'dataset_int32_labels': (['test_DigitsDataset_batches', 'test_DigitsDataset_items'], ['wrong_target']),
+    'dataset_channels_last': (['test_DigitsDataset_batches', 'test_DigitsDataset_items'], ['wrong_image']),
+    'cnn_three_input_channels': (['test_DigitCNN_normalizer', 'test_DigitCNN_shapes'], ['raised']),
+    'train_ce_float_targets': (['test_train_epoch_ce_clipping', 'test_train_epoch_ce_mode', 'test_train_epoch_ce_scheduler', 'test_train_epoch_ce_update'], ['wrong_target']),
+    'train_ce_without_zero_grad': (['test_train_epoch_ce_clipping', 'test_train_epoch_ce_update'], ['stale_grads']),
+    'predict_digits_not_reshaped': (['test_predict_digits_labels', 'test_predict_digits_modes'], ['serving_skew']),
+    'predict_digits_max_values': (['test_predict_digits_labels'], ['wrong_labels']),
+}
 
 for _name, (_breaks, _codes) in JUDGED.items():
     FOUND[_name].breaks, FOUND[_name].codes = tuple(_breaks), tuple(_codes)
 
 
-def mutants(module_id: str, held_out: bool | None = None) -> dict:
-    """The found mistakes of ``module_id`` that lose points, as catalogue mutants (``held_out``: only those, or
-    only the others; ``None``: both)."""
+def mutants(module_id: str, held_out: bool | None = False) -> dict:
+    """The found mistakes of ``module_id`` that lose points and name their cause, as catalogue mutants (by default
+    the tuning set only: the held-out ones stay a measurement; ``held_out=None``: both)."""
     return {name: Mutant(entry.answers, list(entry.breaks), list(entry.codes), words=entry.words)
             for name, entry in FOUND.items()
             if entry.module == module_id and entry.breaks and (held_out is None or entry.held_out == held_out)}
@@ -377,7 +447,8 @@ def measure(names=None) -> dict:
         texts = [s[2] for s in lost.values()]
         named = bool(texts) and all(any(w.lower() in t.lower() for t in texts) for w in entry.words)
         visible = sorted(set(lost) & scores.visible_failures)
-        results[name] = (sorted(lost), named, texts, [lost[t][3] for t in visible or sorted(lost)][:1])
+        naming = [t for t in visible or sorted(lost) if all(w.lower() in lost[t][2].lower() for w in entry.words)]
+        results[name] = (sorted(lost), named, texts, [lost[t][3] for t in naming][:1])
     return results
 
 
@@ -397,6 +468,6 @@ if __name__ == "__main__":  # pragma: no cover - a development report
                 print("      " + " | ".join(t[:400].replace("\n", " ") for t in texts))
     print("JUDGED = {")
     for n, (lost, ok, texts, codes) in out.items():
-        if lost and ok:
+        if lost and ok and codes:
             print(f"    {n!r}: ({lost!r}, {codes!r}),")
     print("}")
