@@ -110,7 +110,10 @@ def claims(text: str) -> list:
 
 
 def false_claims(text: str, ev: Evidence) -> list[str]:
-    """The claims of ``text`` that the evidence contradicts."""
+    """The claims of ``text`` that the evidence contradicts.  A check that called no learner code (it read a run
+    an earlier check made and kept) left nothing watched to contradict it."""
+    if not ev.calls:
+        return []
     return [f"{what} ({match.group(0)!r})" for what, match, agrees in claims(text) if not agrees(ev, match)]
 
 

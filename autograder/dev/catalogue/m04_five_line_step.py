@@ -232,15 +232,8 @@ VARIANTS = {
         running += loss.item() * xb.size(0)
     return running / len(loader.dataset)
 """},
-    "accumulate_concatenated": {"accumulate_step": AS + """
-    xs = torch.cat([x for x, _ in micro_batches])
-    ys = torch.cat([y for _, y in micro_batches])
-    optimizer.zero_grad()
-    loss = loss_fn(model(xs), ys)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""},
+    # (One forward of the concatenated micro-batches is a mistake now: accumulation runs one forward per
+    # micro-batch; found.py's accumulate_one_forward_of_the_whole_batch.)
     "accumulate_weighted_by_size": {"accumulate_step": AS + """
     n = sum(len(x) for x, _ in micro_batches)
     model.zero_grad(set_to_none=True)
