@@ -23,6 +23,7 @@ import math
 import copy
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -53,13 +54,20 @@ class _Timed:
     def __call__(self, *args):
         self.calls += 1
         self.received = getattr(self, "received", []) + [args]
+        start = time.perf_counter()
         if self.calls <= self.n_slow:
             time.sleep(self.slow)
         elif self.outlier_at is not None and self.calls == self.outlier_at:
             time.sleep(self.outlier)
         else:
             time.sleep(self.fast)
+        self.took = getattr(self, "took", []) + [time.perf_counter() - start]  # what each call really took
         return args[0] if args else None
+
+
+def _nearest(got: float, candidates: dict) -> str:
+    """The name of the candidate statistic ``got`` is nearest to (by ratio)."""
+    return min(candidates, key=lambda k: abs(math.log(max(got, 1e-9) / max(candidates[k], 1e-9))))
 
 
 def _seconds(out, what):
@@ -95,7 +103,21 @@ def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
         fail(f"time_it(fn, x, warmup={warmup}, iters={iters}) called fn {fn.calls} times.",
              "the loops inside time_it.", f"call fn {warmup} times untimed, then {iters} times timed.",
              code="wrong_call_count")
-    if got >= 6 * fast:
+    took = getattr(fn, "took", [])
+    timed, warm = took[warmup:], took[:warmup]
+    if got >= 6 * fast and timed and warm:
+        nearest = _nearest(got, {"timed median": statistics.median(timed), "timed total": sum(timed),
+                                 "all mean": sum(took) / len(took), "all total": sum(took)})
+        if nearest == "timed total":
+            fail(f"time_it reported {got:.3f} s per call; its {iters} timed calls took {sum(timed):.3f} s in all "
+                 f"(about {statistics.median(timed):.3f} s each): what it returned is their total.",
+                 "the figure time_it returns: the time of all the timed calls together (a sum of per-call times, or "
+                 "one clock around the whole loop), not the time of one call.",
+                 "time each call on its own, then return the median of those per-call times.",
+                 code="total_not_per_call")
+    if got >= 6 * fast and (not took or _nearest(got, {"timed median": statistics.median(timed or [fast]),
+                                                        "with warm-up": sum(took) / len(took),
+                                                        "all total": sum(took)}) != "timed median"):
         fail(f"time_it reported {got:.3f} s per call; the timed calls took about {fast:.3f} s each and only the "
              f"{warmup} warm-up calls took {slow:.2f} s.",
              "the warm-up calls were counted in the timing (first calls pay for compilation, caches and lazy "
@@ -113,7 +135,10 @@ class _Scheduled:
     def __call__(self, *args):
         self.calls += 1
         timed = self.calls - self.warmup - 1
+        start = time.perf_counter()
         time.sleep(self.schedule[timed] if 0 <= timed < len(self.schedule) else self.schedule[0])
+        if 0 <= timed < len(self.schedule):
+            self.took = getattr(self, "took", []) + [time.perf_counter() - start]  # what each timed call took
         return args[0] if args else None
 
 
@@ -129,24 +154,31 @@ def time_it_median(time_it, warmup: int = 3, iters: int = 20, *, notes):
     schedule[iters // 2] = outlier
     fn = _Scheduled(warmup, schedule)
     got = _seconds(call(time_it, fn, torch.zeros(2), warmup=warmup, iters=iters), "time_it")
-    total, mean = sum(schedule), sum(schedule) / iters
+    took = getattr(fn, "took", []) if len(getattr(fn, "took", [])) == iters else schedule
+    total, mean, median = sum(took), sum(took) / iters, statistics.median(took)
     n_short = sum(1 for t in schedule if t == short)
-    spread = (f"of the {iters} timed calls, {iters - n_short - 1} took {middle:.3f} s, {n_short} took {short:.3f} s "
-              f"and one took {outlier:.2f} s (their median is {middle:.3f} s, their mean {mean:.3f} s, their total "
-              f"{total:.3f} s)")
+    spread = (f"of the {iters} timed calls, {iters - n_short - 1} were made to take {middle:.3f} s, {n_short} "
+              f"{short:.4f} s and one {outlier:.2f} s (as measured inside fn: median {median:.4f} s, mean "
+              f"{mean:.4f} s, total {total:.3f} s)")
+    nearest = _nearest(got, {"median": median, "mean": mean, "total": total, "shortest": min(took)})
     if got >= 3 * middle:
-        if abs(math.log(got / total)) < abs(math.log(got / mean)):
+        if nearest == "total":
             fail(f"time_it reported {got:.3f} s per call; {spread}: what it returned is the total of the timed calls.",
                  "the figure time_it returns: the time of all the timed calls together (a sum of per-call times, "
                  "or one clock around the whole loop), not the time of one call.",
                  "time each call on its own, then return the median of those per-call times.",
                  code="total_not_per_call")
-        fail(f"time_it reported {got:.3f} s per call; {spread}: what it returned is their mean (a mean of per-call "
-             "times gives it, and so does one clock around the whole loop divided by the number of calls).",
-             "the statistic time_it reports: a mean is dragged by one interruption (a garbage collection, "
-             "another process).", "time each call on its own and report the median of the per-call times.",
-             code="mean_not_median")
-    if got < 0.7 * middle and got >= 0.7 * short:
+        if nearest == "mean":
+            fail(f"time_it reported {got:.3f} s per call; {spread}: what it returned is their mean (a mean of "
+                 "per-call times gives it, and so does one clock around the whole loop divided by the number of "
+                 "calls).",
+                 "the statistic time_it reports: a mean is dragged by one interruption (a garbage collection, "
+                 "another process).", "time each call on its own and report the median of the per-call times.",
+                 code="mean_not_median")
+        fail(f"time_it reported {got:.3f} s per call; {spread}: it is far above their median, and neither their mean "
+             "nor their total.", "the figure time_it returns.",
+             "time each call on its own and report the median of the per-call times.", code="wrong_value")
+    if got < 0.7 * middle and nearest == "shortest":
         fail(f"time_it reported {got:.4f} s per call; {spread}: what it returned is the shortest call.",
              "the statistic time_it reports: the fastest call says how fast the function can be, not how long a "
              "call takes.", "report the median of the per-call times.", code="min_not_median")

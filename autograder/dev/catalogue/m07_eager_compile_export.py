@@ -241,7 +241,7 @@ def time_split(model, loader, optimizer, loss_fn, steps):
 #: What the message of each mistake must say (besides the words given with a mutant above): a message that
 #: stops naming its mistake fails the catalogue test.
 WORDS = {
-    "time_it_mean": ("a mean is dragged by one interruption",),
+    "time_it_mean": ("a mean is dragged by one interruption", "what it returned is their mean"),
     "time_it_total_over_iters": ("a mean is dragged by one interruption", "one clock around the whole loop divided"),
     "time_it_counts_warmup": ("the warm-up calls were counted in the timing",),
     "time_it_never_synchronizes": (
