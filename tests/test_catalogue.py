@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from autograder.dev import nbtools
-from autograder.dev.catalogue import MODULES, judged_cells, mutant_problems, variant_problems
+from autograder.dev.catalogue import MODULES, facts, judged_cells, mutant_problems, variant_problems
 from conftest import ROOT
 
 CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}
@@ -49,10 +49,13 @@ class _Catalogue:
         entry = self.cat.MUTANTS[mutant]
         if entry.needs_cuda and not torch.cuda.is_available():
             pytest.skip("this mutant only shows on a CUDA device; none on this machine")
+        if entry.cpu_only and torch.cuda.is_available():
+            pytest.skip("this mutant only shows on a machine without CUDA; this one has a CUDA device")
         solution = _solution(self.cat.MODULE)
         cells = judged_cells(entry, nbtools.test_cells(solution))
-        scores = nbtools.run_in_process(solution, entry.answers, only=cells)
-        problems = mutant_problems(mutant, entry, scores)
+        with facts.recording() as recorder:  # every message is held to what its run did
+            scores = nbtools.run_in_process(solution, entry.answers, only=cells)
+        problems = mutant_problems(mutant, entry, scores) + facts.problems(recorder)
         assert not problems, problems
 
     @pytest.mark.inprocess

@@ -133,3 +133,59 @@ def test_an_unregistered_code_is_refused_and_surfaces_as_the_checks_bug():
 
     with pytest.raises(UnknownDiagnosis):  # not scored as the learner's unreadable result
         typo_check(lambda: 1)
+
+
+# --- every fact a message states is held to the run that produced it (autograder/dev/catalogue/facts.py; the
+# catalogue test runs every mutant under the same recorder)
+
+def _own_optimizer_step(model, x, y, optimizer, loss_fn):
+    """A train_step that builds an optimizer of its own: the parameters move, the one passed in never steps."""
+    import torch
+
+    mine = torch.optim.SGD(model.parameters(), lr=0.1)
+    mine.zero_grad()
+    loss_fn(model(x), y).backward()
+    mine.step()
+    return 0.0
+
+
+def _does_nothing(model, x, y, optimizer, loss_fn):
+    return 0.0
+
+
+def _judged_with(claim: str, learner):
+    """Run a check whose message states ``claim`` about a call of ``learner``, under the facts recorder."""
+    import torch
+    from torch import nn
+
+    from autograder.checks import m04_five_line_step
+    from autograder.dev.catalogue import facts
+
+    @core.graded("train_step")
+    def states(train_step, *, notes):
+        model = nn.Linear(2, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        m04_five_line_step.call(train_step, model, torch.ones(4, 2), torch.zeros(4, 1), optimizer, nn.MSELoss())
+        core.fail(claim, "the optimizer you were given owns the update.", "call step() on it.", code="no_step")
+
+    with facts.recording() as recorder, pytest.raises(core.CheckFailed):
+        states(learner)
+    return facts.problems(recorder)
+
+
+def test_a_message_stating_what_its_run_contradicts_is_caught():
+    claim = "optimizer.step() never ran while train_step worked (the parameters did not change)."
+    found = _judged_with(claim, _own_optimizer_step)  # the parameters did change: another optimizer moved them
+    assert len(found) == 1 and "the parameters did not change" in found[0], found
+    assert _judged_with(claim, _does_nothing) == []  # here both facts hold
+
+
+def test_the_claims_read_from_a_message():
+    from autograder.dev.catalogue.facts import Call, Evidence, false_claims
+
+    ran = Evidence([Call("evaluate", forwards=[(False, True, False)], returned=0.3286)])
+    assert false_claims("a forward pass inside evaluate recorded an autograd graph.", ran)  # no output had one
+    assert not false_claims("evaluate returned 0.3286; the mean is 0.3712.", ran)
+    assert false_claims("evaluate returned 0.5; the mean is 0.3712.", ran)
+    assert false_claims("a forward pass inside evaluate ran in train mode.", ran)
+    assert not false_claims("every forward pass of evaluate ran in eval mode.", ran)

@@ -75,7 +75,29 @@ def loader(x, y, batch_size: int, shuffle: bool = False, seed: int = 0) -> DataL
     Even an unshuffled DataLoader draws a seed for its iterator from the global RNG
     unless it has a generator; with one, iterating it never shifts the dropout masks."""
     g = torch.Generator().manual_seed(seed)
-    return DataLoader(CountedTensors(x.cpu(), y.cpu()), batch_size=batch_size, shuffle=shuffle, generator=g)
+    return CountedLoader(CountedTensors(x.cpu(), y.cpu()), batch_size=batch_size, shuffle=shuffle, generator=g)
+
+
+class CountedLoader(DataLoader):
+    """A DataLoader that counts the iterators made from it (``iterators``): one per pass over the data."""
+
+    iterators = 0
+
+    def __iter__(self):
+        self.iterators += 1
+        return super().__iter__()
+
+
+def restarted_loader(data, function: str, made: int) -> None:
+    """``function`` made more than one iterator from an unshuffled loader in one epoch (``next(iter(loader))`` per
+    batch): every new iterator starts again at the first batch."""
+    if made > 1 and not isinstance(data.sampler, torch.utils.data.RandomSampler):
+        fail(f"{function} made {made} iterators from the loader in one epoch (iter(loader), or next(iter(loader)), "
+             f"inside the loop); this loader is not shuffled, so each new iterator began again at its first batch "
+             f"and the epoch's {len(data)} batches were not the ones trained on.",
+             "the loader's iterator: a new one starts the epoch over.",
+             "loop over the loader once (`for x, y in loader:`), or make one iterator before the loop and call "
+             "next() on it.", code="loader_restarted")
 
 
 class CountedTensors(TensorDataset):
@@ -208,16 +230,27 @@ def expect_close(got: float, want: float, what: str, owner: str, todo: str, *, c
 # Reading the ledger
 
 
-def diagnose_update(ledger: Ledger, function: str, *, micro_batches: int = 1, steps_expected: int = 1):
+def diagnose_update(ledger: Ledger, function: str, *, micro_batches: int = 1, steps_expected: int = 1,
+                    before: dict | None = None):
     """Find the first wrong hand-off of ``.grad`` in one call that should make
-    ``steps_expected`` updates, each from (up to) ``micro_batches`` backward passes."""
+    ``steps_expected`` updates, each from (up to) ``micro_batches`` backward passes.  ``before``: a
+    :func:`snapshot` of the model taken before the call, so that a message may say whether the parameters moved."""
     backs, steps = ledger.of("backward"), ledger.of("step")
     if not backs:
         fail(f"no backward() ran while {function} worked.",
              "autograd never wrote gradients into the parameters' .grad.",
              "call backward() on the loss before stepping.", code="no_backward")
     if not steps:
-        fail(f"optimizer.step() never ran while {function} worked (the parameters did not change).",
+        moved = differing(before, snapshot(ledger.model)) if before is not None and ledger.model is not None else None
+        if moved:
+            fail(f"step() of the optimizer passed to {function} never ran, yet {', '.join(moved[:3])} changed: "
+                 "something else updated them (an optimizer built inside the function, or a hand-written update).",
+                 "the optimizer you were given owns the update and its state (momentum buffers, Adam's moments, "
+                 "step counts); one built anew starts from nothing at every call.",
+                 "call step() on the optimizer passed in, after backward(); build no optimizer of your own.",
+                 code="other_optimizer")
+        fail(f"optimizer.step() never ran while {function} worked"
+             + (" (the parameters did not change)." if moved == [] else "."),
              "the optimizer you were given owns the update.",
              "call step() on the optimizer passed in, after backward().", code="no_step")
     if len(steps) > steps_expected:
@@ -240,7 +273,15 @@ def diagnose_update(ledger: Ledger, function: str, *, micro_batches: int = 1, st
                  code="step_before_backward")
         opening = window[0]
         cleared = [z for z in zero_grads if opening.index < z.index < step.index]
-        if cleared or all(s != NONZERO for s in step.data["grads"].values()):
+        if not cleared and all(s != NONZERO for s in step.data["grads"].values()):
+            fail(f"backward() ran {len(window)} time(s) before this optimizer.step(), yet when step() ran no "
+                 "parameter the optimizer holds had a gradient (each .grad was None or zero), and no zero_grad ran "
+                 "in between: the loss backward() walked was not computed from these parameters.",
+                 "the graph the loss came from: it reached other tensors than the parameters of the model passed in "
+                 "(a copy of the model, or outputs detached from it).",
+                 "compute the loss from the model you were given, with its outputs as they come.",
+                 code="grads_elsewhere")
+        if cleared:
             if micro_batches > 1 and len(window) > 1:
                 seen = ("zero_grad ran after the first micro-batch's backward(): the accumulated gradients "
                         "were thrown away before step().")
@@ -279,12 +320,14 @@ def diagnose_modes(ledger: Ledger, function: str, *, training: bool | None, grad
                  f"the model owns its mode and was still in {mode} mode from {owner_hint}.",
                  f"switch the model to {want} mode yourself with model.{want}() before its forward passes.",
                  code="wrong_mode")
+        if grad is False and d["grad_enabled"] and not d["output"].get("has_graph", True):
+            continue  # recording was on, but nothing in this forward required grad: no graph was recorded
         if grad is not None and d["grad_enabled"] != grad:
             if grad:
                 fail(f"a forward pass inside {function} ran with gradient recording off.",
                      "autograd recorded no graph, so backward() had nothing to walk.",
                      "run training forwards outside torch.no_grad().", code="no_graph")
-            fail(f"a forward pass inside {function} recorded an autograd graph.",
+            fail(f"a forward pass inside {function} recorded an autograd graph (its output has a grad_fn).",
                  "autograd kept a graph that evaluation never uses (memory grows with every batch).",
                  "wrap the evaluation loop in torch.no_grad() (or torch.inference_mode()).", code="graph_recorded")
 

@@ -141,11 +141,19 @@ def standardize_values(standardize, n: int = 50, d: int = 3, seed: int = 0, *, n
         for one_feature in (False, True):  # a single feature: [n, 1] stays [n, 1]
             x = _data(n, 1, seed + 1, device) if one_feature else _data(n, d, seed, device)
             _standardize_case(standardize, x, device)
+        _standardize_case(standardize, _data(n, d, seed + 2, device).double(), device)  # float64 stays float64
 
 
 def _standardize_case(standardize, x, device) -> None:
     out = call(standardize, x.clone())
     _not_squeezed(out, x.shape, f"standardize(x of shape {list(x.shape)})", "the tensor standardize returned.")
+    if isinstance(out, torch.Tensor) and out.shape == x.shape and out.dtype != x.dtype:
+        given, got = (str(t).replace("torch.", "") for t in (x.dtype, out.dtype))
+        fail(f"standardize(x {given} of shape {list(x.shape)}) returned a {got} tensor: the input's dtype was not "
+             "kept.",
+             f"the dtype of the result: a step inside standardize converted the {given} values to {got}.",
+             "keep x's dtype throughout: no `.float()` or `.to(torch.float32)`, and any tensor you create takes "
+             "`dtype=x.dtype`.", code="wrong_dtype")
     expect_tensor(out, f"standardize(x of shape {list(x.shape)} on {device})",
                   "the tensor standardize returned.", shape=x.shape, dtype=x.dtype, device=device)
     ref = plain(x).double()
@@ -205,8 +213,34 @@ def pairwise_sq_dists_shape(pairwise_sq_dists, n: int = 5, m: int = 3, d: int = 
                      "the broadcast difference still holds the feature dimension d.",
                      "reduce over the feature dimension after squaring.", code="kept_feature_dim")
             owner = "the distance matrix: one row per row of a, one column per row of b."
+            _summed_wrong_dim(out, a, b, what)
             _not_squeezed(out, (rows, cols), what, owner)
             expect_tensor(out, what, owner, shape=(rows, cols), device=device)
+
+
+def _summed_wrong_dim(out, a, b, what) -> None:
+    """``out`` is the squared differences [n, m, d] summed over the rows of a (dim 0) or of b (dim 1), not over
+    the features: name the dimension the values show."""
+    if not isinstance(out, torch.Tensor) or out.dim() != 2:
+        return
+    squares = (plain(a).double()[:, None, :] - plain(b).double()[None, :, :]) ** 2  # (n, m, d)
+    flipped = squares.sum(-1).T  # (m, n)
+    if tuple(out.shape) == tuple(flipped.shape) != tuple(squares.shape[:2]) \
+            and close(plain(out).double(), flipped, atol=1e-4, rtol=1e-3):
+        fail(f"{what} returned shape {list(out.shape)}: the squared distances, transposed (one row per row of b).",
+             "the broadcast in pairwise_sq_dists: a's rows went along dim 1 and b's along dim 0, the other way round.",
+             "put a's rows first: a[:, None, :] against b[None, :, :], so that entry [i, j] pairs a[i] with b[j].",
+             code="wrong_shape")
+    for dim, rows in ((0, "a"), (1, "b")):
+        summed = squares.sum(dim)
+        if tuple(out.shape) == tuple(summed.shape) and tuple(summed.shape) != tuple(squares.shape[:2]) \
+                and close(plain(out).double(), summed, atol=1e-4, rtol=1e-3):
+            fail(f"{what} returned shape {list(out.shape)}, and its values are the squared differences summed over "
+                 f"dim {dim} (one term per row of {rows}), not over the features.",
+                 f"the reduction in pairwise_sq_dists: the [n, m, d] differences were summed over the rows of {rows} "
+                 "instead of the last dimension, d.",
+                 "sum the squared differences over the feature dimension (dim=-1), which leaves one entry per pair.",
+                 code="wrong_dim")
 
 
 @graded("pairwise_sq_dists")
@@ -215,6 +249,7 @@ def pairwise_sq_dists_values(pairwise_sq_dists, n: int = 6, m: int = 4, d: int =
     for device in each_device(notes):
         a, b = _data(n, d, seed, device), _data(m, d, seed + 1, device)
         out = call(pairwise_sq_dists, a, b)
+        _summed_wrong_dim(out, a, b, "pairwise_sq_dists(a, b)")
         expect_tensor(out, "pairwise_sq_dists(a, b)", "the distance matrix.", shape=(n, m))
         A, B = plain(a).double(), plain(b).double()
         ref = torch.empty(n, m, dtype=torch.float64)

@@ -277,6 +277,11 @@ def _call_bce(bce_with_logits, z, y):
     if out is None:
         job_not_done(f"{where} returned None.", "nothing", "the value bce_with_logits returns: the mean loss.",
                      "return the mean binary cross-entropy as a tensor with no dimensions (shape []).")
+    if isinstance(out, torch.Tensor) and out.dim() > 0 and out.numel() == 1 and z.dim() > 1:
+        fail(f"{where} returned shape {list(out.shape)}, not a scalar (shape []): a mean over some of the "
+             f"dimensions of the [{', '.join(map(str, z.shape))}] losses leaves dimensions of size 1 behind.",
+             "the reduction at the end of bce_with_logits: it averaged over one dimension, not over every element.",
+             "take the mean over every element, .mean() with no dim, which returns a scalar.", code="wrong_shape")
     expect_tensor(out, where, "the loss bce_with_logits returns: one number, the mean over every element, as a "
                   "tensor with no dimensions, in z's dtype and on z's device.", shape=(), dtype=z.dtype,
                   device=z.device.type)

@@ -328,7 +328,14 @@ def numerical_grad_values(numerical_grad, n: int = 4, seed: int = 0, *, notes):
             step = 1e-3 if eps is None else eps
             where = f"numerical_grad(f, {_x_text(x)}{'' if eps is None else f', eps={eps:g}'})"
             base = plain(x).double()
-            out = _call_numerical(numerical_grad, f, x, eps)
+            points: list = []
+
+            def recorded(t, f=f):
+                if isinstance(t, torch.Tensor):
+                    points.append((torch.Tensor.detach(t).to("cpu").double().clone(), bool(t.requires_grad)))
+                return f(t)
+
+            out = _call_numerical(numerical_grad, recorded, x, eps)
             if isinstance(out, torch.Tensor) and out.dtype != torch.float64:
                 fail(f"{where} returned a {str(out.dtype).replace('torch.', '')} tensor.",
                      "the arithmetic of the differences: in float32, f(x + eps) and f(x - eps) agree in most of "
@@ -342,10 +349,32 @@ def numerical_grad_values(numerical_grad, n: int = 4, seed: int = 0, *, notes):
             got = plain(out)
             if close(got, ref, atol=tol, rtol=1e-9):
                 continue
-            _explain_numerical(got, ref, f, base, x, step, eps, derivative, tol, where)
+            _explain_steps(points, base, step, eps, where)
+            _explain_numerical(got, ref, f, base, x, step, eps, derivative, tol, where, points)
 
 
-def _explain_numerical(got, ref, f, base, x, step, eps, derivative, tol, where):
+def _explain_steps(points: list, base, step: float, eps, where: str) -> None:
+    """What the points f was evaluated at show: a step other than eps, or a nudge that was never put back."""
+    moved = [(p - base).reshape(-1) for p, _ in points if p.shape == base.shape]
+    moved = [d for d in moved if bool((d != 0).any())]
+    if not moved:
+        return
+    counts = [int((d != 0).sum()) for d in moved]
+    if max(counts) > 1:
+        fail(f"{where} evaluated f at a point that differs from x at {max(counts)} elements at once: an element "
+             "nudged for an earlier probe was not put back before the next one.",
+             "the copy of x numerical_grad nudges: each probe must move exactly one element, from x itself.",
+             "after evaluating f at x + eps and x - eps for element i, restore element i before moving on.",
+             code="not_restored")
+    sizes = sorted({float(f"{float(d.abs().max()):.3g}") for d in moved})
+    if len(sizes) == 1 and abs(sizes[0] - step) > 1e-3 * step:
+        fail(f"{where} evaluated f at x \u00b1 {sizes[0]:g} in each element; the step asked for is "
+             f"{'the default ' if eps is None else ''}eps={step:g}.",
+             "the step numerical_grad used: a size of its own instead of its `eps` argument.",
+             "nudge by the `eps` argument, and divide by 2 * eps.", code="ignores_eps")
+
+
+def _explain_numerical(got, ref, f, base, x, step, eps, derivative, tol, where, points=()):
     owner = "the finite differences numerical_grad computed."
     if any(close(got, _one_sided(f, base, s * step), atol=tol * 10, rtol=1e-9) for s in (1, -1)):
         fail(f"{where} matches a one-sided difference (f(x + eps) - f(x)) / eps, "
@@ -366,8 +395,10 @@ def _explain_numerical(got, ref, f, base, x, step, eps, derivative, tol, where):
              "divide the change in f by the distance between the two points you evaluated.",
              code="wrong_scale")
     exact = derivative(base)
-    if close(got, exact, atol=1e-9, rtol=1e-9) and not close(exact, ref, atol=tol, rtol=1e-9):
-        fail(f"{where} is the exact derivative, not the central difference for eps={step:g}.",
+    tracked = [p for p, requires_grad in points if requires_grad]
+    if close(got, exact, atol=1e-9, rtol=1e-9) and not close(exact, ref, atol=tol, rtol=1e-9) and tracked:
+        fail(f"{where} is the exact derivative, not the central difference for eps={step:g}, and f was called "
+             f"{len(tracked)} time(s) with a tensor that requires grad.",
              owner + " numerical_grad is the check on autograd, so it must not use autograd.",
              "evaluate f at x + eps and x - eps for each element, and compute the difference quotient.",
              code="used_autograd")
@@ -804,13 +835,36 @@ def _softmax_input(shape, seed: int, device: str, scale: float = 3.0) -> torch.T
     return torch.randn(*shape, generator=generator(seed), dtype=torch.float32).mul(scale).to(device)
 
 
+def _call_softmax(stable_softmax, z, **kwargs):
+    """Call the learner's stable_softmax; a broadcast error from a reduction without keepdim is named as such."""
+    import re
+
+    try:
+        return call(stable_softmax, z, **kwargs)
+    except LearnerRaised as raised:
+        sizes = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(raised.error))
+        dim = kwargs.get("dim", -1)
+        if sizes and z.dim() > 1:
+            a, b = int(sizes.group(1)), int(sizes.group(2))
+            kept = [n for i, n in enumerate(z.shape) if i != dim % z.dim()]
+            if z.shape[dim] in (a, b) and ({a, b} - {z.shape[dim]}) <= set(kept):
+                fail(f"{raised.call_text} raised RuntimeError: {str(raised.error).splitlines()[0]}. The sizes it "
+                     f"pairs are {a} and {b}: {z.shape[dim]} is z's size along dim, and a max or sum over dim "
+                     f"without keepdim=True is a tensor of shape {kept}, whose last size then lines up against dim.",
+                     "the reductions in stable_softmax: without keepdim=True they drop dim, so the result no longer "
+                     "broadcasts against z.",
+                     "pass keepdim=True to the max and to the sum, so each keeps dim as a size-1 dimension.",
+                     code="no_keepdim")
+        raise
+
+
 @graded("stable_softmax")
 def stable_softmax_values(stable_softmax, seed: int = 0, *, notes):
     """Softmax along dim (default -1), finite for large inputs, with the caller's tensor left untouched"""
     for device in each_device(notes):
         z = _softmax_input((4, 5), seed, device)
         before, version = z.clone(), z._version
-        out = call(stable_softmax, z)
+        out = _call_softmax(stable_softmax, z)
         what = f"stable_softmax(z of shape {list(z.shape)})"
         if z._version != version or not torch.equal(z, before):
             fail(f"after {what}, the caller's z held other values than before the call.",
@@ -830,7 +884,7 @@ def stable_softmax_values(stable_softmax, seed: int = 0, *, notes):
                  f"{max_abs_diff(out, want):.3g}.", "the values stable_softmax computed.",
                  "exponentiate z minus its maximum along dim and divide by their sum along dim.", code="wrong_value")
         z3 = _softmax_input((2, 3, 4), seed + 1, device)
-        out3 = call(stable_softmax, z3, dim=1)
+        out3 = _call_softmax(stable_softmax, z3, dim=1)
         expect_tensor(out3, "stable_softmax(z of shape [2, 3, 4], dim=1)", "the probabilities stable_softmax "
                       "returned.", shape=(2, 3, 4))
         if not close(out3, torch.softmax(z3, dim=1), atol=1e-6):
@@ -838,7 +892,7 @@ def stable_softmax_values(stable_softmax, seed: int = 0, *, notes):
                  "the `dim` argument: the function did not use it for both the max and the sum.",
                  "take the max and the sum over `dim`.", code="ignores_dim")
         big = torch.tensor([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 1000.0]], device=device)
-        out_big = call(stable_softmax, big.clone())
+        out_big = _call_softmax(stable_softmax, big.clone())
         expect_tensor(out_big, "stable_softmax of logits near 1000", "the probabilities stable_softmax returned.",
                       shape=(2, 3))
         if not torch.isfinite(plain(out_big)).all():
@@ -851,7 +905,7 @@ def stable_softmax_values(stable_softmax, seed: int = 0, *, notes):
                  f"{max_abs_diff(out_big, torch.softmax(big, dim=-1)):.3g}.", "the values stable_softmax computed.",
                  "exponentiate z minus its maximum along dim and divide by their sum along dim.", code="wrong_value")
         apart = _rows_apart(device)
-        out_apart = call(stable_softmax, apart.clone())
+        out_apart = _call_softmax(stable_softmax, apart.clone())
         expect_tensor(out_apart, f"stable_softmax of {_APART}", "the probabilities stable_softmax returned.",
                       shape=(2, 3))
         if not close(out_apart, torch.softmax(apart, dim=-1), atol=1e-6):
@@ -890,7 +944,7 @@ def stable_softmax_gradient(stable_softmax, seed: int = 2, *, notes):
     for device in each_device(notes):
         leaf = _softmax_input((3, 4), seed, device).requires_grad_()
         z = leaf * 1.0  # a non-leaf, as inside a model: an in-place op on it would not raise at once
-        out = call(stable_softmax, z)
+        out = _call_softmax(stable_softmax, z)
         expect_tensor(out, "stable_softmax(z)", "the probabilities stable_softmax returned.", shape=(3, 4))
         if out.grad_fn is None:
             fail("stable_softmax(z) of a z that requires grad returned a tensor with no autograd history.",
@@ -916,7 +970,7 @@ def stable_softmax_gradient(stable_softmax, seed: int = 2, *, notes):
                  "build the result from z with differentiable operations only (detaching the max is fine; "
                  "detaching the sum is not).", code="wrong_gradient")
         apart = _rows_apart(device, requires_grad=True)
-        out = call(stable_softmax, apart * 1.0)
+        out = _call_softmax(stable_softmax, apart * 1.0)
         if isinstance(out, torch.Tensor) and out.grad_fn is not None:
             (out * weights[:2, :3]).sum().backward()
             if not torch.isfinite(apart.grad).all():

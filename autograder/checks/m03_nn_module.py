@@ -598,6 +598,22 @@ def _count_diagnosis(got: int, want: int, model: nn.Module, what: str, trainable
         fail(seen + " That includes the model's buffers.",
              "buffers (BatchNorm's running statistics) are saved state, not parameters.",
              "count over model.parameters() only.", code="counts_buffers")
+    keep = (lambda p: p.requires_grad) if trainable_only else (lambda p: True)
+    per_module = sum(p.numel() for m in model.modules() for p in m.parameters() if keep(p))
+    if got == per_module and per_module != want:
+        depth = max(len(n.split(".")) for n, _ in model.named_parameters())
+        fail(seen + f" That is the sum, over every module of model.modules(), of that module's parameters(): a "
+             f"parameter {depth - 1} level(s) down is counted once by each module that contains it.",
+             "the walk over the model: model.modules() yields the model and every submodule, and each one's "
+             "parameters() already includes its children's.",
+             "iterate model.parameters() once (it walks the submodules itself and yields each tensor once).",
+             code="double_counts_nested")
+    weights = sum(p.numel() for n, p in model.named_parameters() if n.endswith("weight") and keep(p))
+    if got == weights and weights != want:
+        fail(seen + " That is the number of elements in the parameters whose names end in 'weight': the biases "
+             "(and any other parameter) were left out.",
+             "the parameters counted: every tensor model.parameters() yields, whatever its name.",
+             "count every parameter, not only the weights.", code="wrong_count")
     if got == n_tensors and n_tensors != want:
         fail(seen + " That is the number of parameter tensors, not of their elements.",
              "each parameter tensor holds p.numel() values.",

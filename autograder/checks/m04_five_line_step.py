@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+import math
+
 import torch
 from torch import nn
 from torch.nn.utils import skip_init
@@ -37,6 +39,7 @@ from ._training import (
     make_model,
     make_optimizer,
     ref_step,
+    restarted_loader,
     snapshot,
 )
 
@@ -62,16 +65,41 @@ def train_step_update(train_step, seed: int = 0, n: int = 32, optimizer: str = "
         ref_model, ref_opt = clone_setup(model, opt)
         for i in range(3):
             x, y = blobs(n, seed * 7 + i, device)
+            before = snapshot(model)
+            swap_model, swap_opt = clone_setup(model, opt)
             with Ledger(model, opt, loss_fn=loss_fn) as ledger:
                 call(train_step, model, x, y, opt, loss_fn)
-            diagnose_update(ledger, "train_step")
+            diagnose_update(ledger, "train_step", before=before)
             ref_step(ref_model, x, y, ref_opt, loss_fn)
             wrong = differing(snapshot(model), snapshot(ref_model))
             if wrong:
+                _swapped_loss_arguments(ledger, swap_model, x, y, swap_opt, loss_fn, model)
                 fail(f"after call {i + 1} of train_step on {device}, {', '.join(wrong[:3])} differ from one correct "
                      "update with that batch.", WRONG_UPDATE_OWNER,
                      "use the optimizer you were given, on the loss of exactly (x, y), once per call.",
                      code="wrong_update")
+
+
+def _swapped_loss_arguments(ledger, swap_model, x, y, swap_opt, loss_fn, model) -> None:
+    """The loss function was called as loss_fn(y, logits): the ledger shows the targets as its first argument,
+    and one update with the arguments swapped reproduces the learner's parameters."""
+    calls = ledger.of("loss")
+    first = calls[0].data["inputs"][0] if calls and calls[0].data.get("inputs") else {}
+    if first.get("has_graph", True) or first.get("requires_grad", True):
+        return  # the first argument came out of the model: not the targets
+    try:
+        swap_opt.zero_grad(set_to_none=True)
+        loss_fn(y, swap_model(x)).backward()
+        swap_opt.step()
+    except Exception:  # noqa: BLE001 - a loss that refuses swapped arguments cannot have been called with them
+        return
+    if not differing(snapshot(model), snapshot(swap_model)):
+        fail("train_step called the loss function with the targets first and the model's output second "
+             "(loss_fn(y, logits)): its first argument held no graph, and one update from that loss gives exactly "
+             "the parameters train_step left.",
+             "the loss function's arguments: PyTorch's losses take (input, target), the model's output first; "
+             "swapped, the loss (and its gradient) is another function's.",
+             "call loss_fn(model(x), y).", code="loss_arguments_swapped")
 
 
 @graded("train_step")
@@ -83,6 +111,10 @@ def train_step_returns_loss(train_step, seed: int = 1, n: int = 24, loss: str = 
             x, y = blobs(n, seed * 5 + i, device)
             with torch.no_grad():
                 before = loss_fn(model(x), y).item()
+                try:
+                    swapped = loss_fn(y, model(x)).item()
+                except Exception:  # noqa: BLE001 - a loss that refuses swapped arguments
+                    swapped = math.nan
             out = call(train_step, model, x, y, opt, loss_fn)
             got = expect_float(out, "the value train_step returned", "train_step")
             with torch.no_grad():
@@ -92,6 +124,12 @@ def train_step_returns_loss(train_step, seed: int = 1, n: int = 24, loss: str = 
                      "the loss you returned came from a second forward pass with the new parameters.",
                      "return the loss of the forward pass that produced this update's gradients.",
                      code="loss_after_update")
+            if abs(got - before) > 1e-4 * max(1.0, abs(before)) and abs(got - swapped) <= 1e-5 * max(1.0, abs(swapped)):
+                fail(f"train_step returned {got:.6g}, which is loss_fn(y, logits), the targets passed first; this "
+                     f"batch's loss, loss_fn(logits, y), is {before:.6g}.",
+                     "the loss function's arguments: PyTorch's losses take (input, target), the model's output first.",
+                     "call loss_fn(model(x), y), and return that loss as `loss.item()`.",
+                     code="loss_arguments_swapped")
             expect_close(got, before, "the value train_step returned", "the loss value train_step reported.",
                          "return this batch's loss (the one you called backward() on), as `loss.item()`.",
                          code="wrong_loss")
@@ -152,6 +190,7 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
         manual_seed(seed + 100)  # the same dropout masks for the learner's epoch and the reference
         with _course_train_step(train_epoch):
             out = call_with_batches(train_epoch, "train_epoch", device, model, data, opt, loss_fn, device)
+        made = data.iterators  # before the reference epoch below makes its own
         manual_seed(seed + 100)
         ref_model.train()
         losses, sizes = [], []
@@ -160,6 +199,7 @@ def train_epoch_result(train_epoch, seed: int = 1, n: int = 50, batch_size: int 
             losses.append(ref_step(ref_model, xb, yb, ref_opt, loss_fn))
             sizes.append(len(xb))
         got = expect_float(out, "the value train_epoch returned", "train_epoch")
+        restarted_loader(data, "train_epoch", made)
         _expect_same_epoch(model, ref_model, device)
         _expect_epoch_mean(got, losses, sizes, "train_epoch")
 
@@ -211,6 +251,20 @@ def _parallel(a: list, b: list, tolerance: float = 1e-4) -> bool:
     return float(torch.dot(u, v) / (u.norm() * v.norm())) > 1 - tolerance
 
 
+def _one_forward_per_micro_batch(ledger, micro) -> None:
+    """accumulate_step exists for memory: each micro-batch goes through the model on its own."""
+    sizes = [len(x) for x, _ in micro]
+    batches = [e.data["inputs"][0]["shape"][0] for e in ledger.of("forward")
+               if e.data.get("inputs") and e.data["inputs"][0].get("shape")]
+    if batches and max(batches) > max(sizes):
+        fail(f"accumulate_step ran {len(batches)} forward pass(es) of {max(batches)} rows for {len(sizes)} "
+             f"micro-batches of {max(sizes)} rows: the micro-batches were concatenated into one forward pass.",
+             "the forward pass: accumulation exists so that only one micro-batch's activations (and graph) are in "
+             "memory at a time; one forward of the whole batch needs the memory accumulation was meant to avoid.",
+             "run one forward and one backward per micro-batch, each loss scaled to its share of the mean, and step "
+             "once after the last.", code="one_forward_for_all")
+
+
 @graded("accumulate_step")
 def accumulate_step_update(accumulate_step, seed: int = 0, k: int = 4, m: int = 8, optimizer: str = "momentum",
                            *, notes):
@@ -223,9 +277,11 @@ def accumulate_step_update(accumulate_step, seed: int = 0, k: int = 4, m: int = 
             # a gradient clipped that nobody asked for changes the update.
             micro = [(x * (1.0 if i == 0 else 10.0), y)
                      for x, y in (blobs(m, seed * 13 + i * k + j, device) for j in range(k))]
+            before = snapshot(model)
             with Ledger(model, opt, loss_fn=loss_fn) as ledger:
                 call(accumulate_step, model, list(micro), opt, loss_fn)
-            diagnose_update(ledger, "accumulate_step", micro_batches=k)
+            _one_forward_per_micro_batch(ledger, micro)
+            diagnose_update(ledger, "accumulate_step", micro_batches=k, before=before)
             X, Y = torch.cat([a for a, _ in micro]), torch.cat([b for _, b in micro])  # (k*m, 2), (k*m, 1)
             ref_step(ref_model, X, Y, ref_opt, loss_fn)
             wrong = differing(snapshot(model), snapshot(ref_model))

@@ -24,6 +24,7 @@ from ._training import (
     correct_helper,
     diagnose_kept_graphs,
     diagnose_modes,
+    diagnose_update,
     differing,
     expect_float,
     expect_losses,
@@ -112,6 +113,13 @@ def evaluate_leaves_state(evaluate, seed: int = 1, n: int = 40, batch_size: int 
         if changed:
             fail(f"evaluate changed {', '.join(changed[:3])}.", "the model's parameters belong to training.",
                  "evaluation only reads the model: no optimizer step, no in-place writes.", code="params_changed")
+        frozen = [n for n, p in model.named_parameters() if not p.requires_grad]  # every one required grad before
+        if frozen:
+            fail(f"after evaluate, {', '.join(frozen[:3])}{' and others' if len(frozen) > 3 else ''} no longer "
+                 "require grad: evaluate turned requires_grad off and left it off.",
+                 "the parameters' requires_grad flags belong to training: frozen, the next epoch cannot update them.",
+                 "leave the parameters alone; switch recording off for the loop with torch.no_grad() instead.",
+                 code="changed_state")
         with_grad = [n for n, p in model.named_parameters() if p.grad is not None]
         if with_grad:
             fail(f"after evaluate, {', '.join(with_grad[:3])} hold a .grad.",
@@ -171,7 +179,9 @@ def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *
         model.train()
         twin = copy.deepcopy(model).eval()
         x, y = blobs(n, seed + 4, device)
-        out = call_with_batches(accuracy, "accuracy", device, model, loader(x, y, batch_size), device)
+        data = loader(x, y, batch_size)
+        with Ledger(model, submodules=False) as ledger:
+            out = call_with_batches(accuracy, "accuracy", device, model, data, device)
         restored = model.training
         got = expect_float(out, "the value accuracy returned", "accuracy")
         with torch.no_grad():
@@ -202,6 +212,36 @@ def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *
             fail(f"accuracy returned {got:.4g}: the logits were compared with 0.5 as if they were probabilities.",
                  "the model outputs logits; a logit of 0 is the probability 0.5.",
                  "threshold the logits at 0 (or the sigmoid of the logits at 0.5).", code="threshold_on_logits")
+        correct = count = 0
+        per_batch = []
+        with torch.no_grad():
+            for xb, yb in data:
+                per_batch.append(((twin(xb.to(device)) > 0).float() == yb.to(device)).float().mean().item())
+                flat = (twin(xb.to(device)) > 0).float().reshape(-1)  # [B] against labels [B, 1]: [B, B]
+                correct += (flat == yb.to(device)).sum().item()
+                count += yb.numel()
+        if abs(got - correct / count) <= 1e-6 and abs(correct / count - want) > 1e-6:
+            fail(f"accuracy returned {got:.4g}: predictions of shape [B] were compared with labels of shape [B, 1], "
+                 "which broadcasts to a [B, B] table that compares every prediction with every label.",
+                 "the shapes in the comparison: the predictions lost their column (a squeeze, a view(-1) or an "
+                 "argmax), the labels kept theirs.",
+                 "give both the same shape before comparing (keep predictions [B, 1], or reshape the labels to [B]).",
+                 code="compared_broadcast")
+        unweighted = sum(per_batch) / len(per_batch)
+        if abs(got - unweighted) <= 1e-6 and abs(unweighted - want) > 1e-6:
+            fail(f"accuracy returned {got:.4g}, the plain mean of the batch accuracies; the batches have sizes "
+                 f"{[len(a) for a, _ in data]}, and the fraction correct over all examples is {want:.4g}.",
+                 "the counting: a smaller last batch weighs as much as a full one in a mean of batch accuracies.",
+                 "count correct predictions and examples over all batches, then divide once.",
+                 code="unweighted_mean")
+        all_one = (y == 1).float().mean().item()
+        if abs(got - all_one) <= 1e-6 and abs(all_one - want) > 1e-6:
+            fail(f"accuracy returned {got:.4g}, the fraction of labels that are 1: every prediction was 1; the model "
+                 f"in eval mode gets {want:.4g} right.",
+                 "the threshold: every output passed it (a probability from the sigmoid compared with 0 is always "
+                 "above it).",
+                 "predict 1 where the logit is above 0 (equivalently, where the sigmoid is above 0.5).",
+                 code="wrong_threshold")
         all_zero = (y == 0).float().mean().item()
         if abs(got - all_zero) <= 1e-6 and abs(all_zero - want) > 1e-6:
             fail(f"accuracy returned {got:.4g}, the fraction of labels that are 0: every prediction was 0; the model "
@@ -210,10 +250,18 @@ def accuracy_value(accuracy, seed: int = 3, n: int = 45, batch_size: int = 16, *
                  "over a dimension of size 1 always picks index 0, whatever the logit says.",
                  "for one binary logit, predict 1 where the logit is above 0 and 0 elsewhere (argmax is for one "
                  "logit per class).", code="argmax_one_column")
-        fail(f"accuracy returned {got:.4g}; the model in eval mode gets {want:.4g} right on these batches.",
-             "the model's mode during prediction (Dropout drops units in train mode) or the counting.",
-             "predict in eval mode with no_grad, count correct 0/1 predictions over all examples, divide by "
-             "their number.", code="wrong_value")
+        modes = [e.data["training"] for e in ledger.of("forward")]
+        if modes and any(modes):
+            fail(f"accuracy returned {got:.4g}; the model in eval mode gets {want:.4g} right on these batches, and "
+                 f"{sum(modes)} of accuracy's {len(modes)} forward passes ran in train mode.",
+                 "the model's mode during prediction: in train mode Dropout drops units, so the predictions are "
+                 "not the model's.", "call model.eval() before predicting (and restore the mode afterwards).",
+                 code="wrong_mode")
+        fail(f"accuracy returned {got:.4g}; the model in eval mode gets {want:.4g} right on these batches"
+             + (", and every forward pass of accuracy ran in eval mode." if modes else "."),
+             "the step from logits to a fraction: the threshold, the comparison with the labels, or the counting.",
+             "predict 1 where the logit is above 0, compare with labels of the same shape, count the matches over "
+             "all examples and divide by their number.", code="wrong_value")
 
 
 # --------------------------------------------------------------------------
@@ -228,9 +276,11 @@ def predict_proba_values(predict_proba, seed: int = 4, n: int = 12, *, notes):
         model.train()
         twin = copy.deepcopy(model).eval()
         x, _ = blobs(n, seed + 5, device)
-        first = call(predict_proba, model, x)
-        restored = model.training
-        second = call(predict_proba, model, x)
+        with Ledger(model, submodules=False) as ledger:
+            first = call(predict_proba, model, x)
+            restored = model.training
+            second = call(predict_proba, model, x)
+        modes = [e.data["training"] for e in ledger.of("forward")]
         what = f"predict_proba(model, x of shape {list(x.shape)})"
         expect_tensor(first, what, "the probabilities predict_proba returned.", shape=(n, 1), dtype=torch.float32,
                       device=device)
@@ -243,9 +293,17 @@ def predict_proba_values(predict_proba, seed: int = 4, n: int = 12, *, notes):
             logits = plain(twin(x))
         got = plain(first)
         if not torch.equal(got, plain(second)):
-            fail(f"two calls of {what} on the same input gave different probabilities.",
-                 "the model was in train mode, so Dropout drew new masks on every call.",
-                 "predict in eval mode.", code="dropout_active")
+            if any(modes):
+                fail(f"two calls of {what} on the same input gave different probabilities; {sum(modes)} of the "
+                     f"{len(modes)} forward passes ran with the model in train mode.",
+                     "the model's mode: in train mode Dropout draws new masks on every call.",
+                     "call model.eval() before predicting (and restore the caller's mode afterwards).",
+                     code="dropout_active")
+            fail(f"two calls of {what} on the same input gave different probabilities, although every forward pass "
+                 "ran with the model in eval mode.",
+                 "something random besides the model's mode: a random draw in predict_proba itself, or dropout "
+                 "applied outside the model (F.dropout with training=True).",
+                 "compute the probabilities from the eval-mode model's output alone.", code="nondeterministic")
         if torch.allclose(got, logits, atol=1e-6):
             fail(f"{what} returned the raw logits (values outside [0, 1] are possible).",
                  "the model's output is a logit, not a probability.", "turn logits into probabilities.",
@@ -326,12 +384,14 @@ def fit_history(fit, seed: int = 6, epochs: int = 3, *, notes):
         twin_opt = type(opt)(twin.parameters(), **opt.defaults)
         loss_fn = make_loss("bce")
         manual_seed(seed + 200)
-        with _with_course_evaluate(fit):
+        with _with_course_evaluate(fit), Ledger(model, opt, loss_fn=loss_fn) as ledger:
             out = call_with_batches(fit, "fit", device, model, loader(x, y, bs, shuffle=True, seed=seed),
                                     loader(xv, yv, vbs), opt, loss_fn, epochs, device)
         if not isinstance(out, dict) or not {"train_loss", "val_loss"} <= set(out):
             fail(f"fit returned {describe(out)}.", "the history fit builds.",
                  'return a dict with the keys "train_loss" and "val_loss".', code="not_a_history")
+        if ledger.of("step"):  # the hand-off of .grad between updates, read from the run itself
+            diagnose_update(ledger, "fit", steps_expected=len(ledger.of("step")))
         for key in ("train_loss", "val_loss"):
             values = out[key]
             if not isinstance(values, list) or len(values) != epochs:

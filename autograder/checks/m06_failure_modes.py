@@ -23,7 +23,7 @@ from ..core import call, describe, fail, graded, job_not_done
 from ..devices import each_device, manual_seed
 from ..hints import hint_for, solution_for
 from ..starters import REPAIR_MAKE_LOADERS
-from ._training import WatchedLoss, blobs, make_model, snapshot
+from ._training import WatchedLoss, blobs, differing, make_model, snapshot
 
 CODES = ("shape_mismatch", "not_shuffled", "nonfinite_loss", "missing_grad", "eval_mode",
          "untrained_parameters", "device_mismatch")
@@ -181,23 +181,27 @@ def _sweep_problem(seed: int):
     return make_model_fn, x, y
 
 
-def _ref_sweep(make_model_fn, x, y, lrs, steps):
+def _ref_sweep(make_model_fn, x, y, lrs, steps, curves: dict | None = None):
     last, after = {}, {}
     loss_fn = nn.BCEWithLogitsLoss()
     for lr in lrs:
         model = make_model_fn()
         opt = torch.optim.SGD(model.parameters(), lr=lr)
         value = float("nan")
+        seen = []
         for _ in range(steps):
             opt.zero_grad()
             loss = loss_fn(model(x), y)
             loss.backward()
             opt.step()
             value = loss.item()
+            seen.append(value)
         with torch.no_grad():
             final = loss_fn(model(x), y).item()
         last[lr] = value if math.isfinite(value) else math.inf
         after[lr] = final if math.isfinite(final) else math.inf
+        if curves is not None:
+            curves[lr] = seen
     return last, after
 
 
@@ -239,9 +243,29 @@ def lr_sweep_values(lr_sweep, seed: int = 0, steps: int = 20, *, notes):
                  "the loss at that rate diverged and the NaN was recorded as it was; NaN compares false with "
                  "everything, so picking the best rate goes wrong.",
                  "record non-finite losses as float('inf').", code="nan_recorded")
-    last, after = _ref_sweep(make_model_fn, x, y, lrs, steps)
+    curves: dict = {}
+    last, after = _ref_sweep(make_model_fn, x, y, lrs, steps, curves)
+    initial = snapshot(make_model_fn())
+    untouched = [model for model in built if not differing(snapshot(model), initial)]
+    wrong = [lr for lr in lrs if not (_same(out[lr], last[lr]) or _same(out[lr], after[lr]))]
+    if wrong and len(built) >= len(lrs) and untouched:
+        fail(f"lr_sweep called make_model {len(built)} times for {len(lrs)} rates, but {len(untouched)} of those models "
+             f"ended with the parameters they were built with: no step reached them (lr_sweep(...)[{wrong[0]}] is "
+             f"{out[wrong[0]]:.6g}; {steps} steps at that rate end at {last[wrong[0]]:.6g}).",
+             "the optimizer: the one that stepped did not hold the parameters of the model being trained at that rate "
+             "(an optimizer built once, before the loop, holds the first model's parameters only).",
+             "inside the loop, right after model = make_model(), build torch.optim.SGD(model.parameters(), lr=lr).",
+             code="optimizer_not_on_model")
     for lr in lrs:
-        if not (_same(out[lr], last[lr]) or _same(out[lr], after[lr])):
+        lowest = min((v for v in curves[lr] if math.isfinite(v)), default=math.nan)
+        if lr in wrong and math.isfinite(lowest) and _same(out[lr], lowest) and not _same(lowest, last[lr]):
+            fail(f"lr_sweep(...)[{lr}] is {out[lr]:.6g}, the lowest loss of the {steps} steps at that rate; the final "
+                 f"one is {last[lr]:.6g}.",
+                 "the value recorded per rate: the sweep compares where each rate ends, so a rate that dips and then "
+                 "diverges must show its final (or non-finite) loss.",
+                 "record the loss of the last step (float('inf') when it is not finite), not the best one seen.",
+                 code="best_not_final")
+        if lr in wrong:
             fail(f"lr_sweep(...)[{lr}] is {out[lr]:.6g}; {steps} full-batch steps of plain SGD at that rate "
                  f"end at {last[lr]:.6g}.",
                  "the training run for that rate (optimizer, loss function, number of steps or the model).",
@@ -283,11 +307,20 @@ def pick_lr_choice(pick_lr, seed: int = 0, *, notes):
         if out != want:
             value = sweep.get(out)
             shown = {k: v for k, v in sweep.items()}
-            extra = " — a non-finite loss" if value is not None and not math.isfinite(value) else ""
-            fail(f"for the sweep {shown}, pick_lr chose {out}{extra}.",
-                 "the comparison: NaN compares false with everything and -inf is smaller than any real loss.",
-                 "consider only finite losses, then take the rate with the smallest one.",
-                 code="picked_nonfinite" if extra else "wrong_choice")
+            if value is not None and not math.isfinite(value):
+                fail(f"for the sweep {shown}, pick_lr chose {out} — a non-finite loss.",
+                     "the comparison: NaN compares false with everything and -inf is smaller than any real loss.",
+                     "consider only finite losses, then take the rate with the smallest one.", code="picked_nonfinite")
+            if value == max(finite.values()):
+                fail(f"for the sweep {shown}, pick_lr chose {out}, whose loss {value} is the highest finite one; the "
+                     f"lowest is {finite[want]} at {want}.",
+                     "the comparison: it kept the largest loss (max, or a comparison the wrong way round).",
+                     "take the rate whose finite loss is the lowest (min over the finite entries).",
+                     code="wrong_choice")
+            fail(f"for the sweep {shown}, pick_lr chose {out}, whose loss is {value}; the lowest finite loss is "
+                 f"{finite[want]} at {want}.",
+                 "the comparison that picks the rate: it did not select by the lowest finite loss.",
+                 "consider only finite losses, then take the rate with the smallest one.", code="wrong_choice")
 
 
 # --------------------------------------------------------------------------
@@ -308,7 +341,7 @@ class _Skipper(nn.Module):
 
 
 def _setup(seed, device, *, shuffle=True, eval_mode=False, flat_targets=False, nan_inputs=False,
-           skip_layer=False, partial_optimizer=False, wrong_device=False, frozen=False):
+           skip_layer=False, partial_optimizer=False, wrong_device=False, frozen=False, huge_inputs=False):
     manual_seed(seed)
     model = (_Skipper() if skip_layer else make_model("dropout", seed, "cpu")).to(device)
     if frozen:
@@ -323,19 +356,23 @@ def _setup(seed, device, *, shuffle=True, eval_mode=False, flat_targets=False, n
     x, y = blobs(48, seed + 50, "cpu")
     if nan_inputs:
         x[::2, 0] = float("nan")  # half the rows: every batch holds some
+    if huge_inputs:
+        x = x * 1e20  # finite inputs whose squared error overflows float32: an infinite loss, not a NaN
     if flat_targets:
         y = y[:, 0]  # (48,) against logits (48, 1)
     data_device = "meta" if wrong_device and device == "cpu" else ("cpu" if wrong_device else device)
     x, y = x.to(data_device), y.to(data_device)
     g = torch.Generator().manual_seed(seed)
     loader = DataLoader(TensorDataset(x, y), batch_size=16, shuffle=shuffle, generator=g)
-    return model, loader, optimizer, nn.BCEWithLogitsLoss()
+    return model, loader, optimizer, (nn.MSELoss() if huge_inputs else nn.BCEWithLogitsLoss())
 
 
 PLANTS = {
     "shape_mismatch": ({"flat_targets": True}, "the targets have shape [16] against logits of shape [16, 1]"),
     "not_shuffled": ({"shuffle": False}, "the training loader is not shuffled"),
     "nonfinite_loss": ({"nan_inputs": True}, "one input holds a NaN, so the loss is NaN"),
+    "nonfinite_loss (inf)": ({"huge_inputs": True}, "the inputs are of order 1e20, so the squared-error loss is "
+                             "inf (not NaN)"),
     "missing_grad": ({"skip_layer": True}, "forward() never uses one trainable layer"),
     "eval_mode": ({"eval_mode": True}, "the model was left in eval mode"),
     "untrained_parameters": ({"partial_optimizer": True}, "the optimizer holds only the last layer"),
@@ -386,7 +423,7 @@ def health_check_each_code(health_check, seed: int = 1, *, notes):
     """Each failure planted alone gives exactly its code"""
     for device in each_device(notes):
         for code, (plant, label) in PLANTS.items():
-            _judge(_codes(health_check, _setup(seed, device, **plant), label), {code}, label)
+            _judge(_codes(health_check, _setup(seed, device, **plant), label), {code.split()[0]}, label)
 
 
 @graded("health_check")
@@ -408,21 +445,46 @@ def health_check_leaves_state(health_check, seed: int = 3, *, notes):
     for device in each_device(notes):
         for plant in ({}, {"eval_mode": True}):
             model, loader, optimizer, loss_fn = _setup(seed, device, **plant)
+            for p in model.parameters():  # the caller holds gradients of its own (mid-accumulation, say)
+                p.grad = torch.full_like(p, 0.5)
+            held = {n: p.grad.clone() for n, p in model.named_parameters()}
             before = snapshot(model)
             mode = model.training
             dataset, sampler, batch_size = loader.dataset, type(loader.sampler), loader.batch_size
             watched = WatchedLoss(loss_fn)
-            out = call(health_check, model, loader, optimizer, watched)
+            cleared_by = []
+            zero_grad = optimizer.zero_grad
+
+            def recording_zero_grad(*args, **kwargs):
+                cleared_by.append("optimizer.zero_grad()")
+                return zero_grad(*args, **kwargs)
+
+            optimizer.zero_grad = recording_zero_grad
+            try:
+                out = call(health_check, model, loader, optimizer, watched)
+            finally:
+                del optimizer.zero_grad
             changed = [n for n, t in snapshot(model).items() if not torch.equal(t, before[n])]
             if changed:
                 fail(f"after health_check, {', '.join(changed[:3])} changed.",
                      "health_check stepped (or wrote into) the caller's model; a diagnosis must not train it.",
                      "run the instrumented step on a copy (copy.deepcopy) or restore what you touched.",
                      code="params_changed")
-            touched = [n for n, p in model.named_parameters() if p.grad is not None]  # all were None before
+            touched = [n for n, p in model.named_parameters() if p.grad is None or not torch.equal(p.grad, held[n])]
+            if touched and cleared_by:
+                gone = [n for n in touched if dict(model.named_parameters())[n].grad is None]
+                fail(f"health_check called zero_grad() on the caller's optimizer ({len(cleared_by)} time(s)), and the "
+                     f".grad the caller held on {', '.join(touched[:3])} is "
+                     + ("gone (None)." if len(gone) == len(touched) else "no longer what it was."),
+                     "the caller's optimizer: it holds the caller's parameters, so its zero_grad() clears their .grad "
+                     "whatever model the probe runs.",
+                     "clear gradients on the probe itself (probe.zero_grad() on the copy), never through the caller's "
+                     "optimizer.", code="cleared_grad")
             if touched:
-                fail(f"after health_check, the .grad of {', '.join(touched[:3])} is not what the caller had.",
-                     "the backward() of health_check's probe wrote into the caller's parameters.",
+                fail(f"after health_check, the .grad of {', '.join(touched[:3])} is not what the caller had (the "
+                     "caller's optimizer's zero_grad() was not called).",
+                     "something in health_check wrote into the caller's parameters' .grad: a backward() through the "
+                     "caller's model adds to it.",
                      "probe a copy of the model, or put the caller's .grad back.", code="grads_changed")
             if model.training != mode:
                 fail("health_check changed the model's mode.", "the model owns its mode; the caller set it.",

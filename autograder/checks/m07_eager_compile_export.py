@@ -19,9 +19,11 @@ own), instead of a new interpreter per call.
 from __future__ import annotations
 
 import contextlib
+import math
 import copy
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -51,13 +53,21 @@ class _Timed:
 
     def __call__(self, *args):
         self.calls += 1
+        self.received = getattr(self, "received", []) + [args]
+        start = time.perf_counter()
         if self.calls <= self.n_slow:
             time.sleep(self.slow)
         elif self.outlier_at is not None and self.calls == self.outlier_at:
             time.sleep(self.outlier)
         else:
             time.sleep(self.fast)
+        self.took = getattr(self, "took", []) + [time.perf_counter() - start]  # what each call really took
         return args[0] if args else None
+
+
+def _nearest(got: float, candidates: dict) -> str:
+    """The name of the candidate statistic ``got`` is nearest to (by ratio)."""
+    return min(candidates, key=lambda k: abs(math.log(max(got, 1e-9) / max(candidates[k], 1e-9))))
 
 
 def _seconds(out, what):
@@ -69,7 +79,7 @@ def _seconds(out, what):
 
 def _not_too_fast(got: float, fast: float) -> None:
     if got < 0.8 * fast:
-        fail(f"time_it reported {got:.4f} s per call for calls that take at least {fast:.3f} s.",
+        fail(f"time_it reported {got:.4f} s per call for calls that take at least {fast:.4f} s.",
              "the clock readings around each call.", "read the clock right before and right after each call.",
              code="too_fast")
 
@@ -80,12 +90,34 @@ def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
     _reload.RELOADER.start()  # a kernel forked from a grading template starts it here (see _prepare)
     slow, fast = 0.06, 0.005  # a counted warm-up call moves the result far past 6x the timed calls' time
     fn = _Timed(n_slow=warmup, slow=slow, fast=fast)
-    got = _seconds(call(time_it, fn, torch.zeros(2), warmup=warmup, iters=iters), "time_it")
+    x = torch.zeros(2)
+    got = _seconds(call(time_it, fn, x, warmup=warmup, iters=iters), "time_it")
+    packed = [a for a in getattr(fn, "received", []) if len(a) == 1 and isinstance(a[0], tuple)]
+    if packed:
+        fail(f"time_it(fn, x, warmup={warmup}, iters={iters}) called fn {len(packed)} time(s) with one argument, the "
+             f"tuple {describe(packed[0][0])}, instead of with x itself.",
+             "the call inside time_it: `fn(args)` hands fn the tuple that *args collected; the function being timed "
+             "never sees its own arguments.",
+             "call it as fn(*args), which unpacks the tuple into separate arguments again.", code="args_not_unpacked")
     if fn.calls != warmup + iters:
         fail(f"time_it(fn, x, warmup={warmup}, iters={iters}) called fn {fn.calls} times.",
              "the loops inside time_it.", f"call fn {warmup} times untimed, then {iters} times timed.",
              code="wrong_call_count")
-    if got >= 6 * fast:
+    took = getattr(fn, "took", [])
+    timed, warm = took[warmup:], took[:warmup]
+    if got >= 6 * fast and timed and warm:
+        nearest = _nearest(got, {"timed median": statistics.median(timed), "timed total": sum(timed),
+                                 "all mean": sum(took) / len(took), "all total": sum(took)})
+        if nearest == "timed total":
+            fail(f"time_it reported {got:.3f} s per call; its {iters} timed calls took {sum(timed):.3f} s in all "
+                 f"(about {statistics.median(timed):.3f} s each): what it returned is their total.",
+                 "the figure time_it returns: the time of all the timed calls together (a sum of per-call times, or "
+                 "one clock around the whole loop), not the time of one call.",
+                 "time each call on its own, then return the median of those per-call times.",
+                 code="total_not_per_call")
+    if got >= 6 * fast and (not took or _nearest(got, {"timed median": statistics.median(timed or [fast]),
+                                                        "with warm-up": sum(took) / len(took),
+                                                        "all total": sum(took)}) != "timed median"):
         fail(f"time_it reported {got:.3f} s per call; the timed calls took about {fast:.3f} s each and only the "
              f"{warmup} warm-up calls took {slow:.2f} s.",
              "the warm-up calls were counted in the timing (first calls pay for compilation, caches and lazy "
@@ -93,21 +125,67 @@ def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
     _not_too_fast(got, fast)
 
 
+class _Scheduled:
+    """A function whose timed calls take the times in ``schedule`` (after ``warmup`` calls of ``schedule[0]``)."""
+
+    def __init__(self, warmup: int, schedule: list):
+        self.calls, self.warmup, self.schedule = 0, warmup, schedule
+        self.__name__ = "fn"
+
+    def __call__(self, *args):
+        self.calls += 1
+        timed = self.calls - self.warmup - 1
+        start = time.perf_counter()
+        time.sleep(self.schedule[timed] if 0 <= timed < len(self.schedule) else self.schedule[0])
+        if 0 <= timed < len(self.schedule):
+            self.took = getattr(self, "took", []) + [time.perf_counter() - start]  # what each timed call took
+        return args[0] if args else None
+
+
 @graded("time_it")
 def time_it_median(time_it, warmup: int = 3, iters: int = 20, *, notes):
     """Reports the median, so one slow outlier does not move it"""
     _reload.RELOADER.start()
-    fast = 0.004
-    outlier = max(0.25, 3 * fast * iters)  # the mean lands above 3x the median for any `iters`
-    fn = _Timed(n_slow=0, slow=0.0, fast=fast, outlier_at=warmup + iters // 2, outlier=outlier)
+    # Most timed calls take `middle`, a quarter of them `short`, one an outlier: the median is `middle`, and the
+    # minimum, the mean and the total each land far from it and from one another.
+    short, middle = 0.0015, 0.005
+    outlier = max(0.25, 5 * middle * iters)  # the mean lands above 5x the median for any `iters`
+    schedule = [short if k % 4 == 1 else middle for k in range(iters)]
+    schedule[iters // 2] = outlier
+    fn = _Scheduled(warmup, schedule)
     got = _seconds(call(time_it, fn, torch.zeros(2), warmup=warmup, iters=iters), "time_it")
-    if got >= 3 * fast:
-        mean = (fast * (iters - 1) + outlier) / iters
-        fail(f"time_it reported {got:.3f} s per call; {iters - 1} of the {iters} timed calls took {fast:.3f} s and one "
-             f"took {outlier:.2f} s (their mean is about {mean:.3f} s).",
-             "the statistic time_it reports: a mean is dragged by one interruption (a garbage collection, "
-             "another process).", "report the median of the per-call times.", code="mean_not_median")
-    _not_too_fast(got, fast)
+    took = getattr(fn, "took", []) if len(getattr(fn, "took", [])) == iters else schedule
+    total, mean, median = sum(took), sum(took) / iters, statistics.median(took)
+    n_short = sum(1 for t in schedule if t == short)
+    spread = (f"of the {iters} timed calls, {iters - n_short - 1} were made to take {middle:.3f} s, {n_short} "
+              f"{short:.4f} s and one {outlier:.2f} s (as measured inside fn: median {median:.4f} s, mean "
+              f"{mean:.4f} s, total {total:.3f} s)")
+    nearest = _nearest(got, {"median": median, "mean": mean, "total": total, "shortest": min(took)})
+    if nearest == "median" or abs(got - median) <= 0.3 * median:  # judged by what the calls took on this machine
+        _not_too_fast(got, short)
+        return
+    if got >= 2 * median:
+        if nearest == "total":
+            fail(f"time_it reported {got:.3f} s per call; {spread}: what it returned is the total of the timed calls.",
+                 "the figure time_it returns: the time of all the timed calls together (a sum of per-call times, "
+                 "or one clock around the whole loop), not the time of one call.",
+                 "time each call on its own, then return the median of those per-call times.",
+                 code="total_not_per_call")
+        if nearest == "mean":
+            fail(f"time_it reported {got:.3f} s per call; {spread}: what it returned is their mean (a mean of "
+                 "per-call times gives it, and so does one clock around the whole loop divided by the number of "
+                 "calls).",
+                 "the statistic time_it reports: a mean is dragged by one interruption (a garbage collection, "
+                 "another process).", "time each call on its own and report the median of the per-call times.",
+                 code="mean_not_median")
+        fail(f"time_it reported {got:.3f} s per call; {spread}: it is far above their median, and neither their mean "
+             "nor their total.", "the figure time_it returns.",
+             "time each call on its own and report the median of the per-call times.", code="wrong_value")
+    if nearest == "shortest" and 0.7 * min(took) <= got <= 1.3 * min(took):
+        fail(f"time_it reported {got:.4f} s per call; {spread}: what it returned is the shortest call.",
+             "the statistic time_it reports: the fastest call says how fast the function can be, not how long a "
+             "call takes.", "report the median of the per-call times.", code="min_not_median")
+    _not_too_fast(got, short)
 
 
 class _FakeCudaTensor(torch.Tensor):
@@ -524,11 +602,15 @@ def _split_case(kind: str, steps: int, seed: int, device: str, item_s: float, fo
 
 def _call_split(time_split, model, loader, optimizer, steps: int, what: str):
     counted = {"steps": 0}
+    modes: list[bool] = []
     handle = optimizer.register_step_post_hook(lambda *a: counted.__setitem__("steps", counted["steps"] + 1))
+    watch = model.register_forward_pre_hook(lambda module, inputs: modes.append(module.training))
+    model.eval()  # as an evaluation leaves it: time_split must put it in training mode itself
     try:
         out = call(time_split, model, loader, optimizer, nn.MSELoss(), steps)
     finally:
         handle.remove()
+        watch.remove()
     where = f"time_split(model, loader, optimizer, loss_fn, {steps}) with {what}"
     if out is None:
         job_not_done(f"{where} returned None.", "nothing", "the report time_split returns.",
@@ -536,6 +618,12 @@ def _call_split(time_split, model, loader, optimizer, steps: int, what: str):
     if not isinstance(out, dict) or not {"data", "compute", "bottleneck"} <= set(out):
         fail(f"{where} returned {describe(out)}.", "the report time_split returns.",
              'return {"data": seconds, "compute": seconds, "bottleneck": "data" or "compute"}.', code="wrong_result")
+    if modes and not all(modes):
+        fail(f"{where}, called with the model in eval mode (as an evaluation leaves it), ran {modes.count(False)} of "
+             f"its {len(modes)} forward passes with model.training False.",
+             "the model's mode: time_split times training steps, and the model was never put in training mode, so "
+             "Dropout and BatchNorm would run (and be timed) as in evaluation.",
+             "call model.train() before the steps.", code="wrong_mode")
     if loader.iterators > 1:
         fail(f"{where} made {loader.iterators} iterators from the loader (iter(loader), or next(iter(loader)), "
              "inside the loop).",
@@ -578,6 +666,16 @@ def time_split_finds_the_bottleneck(time_split, steps: int = 4, seed: int = 0, i
             out, where = _call_split(time_split, model, loader, optimizer, steps, what)
             slow_key, fast_key = ("data", "compute") if kind == "slow data" else ("compute", "data")
             expected = data_s if kind == "slow data" else compute_s
+            per_step = expected / steps
+            # Only the data clock tells a time per step apart: a compute clock that missed part of the step
+            # (the backward) can land on the same value.
+            if kind == "slow data" and steps > 1 and 0.5 * per_step <= out[slow_key] <= 1.5 * per_step:
+                fail(f"{where} reported {out[slow_key]:.3f} s of {slow_key}; the {kind.split()[1]} takes about "
+                     f"{per_step:.3f} s per step and {expected:.3f} s over the {steps} steps: what was reported is "
+                     "the time of one step (the total divided by the number of steps).",
+                     f"the report's {slow_key} time: the contract asks for the total over the steps, not a mean "
+                     "per step.", "add up each step's time and return the sums, without dividing.",
+                     code="per_step_not_total")
             if out[slow_key] < 0.7 * expected:
                 owner = ("the clock around the batch: the time spent waiting for the loader's next batch was not "
                          "counted as data" if kind == "slow data" else

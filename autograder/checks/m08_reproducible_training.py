@@ -22,7 +22,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from ..core import LearnerRaised, call, describe, fail, graded
+from ..core import Incorrect, LearnerRaised, NotAttempted, call, describe, fail, graded
 from ..devices import each_device, manual_seed
 from ..hints import hint_for, solution_for
 from ..starters import REPAIR_LOAD_CHECKPOINT
@@ -57,6 +57,13 @@ def seed_everything_rngs(seed_everything, seed: int = 0, *, notes):
         if not isinstance(g1, torch.Generator):
             fail(f"seed_everything({seed}) returned {describe(g1)}.", "the generator for the DataLoaders.",
                  "return a torch.Generator seeded from `seed`.", code="no_generator")
+        if g1 is torch.default_generator:
+            fail(f"seed_everything({seed}) returned torch's global generator (torch.default_generator, which is what "
+                 "torch.manual_seed returns), not a new one.",
+                 "the generator for the DataLoaders: the global one is also the stream Dropout and every torch.rand "
+                 "draw from, so a loader given it shuffles differently whenever the model draws a different number "
+                 "of random numbers, and restoring one restores both.",
+                 "create a new torch.Generator(), seed it with `seed`, and return it.", code="global_generator")
         from_g1 = torch.randint(0, 10**9, (4,), generator=g1)
         random.seed(seed + 99)
         np.random.seed(seed + 99)
@@ -328,6 +335,41 @@ def _not_in_file(path: Path, at_save: dict) -> list[str]:
             if key in at_save and not _held(at_save[key], leaves)]
 
 
+def _refused_by_safe_loader(error: BaseException) -> str | None:
+    """What torch.load(..., weights_only=True) refused to unpickle, when ``error`` is that refusal."""
+    import re
+
+    text = str(error)
+    if "Weights only load failed" not in text and "weights_only" not in text:
+        return None
+    found = re.search(r"GLOBAL ([\w.]+)", text)
+    return found.group(1) if found else "an object that is not a tensor or plain Python data"
+
+
+def _stored_epoch(path: Path):
+    """The int a one-file checkpoint holds under the key "epoch" (at any depth), or None."""
+    if not path.is_file():
+        return None
+    try:
+        blob = torch.load(path, weights_only=False, map_location="cpu")
+    except Exception:  # noqa: BLE001 - an unreadable file is diagnosed elsewhere
+        return None
+    stack = [blob]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, dict):
+            if type(obj.get("epoch")) is int:
+                return obj["epoch"]
+            stack.extend(v for v in obj.values() if isinstance(v, dict))
+    return None
+
+
+def _unguarded_cuda(raised: LearnerRaised) -> bool:
+    from ..core import learner_line
+
+    return not torch.cuda.is_available() and "cuda" in learner_line(raised.error).lower()
+
+
 @graded("save_checkpoint")
 def checkpoint_restores_everything(save_checkpoint, load_checkpoint, seed: int = 0, half: int = 2, *, notes):
     """The checkpoint file holds every owner's state at the moment of the save, as state dicts and plain values"""
@@ -341,6 +383,30 @@ def checkpoint_restores_everything(save_checkpoint, load_checkpoint, seed: int =
                      "instead of restoring the caller's.",
                      "save state dicts (model.state_dict(), optimizer.state_dict()) and plain values.",
                      code="pickled_object")
+            stored = _stored_epoch(saved)
+            if stored is not None and stored != half - 1:
+                fail(f"save_checkpoint(path, model, optimizer, {half - 1}, generator) wrote \"epoch\": {stored} into "
+                     "the file.",
+                     "the epoch save_checkpoint stores: the one it was given, the epoch that has just finished; "
+                     "load_checkpoint adds one to it.",
+                     "store `epoch` as it was passed in.", code="epoch_off_by_one")
+            try:
+                _reset_rngs(seed + 1000, device)
+                g2 = torch.Generator().manual_seed(seed + 1000)
+                fresh, fresh_opt, _ = _objects(seed, device, g2, init_seed=seed + 1000)
+                call(load_checkpoint, saved, fresh, fresh_opt, g2)
+            except (NotAttempted, Incorrect):
+                pass  # load_checkpoint's own cell says so
+            except LearnerRaised as raised:
+                refused = _refused_by_safe_loader(raised.error)
+                if refused:
+                    fail(f"your load_checkpoint, reading the file save_checkpoint wrote, raised "
+                         f"{type(raised.error).__name__}: the safe loader (torch.load with weights_only=True) refused "
+                         f"to unpickle {refused}, which the file holds.",
+                         "save_checkpoint: what it put in the file. np.random.get_state() holds its key as a NumPy "
+                         "array, and the safe loader accepts only tensors and plain Python data.",
+                         "store plain data (key.tolist(), or a tensor) and rebuild the array on load; keep "
+                         "weights_only=True in the load.", code="not_weights_only")
             missing = _not_in_file(saved, at_save)
             if missing:  # every owner that was not saved, in one message
                 listed, verb, it = _owners(missing)
@@ -360,10 +426,35 @@ def checkpoint_resume_matches(save_checkpoint, load_checkpoint, seed: int = 1, e
         model, optimizer, data = _objects(seed, device, g, init_seed=seed)
         straight = [_epoch(model, optimizer, data, device) for _ in range(epochs)]
         with _scratch() as tmp:
-            at_save, _, next_epoch, (model2, optimizer2, data2, g2, saved) = _save_then_load(
-                save_checkpoint, load_checkpoint, seed, device, half, tmp)
+            try:
+                at_save, _, next_epoch, (model2, optimizer2, data2, g2, saved) = _save_then_load(
+                    save_checkpoint, load_checkpoint, seed, device, half, tmp)
+            except LearnerRaised as raised:
+                refused = _refused_by_safe_loader(raised.error)
+                if refused and raised.name != "save_checkpoint":
+                    fail(f"{raised.call_text} raised {type(raised.error).__name__}: the safe loader (torch.load with "
+                         f"weights_only=True) refused to unpickle {refused}, which the file save_checkpoint wrote "
+                         "holds.",
+                         "the file save_checkpoint wrote, not the safe loader: weights_only=True is right, and "
+                         "weights_only=False would run whatever code a pickle holds.",
+                         "change what save_checkpoint stores (its cell names it) and keep weights_only=True.",
+                         code="not_weights_only")
+                if _unguarded_cuda(raised):
+                    fail(f"{raised.call_text} raised {type(raised.error).__name__}: {str(raised.error)[:160]}, at a line "
+                         "that restores CUDA RNG state, on a machine with no CUDA device (the save had no CUDA state "
+                         "to store).",
+                         "load_checkpoint's CUDA step: it ran whether or not CUDA is present and the file holds a "
+                         "CUDA state.",
+                         "restore the CUDA state only when torch.cuda.is_available() and the checkpoint holds one.",
+                         code="cuda_only_api")
+                raise
+            stored = _stored_epoch(saved)
+            if stored is not None and stored != half - 1 and next_epoch == stored + 1:
+                notes.append(f"the file's epoch is {stored} for a save after epoch {half - 1} (save_checkpoint's cell "
+                             "names it); this load read it correctly")
+                next_epoch = half
             unsaved = _not_in_file(saved, at_save)  # save_checkpoint's, judged in its own cell
-            _expect_loaded(at_save, _state(model2, optimizer2, g2, device), unsaved, next_epoch, half)
+            _expect_loaded(at_save, _state(model2, optimizer2, g2, device), unsaved, next_epoch, half, stored)
             if unsaved:
                 notes.append(f"the resumed run was not compared: the file holds no copy of {_owners(unsaved)[0]} "
                              "(save_checkpoint's cell names it)")
@@ -383,7 +474,7 @@ def checkpoint_resume_matches(save_checkpoint, load_checkpoint, seed: int = 1, e
                  "the resumed epoch.", code="resume_differs")
 
 
-def _expect_loaded(at_save: dict, now: dict, unsaved: list[str], next_epoch, half: int) -> None:
+def _expect_loaded(at_save: dict, now: dict, unsaved: list[str], next_epoch, half: int, stored=None) -> None:
     """The owners the file holds are back in the caller's objects, and the next epoch is returned as an int."""
     wrong = [k for k in _differences(at_save, now) if k not in unsaved]
     if wrong:
@@ -393,18 +484,18 @@ def _expect_loaded(at_save: dict, now: dict, unsaved: list[str], next_epoch, hal
              f"load_checkpoint: the file holds {it}, but the load did not put {it} back into the objects it was "
              "passed (a new model or optimizer built inside load_checkpoint is not the caller's).",
              " ".join(_OWNERS[k][1] for k in wrong), code=_OWNERS[wrong[0]][2])
-    _judge_next_epoch("load_checkpoint", next_epoch, half)
+    _judge_next_epoch("load_checkpoint", next_epoch, half, stored)
 
 
-def _judge_next_epoch(name: str, next_epoch, half: int) -> None:
+def _judge_next_epoch(name: str, next_epoch, half: int, stored=None) -> None:
     """The next epoch a load of a checkpoint saved after epoch ``half - 1`` reports: an int, that epoch plus one."""
     if type(next_epoch) is not int:
         fail(f"{name} returned {describe(next_epoch)}.", f"the epoch {name} reports.",
              "return the index of the next epoch to run, as an int.", code="not_an_int")
     if next_epoch != half:
         saved = half - 1
-        fail(f"the checkpoint was saved after epoch {saved} finished (its \"epoch\" is {saved}) and {name} "
-             f"returned {next_epoch}.",
+        fail(f"the checkpoint was saved after epoch {saved} finished"
+             + (f" (its \"epoch\" entry is {saved})" if stored == saved else "") + f" and {name} returned {next_epoch}.",
              f"{name}'s epoch counter: a resumed run would " + ("repeat" if next_epoch < half else "skip")
              + " an epoch.", "return the index of the next epoch to run: the saved epoch plus one.",
              code="epoch_off_by_one")
@@ -483,7 +574,7 @@ def repair_load_checkpoint_epoch(repair_load_checkpoint, seed: int = 0, half: in
     for device in each_device(notes):
         with _scratch() as tmp:
             _, _, next_epoch = _team_resume(repair_load_checkpoint, seed, device, half, tmp)
-        _judge_next_epoch("repair_load_checkpoint", next_epoch, half)
+        _judge_next_epoch("repair_load_checkpoint", next_epoch, half, half - 1)  # the team saver writes it
 
 
 @graded("repair_load_checkpoint", starter=REPAIR_LOAD_CHECKPOINT)

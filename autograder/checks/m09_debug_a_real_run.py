@@ -184,6 +184,27 @@ def _matches(out: torch.Tensor, x: torch.Tensor, mean, std) -> bool:
     return bool(torch.allclose(out[informative], want[informative], rtol=2e-2, atol=1e-3))
 
 
+def _apply_normalizer(norm, x):
+    """Call the learner's normaliser on raw images ``x`` [N, 1, 8, 8]; statistics of a shape that cannot broadcast
+    against them are named from the buffers themselves."""
+    try:
+        return call(norm, x)
+    except LearnerRaised as raised:
+        if "must match the size of tensor" in str(raised.error):
+            stats = {name: list(t.shape) for name, t in list(norm.named_buffers()) + list(norm.named_parameters())}
+            odd = {name: shape for name, shape in stats.items() if len(shape) < 4 and shape and shape[-1] != 8}
+            if odd:
+                listed = ", ".join(f"{name} {shape}" for name, shape in odd.items())
+                fail(f"calling the normaliser on raw images {list(x.shape)} raised RuntimeError: "
+                     f"{str(raised.error).splitlines()[0]}. Its statistics have the shapes {listed}: they line up "
+                     "against the input's last dimension, of size 8.",
+                     "the shape of the statistics fit_normalizer stored: one value per pixel of a flattened image "
+                     "([64]) does not broadcast against images [N, 1, 8, 8].",
+                     "store them shaped like one image, [1, 1, 8, 8] (compute them from the images reshaped to "
+                     "[N, 1, 8, 8], with keepdim=True), or as single numbers.", code="stats_shape")
+        raise
+
+
 @graded("fit_normalizer")
 def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, notes):
     """(x - mean) / std with statistics from the training images only (per pixel or global), finite everywhere"""
@@ -191,7 +212,7 @@ def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, no
     other, _ = _sample(40, seed + 1, classes=[5, 6, 7, 8, 9])
     norm = _normalizer(fit_normalizer, train)
     x = _raw(other)
-    out = call(norm, x)
+    out = _apply_normalizer(norm, x)
     if not isinstance(out, torch.Tensor) or out.shape != x.shape:
         fail(f"the normaliser turned {describe(x)} into {describe(out)}.", "the normaliser's forward.",
              "return a tensor shaped like its input.", code="wrong_shape")
@@ -206,7 +227,7 @@ def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, no
         "per pixel (population std)": (t.mean(0, keepdim=True), t.std(0, keepdim=True, unbiased=False)),
         "global": (t.mean(), t.std().expand(1, 1, 8, 8)),
     }
-    alone = call(norm, x[:3])
+    alone = _apply_normalizer(norm, x[:3])
     if not isinstance(alone, torch.Tensor) or alone.shape != x[:3].shape or not torch.allclose(
             alone, out[:3], rtol=1e-4, atol=1e-5, equal_nan=True):
         fail("the normaliser gave the first three images other outputs alone than inside a batch of 40.",
@@ -257,6 +278,39 @@ def fit_normalizer_buffers(fit_normalizer, n: int = 120, seed: int = 3, *, notes
 # DigitCNN
 
 
+def _forward_cnn(model, x):
+    """Call the learner's model on raw images ``x``; a batch size written into a reshape is named from the shapes
+    the error reports."""
+    import re
+
+    try:
+        return call(model, x)
+    except LearnerRaised as raised:
+        found = re.search(r"shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", str(raised.error))
+        n = len(x)
+        if found:
+            rows, cols, inner, _ = (int(v) for v in found.groups())
+            if rows != n and (rows * cols) % n == 0 and (rows * cols) // n == inner:
+                fail(f"calling the model on {n} images {list(x.shape)} raised RuntimeError: "
+                     f"{str(raised.error).splitlines()[0]}. The features of the {n} images ({n} x {inner} values) "
+                     f"reached the Linear layer as a [{rows}, {cols}] matrix: a reshape fixed the first dimension at "
+                     f"{rows}.",
+                     f"the reshape before the Linear layer: its in_features ({inner}) are right; the batch size was "
+                     f"written into the reshape (view({rows}, -1)) instead of taken from the input.",
+                     "keep the batch dimension as it comes: x.view(x.size(0), -1), x.flatten(1) or nn.Flatten().",
+                     code="batch_size_hard_coded")
+        invalid = re.search(r"shape '\[(\d+), -1\]' is invalid for input of size (\d+)", str(raised.error))
+        if invalid and int(invalid.group(1)) != n and int(invalid.group(2)) % n == 0:
+            rows, size = int(invalid.group(1)), int(invalid.group(2))
+            fail(f"calling the model on {n} images {list(x.shape)} raised RuntimeError: "
+                 f"{str(raised.error).splitlines()[0]}. The {n} images' features ({n} x {size // n} values) were "
+                 f"reshaped to [{rows}, -1]: the batch size was written into the reshape as {rows}.",
+                 "the reshape before the Linear layer: it must keep the batch dimension the input came with.",
+                 "keep the batch dimension as it comes: x.view(x.size(0), -1), x.flatten(1) or nn.Flatten().",
+                 code="batch_size_hard_coded")
+        raise
+
+
 @graded("DigitCNN")
 def DigitCNN_shapes(DigitCNN, n: int = 6, *, notes):
     """At least one Conv2d; raw [N, 1, 8, 8] in, [N, num_classes] logits out"""
@@ -267,7 +321,7 @@ def DigitCNN_shapes(DigitCNN, n: int = 6, *, notes):
             fail(f"DigitCNN(num_classes={num_classes}) built {describe(model)} without any nn.Conv2d.",
                  "the model's layers.", "use at least one nn.Conv2d over the [1, 8, 8] images.", code="no_conv")
         model.eval()
-        out = call(model, _raw(images))
+        out = _forward_cnn(model, _raw(images))
         if not isinstance(out, torch.Tensor) or tuple(out.shape) != (n, num_classes):
             fail(f"DigitCNN(num_classes={num_classes}) turned {n} images [N, 1, 8, 8] into {describe(out)}.",
                  "the model's head.", f"end with one logit per class: [N, {num_classes}] (no softmax needed).",
@@ -309,7 +363,7 @@ def DigitCNN_normalizer(DigitCNN, n: int = 5, *, notes):
     try:
         model.eval()
         x = _raw(images)
-        call(model, x)
+        _forward_cnn(model, x)
     finally:
         for h in handles:
             h.remove()
@@ -433,6 +487,23 @@ def _expect_cross_entropy(watch: _LossWatch, seen: str) -> None:
              "softmax and no one-hot before it.", code="wrong_loss_function")
 
 
+def _call_ce(train_epoch_ce, *args):
+    """Call the learner's train_epoch_ce; float targets refused by the cross-entropy are named as such."""
+    try:
+        return call_with_batches(train_epoch_ce, "train_epoch_ce", *args)
+    except LearnerRaised as raised:
+        text = str(raised.error)
+        if "expected target dtype to be Long" in text or "expected scalar type Long" in text:
+            fail(f"{raised.call_text} raised {type(raised.error).__name__}: {text.splitlines()[0]}. The loader's "
+                 "targets are int64 class indices; they reached nn.CrossEntropyLoss as floats.",
+                 "the targets passed to the loss: a conversion in train_epoch_ce (y.float(), or a float label "
+                 "tensor) turned the class indices into floats, which the cross-entropy reads as probabilities "
+                 "only when they are shaped like the logits.",
+                 "pass the targets as they come from the loader: int64 class indices of shape [B].",
+                 code="wrong_target")
+        raise
+
+
 @graded("train_epoch_ce")
 def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_size: int = 32, *, notes):
     """One correct update per batch with CrossEntropyLoss, no clipping unless asked; returns the mean per-example loss"""
@@ -442,7 +513,7 @@ def train_epoch_ce_update(train_epoch_ce, seed: int = 0, n: int = 100, batch_siz
         norms = _NormWatch(model, opt)
         try:
             with Ledger(model, opt) as ledger, _LossWatch() as losses_run:
-                out = call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+                out = _call_ce(train_epoch_ce, device, model, data, opt, device)
         finally:
             norms.remove()
         steps = math.ceil(n / batch_size)
@@ -486,7 +557,7 @@ def train_epoch_ce_mode(train_epoch_ce, seed: int = 1, n: int = 64, batch_size: 
         model, opt, data = _ce_problem(seed, device, n, batch_size, dropout=0.3)
         model.eval()
         with Ledger(model, opt, submodules=True) as ledger:
-            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device)
+            _call_ce(train_epoch_ce, device, model, data, opt, device)
         diagnose_modes(ledger, "train_epoch_ce", training=True, grad=True,
                        owner_hint="the evaluation that ran before this epoch", batches=len(data))
 
@@ -514,7 +585,7 @@ def train_epoch_ce_clipping(train_epoch_ce, seed: int = 2, n: int = 96, batch_si
         start = _twin(model, opt, data)
         try:
             with _LossWatch() as losses_run:
-                call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, None,
+                _call_ce(train_epoch_ce, device, model, data, opt, device, None,
                                   max_grad_norm)
         finally:
             for h in handles:
@@ -565,7 +636,7 @@ def train_epoch_ce_scheduler(train_epoch_ce, seed: int = 3, n: int = 100, batch_
 
         sched.step = counted
         try:
-            call_with_batches(train_epoch_ce, "train_epoch_ce", device, model, data, opt, device, sched)
+            _call_ce(train_epoch_ce, device, model, data, opt, device, sched)
         finally:
             handle.remove()
             sched.step = original
@@ -612,6 +683,23 @@ def _trained_ref(seed: int, device, dropout: float = 0.5) -> nn.Module:
     return copy.deepcopy(_trained_once(seed, str(device), dropout))
 
 
+def _call_predict(predict_digits, model, images):
+    """Call the learner's predict_digits; flat rows that reached the convolutions are named as such."""
+    try:
+        return call(predict_digits, model, images)
+    except LearnerRaised as raised:
+        shape = list(np.shape(images))
+        if len(shape) == 2 and "must match the size of tensor" in str(raised.error) and "(64)" in str(raised.error):
+            fail(f"{raised.call_text} raised {type(raised.error).__name__}: {str(raised.error).splitlines()[0]}. The "
+                 f"images came as flat rows, shape {shape}, and reached the model in that shape: the 64 in the error "
+                 "is a row of 64 pixels, the 8 a side of the 8x8 image the model expects.",
+                 "the input predict_digits hands the model: raw images [N, 64] must become [N, 1, 8, 8], as in "
+                 "training.",
+                 "reshape the input to [N, 1, 8, 8] (and make it float32 on the model's device) before the forward "
+                 "pass.", code="serving_skew")
+        raise
+
+
 @graded("predict_digits")
 def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
     """int64 labels [N] from raw images ([N, 64] NumPy or [N, 8, 8] tensor), as the model in eval mode predicts, N = 1 too"""
@@ -626,7 +714,7 @@ def predict_digits_labels(predict_digits, seed: int = 0, n: int = 60, *, notes):
             modes: set = set()
             handle = model.register_forward_pre_hook(lambda module, args, modes=modes: modes.add(module.training))
             try:
-                out = call(predict_digits, model, imgs)
+                out = _call_predict(predict_digits, model, imgs)
             finally:
                 handle.remove()
             if not isinstance(out, torch.Tensor) or out.dtype != torch.int64 or tuple(out.shape) != (n,):
@@ -1082,8 +1170,12 @@ class _RunObserver:
             x = args[0] if args and isinstance(args[0], torch.Tensor) else None
             stats = (float(x.detach().float().mean()), float(x.detach().float().std())) if x is not None and \
                 x.is_floating_point() and x.numel() > 1 else None
+            sums = None
+            if x is not None and x.is_floating_point() and x.numel() > 1:
+                flat = x.detach().double()
+                sums = (float(flat.sum()), float((flat * flat).sum()), flat.numel())
             self.forwards.append({"training": module.training, "grad": torch.is_grad_enabled(), "input": stats,
-                                  "backward": False, "module": id(module), "open": True})
+                                  "sums": sums, "backward": False, "module": id(module), "open": True})
 
     def _post(self, module, args, output):
         self.depth -= 1
@@ -1201,6 +1293,28 @@ def repair_run_preprocessing(repair_run, seed: int = 0, *, notes):
              "is judged on inputs it was never trained on (train/serve skew).",
              "apply one preprocessing to every split — best inside the model (a normaliser with buffers fitted "
              "on the training split).", code="preprocessing_skew")
+    (t_mean, t_std), (v_mean, v_std) = (_pooled([f["sums"] for f in seen.forwards if f["sums"] and f["backward"] == b])
+                                        for b in (True, False))
+    own = abs(v_mean) < 1e-4 and abs(v_std - 1) < 1e-3
+    if own and abs(t_mean) < 1e-4 and abs(t_std - 1) < 1e-3:
+        fail(f"over the whole validation split, the inputs reaching the model have mean {v_mean:.1e} and std "
+             f"{v_std:.5f}: exactly 0 and 1, which is what standardising a split with its own mean and std makes "
+             "(the training inputs are exactly 0 and 1 too, with the training statistics).",
+             "the preprocessing of validation: its mean and std were computed from the validation images "
+             "themselves, so validation is not transformed as training was (the model never sees validation's "
+             "statistics in training, and a single served image has no statistics of its own).",
+             "standardise validation with the training statistics: the mean and std computed from the training "
+             "images, applied to both splits.", code="stats_from_validation")
+
+
+def _pooled(sums: list) -> tuple[float, float]:
+    """Mean and std of every element of the inputs whose (sum, sum of squares, count) are ``sums``."""
+    n = sum(c for _, _, c in sums)
+    if not n:
+        return float("nan"), float("nan")
+    mean = sum(a for a, _, _ in sums) / n
+    var = max(sum(b for _, b, _ in sums) / n - mean * mean, 0.0)
+    return mean, var ** 0.5
 
 
 #: A healthy update of this model moves its weights by about 1e-3 to 1e-2 of their size (AdamW at 5e-3: 8e-3).

@@ -38,6 +38,7 @@ class Mutant:
     breaks: list
     codes: list = field(default_factory=list)
     needs_cuda: bool = False  # only a CUDA device can expose it (e.g. a batch left on the CPU)
+    cpu_only: bool = False  # only a machine without CUDA can expose it (a CUDA step left unguarded)
     zero: bool = False  # a do-nothing stand-in: every cell it breaks must score 0
     words: tuple = ()  # what the message of this mistake must say (in each cell showing the first of ``codes``)
 

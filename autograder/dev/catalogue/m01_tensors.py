@@ -1,6 +1,7 @@
 """Module 01-tensors: mutants and correct variants."""
 
 from . import Mutant, do_nothing, hold_to_words, patched
+from .found import mutants as found_mutants
 
 MODULE = "01-tensors"
 
@@ -122,7 +123,7 @@ def pairwise_sq_dists(a, b):
     "pairwise_sum_wrong_axis": Mutant({"pairwise_sq_dists": """
 def pairwise_sq_dists(a, b):
     return ((a[:, None, :] - b[None, :, :]) ** 2).sum(0)
-"""}, ["test_pairwise_sq_dists_shape", "test_pairwise_sq_dists_values"]),
+"""}, ["test_pairwise_sq_dists_shape", "test_pairwise_sq_dists_values"], ["wrong_dim"]),
     "pairwise_no_square": Mutant({"pairwise_sq_dists": """
 def pairwise_sq_dists(a, b):
     return (a[:, None, :] - b[None, :, :]).abs().sum(-1)
@@ -270,8 +271,8 @@ WORDS = {
     "standardize_global_stats": ("per-feature means", "mean and std per feature"),
     "standardize_centre_only": ("per-feature stds", "mean and std per feature"),
     "standardize_returns_numpy": ("ndarray, not a torch.Tensor",),
-    "pairwise_transposed": ("the distance matrix", "has shape ["),
-    "pairwise_sum_wrong_axis": ("the distance matrix", "has shape ["),
+    "pairwise_transposed": ("transposed (one row per row of b)",),
+    "pairwise_sum_wrong_axis": ("summed over dim 0", "instead of the last dimension"),
     "pairwise_no_square": ("differ from the squared distances",),
     "pairwise_rowwise_only": ("differ from the squared distances",),
     "align_reshapes_whatever": ("instead of checking the element counts first",),
@@ -283,6 +284,8 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.

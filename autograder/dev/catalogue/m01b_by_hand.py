@@ -1,6 +1,7 @@
 """Module 01b-by-hand: mutants and correct variants."""
 
 from . import Mutant, do_nothing, hold_to_words, patched
+from .found import mutants as found_mutants
 
 MODULE = "01b-by-hand"
 
@@ -288,4 +289,6 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))

@@ -1,6 +1,7 @@
 """Module 02-autograd-ledger: mutants and correct variants."""
 
 from . import Mutant, do_nothing, hold_to_words, patched
+from .found import mutants as found_mutants
 
 MODULE = "02-autograd-ledger"
 
@@ -30,6 +31,11 @@ MUTANTS = {
         ["test_stable_softmax_gradient"], ["inplace_saved"]),
     "softmax_without_max": Mutant(patched(MODULE, "stable_softmax", (_SHIFT, ""), ("shifted.exp()", "z.exp()")),
                                   ["test_stable_softmax_values"], ["not_stable"]),
+    # The max taken along dim without keepdim: [N, C] minus [N] does not broadcast.
+    "softmax_max_without_keepdim": Mutant(patched(MODULE, "stable_softmax", ("z.max(dim=dim, keepdim=True)",
+                                                                             "z.max(dim=dim)")),
+                                          ["test_stable_softmax_values", "test_stable_softmax_gradient"],
+                                          ["no_keepdim"], words=("pass keepdim=True", "without keepdim=True")),
     "softmax_whole_tensor_max": Mutant(patched(MODULE, "stable_softmax", ("z.max(dim=dim, keepdim=True).values", "z.max()")),
                                        ["test_stable_softmax_values", "test_stable_softmax_gradient"], ["global_max"],
                                        words=("one number for the whole tensor", "nan", "along dim")),
@@ -150,6 +156,18 @@ MUTANTS = {
         out[i] = (f(up) - f(down)) / (2 * h)
     return out.view(x.shape)
 """}, ["test_numerical_grad_values"], ["ignores_eps"]),
+    # A step of its own, small enough that the quotient is (nearly) the exact derivative: no autograd ran.
+    "numerical_grad_hard_coded_tiny_step": Mutant({"numerical_grad": NUMERICAL + """
+    h = 1e-6
+    base = x.detach().double().clone()
+    out = torch.zeros_like(base).view(-1)
+    for i in range(base.numel()):
+        up, down = base.clone(), base.clone()
+        up.view(-1)[i] += h
+        down.view(-1)[i] -= h
+        out[i] = (f(up) - f(down)) / (2 * h)
+    return out.view(x.shape)
+"""}, ["test_numerical_grad_values"], ["ignores_eps"], words=("evaluated f at x \u00b1 1e-06", "nudge by the `eps` argument")),
     "numerical_grad_divides_by_eps": Mutant({"numerical_grad": NUMERICAL + """
     base = x.detach().double().clone()
     out = torch.zeros_like(base).view(-1)
@@ -589,7 +607,7 @@ WORDS = {
     "grad_of_backward_twice": ("grad that was not empty", "is twice the derivative of f at x"),
     "numerical_grad_forward_difference": ("A one-sided difference has an error that shrinks only like eps",),
     "numerical_grad_float32_result": ("the arithmetic of the differences",),
-    "numerical_grad_ignores_eps": ("numerical_grad used a fixed one",),
+    "numerical_grad_ignores_eps": ("evaluated f at x \u00b1 0.001", "a size of its own instead of its `eps` argument"),
     "numerical_grad_divides_by_eps": ("is twice the central difference",),
     "numerical_grad_uses_autograd": ("numerical_grad is the check on autograd", "is the exact derivative"),
     "numerical_grad_nudges_callers_float64": (
@@ -631,6 +649,8 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.

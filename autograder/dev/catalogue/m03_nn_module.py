@@ -1,6 +1,7 @@
 """Module 03-nn-module: mutants and correct variants."""
 
 from . import Mutant, do_nothing, hold_to_words, patched
+from .found import mutants as found_mutants
 
 MODULE = "03-nn-module"
 
@@ -268,6 +269,16 @@ def plan_mlp(sizes, dropout=0.0):
                 total += p.numel()
     return total
 """}, ["test_count_parameters_total", "test_count_parameters_trainable"], ["double_counts_tied"]),
+    # A walk over modules() with each module's recursive parameters(): nested parameters once per ancestor.
+    "count_walks_modules": Mutant({"count_parameters": COUNT_HEAD + """
+    total = 0
+    for module in model.modules():
+        for p in module.parameters():
+            if p.requires_grad or not trainable_only:
+                total += p.numel()
+    return total
+"""}, ["test_count_parameters_total", "test_count_parameters_trainable"], ["double_counts_nested"],
+        words=("counted once by each module that contains it", "iterate model.parameters() once")),
     "count_state_dict": Mutant({"count_parameters": COUNT_HEAD + """
     if trainable_only:
         return sum(p.numel() for p in model.parameters() if p.requires_grad)
@@ -653,6 +664,8 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.

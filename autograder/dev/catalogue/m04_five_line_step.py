@@ -2,6 +2,7 @@
 
 from ...starters import REPAIR_TRAIN_EPOCH
 from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
+from .found import mutants as found_mutants
 
 MODULE = "04-five-line-step"
 
@@ -50,13 +51,25 @@ MUTANTS = {
         ("    optimizer.zero_grad()", "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    opt.zero_grad()"),
         _LOSS,
         ("    optimizer.step()", "    opt.step()")),
-        ["test_train_step_update"], ["no_step"]),
+        ["test_train_step_update"], ["other_optimizer"]),
     "step_twice": Mutant(patched(MODULE, "train_step", _LOSS, (_STEP, _STEP + _STEP)),
                          ["test_train_step_update"], ["extra_steps"]),
     "step_loss_arguments_swapped": Mutant(patched(
         MODULE, "train_step", (_FORWARD, "    loss = loss_fn(y, model(x))\n")),
-        ["test_train_step_update"]),
+        ["test_train_step_update", "test_train_step_returns_loss"], ["loss_arguments_swapped"]),
     # --- train_epoch ----------------------------------------------------------------------
+    # A fresh iterator for every batch: each update trains on the loader's first batch again.
+    "epoch_restarts_the_loader": Mutant({"train_epoch": """
+def train_epoch(model, loader, optimizer, loss_fn, device):
+    model.train()
+    total, count = 0.0, 0
+    for _ in range(len(loader)):
+        x, y = next(iter(loader))
+        x, y = x.to(device), y.to(device)
+        total += train_step(model, x, y, optimizer, loss_fn) * len(x)
+        count += len(x)
+    return total / count
+"""}, ["test_train_epoch_result"], ["loader_restarted"], words=("began again at its first batch",)),
     "epoch_no_train_mode": Mutant(patched(
         MODULE, "train_epoch",
         ("    model.train()                                   # mode: Dropout/BatchNorm train behaviour\n", "")),
@@ -219,15 +232,8 @@ VARIANTS = {
         running += loss.item() * xb.size(0)
     return running / len(loader.dataset)
 """},
-    "accumulate_concatenated": {"accumulate_step": AS + """
-    xs = torch.cat([x for x, _ in micro_batches])
-    ys = torch.cat([y for _, y in micro_batches])
-    optimizer.zero_grad()
-    loss = loss_fn(model(xs), ys)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""},
+    # (One forward of the concatenated micro-batches is a mistake now: accumulation runs one forward per
+    # micro-batch; found.py's accumulate_one_forward_of_the_whole_batch.)
     "accumulate_weighted_by_size": {"accumulate_step": AS + """
     n = sum(len(x) for x, _ in micro_batches)
     model.zero_grad(set_to_none=True)
@@ -404,12 +410,9 @@ WORDS = {
     "step_returns_tensor": ("on cpu that still holds its autograd graph",),
     "step_returns_detached_tensor": ("the value train_step returned keeps a tensor",),
     "step_loss_after_update": ("train_step returned the loss measured after the update",),
-    "step_own_optimizer": ("the optimizer you were given owns the update", "never ran while train_step worked"),
+    "step_own_optimizer": ("the optimizer you were given owns the update", "changed: something else updated them"),
     "step_twice": ("the optimizer made more updates than there were batches",),
-    "step_loss_arguments_swapped": (
-        "the parameters did not move the way one step on this batch moves them",
-        "weight differ from one correct update with that batch",
-    ),
+    "step_loss_arguments_swapped": ("loss_fn(y, logits)", "call loss_fn(model(x), y)"),
     "epoch_no_train_mode": ("a forward pass inside train_epoch ran in eval mode",),
     "epoch_unweighted_mean": ("the plain mean of the batch losses",),
     "epoch_sum": ("a sum rather than a mean",),
@@ -461,6 +464,8 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.

@@ -2,6 +2,7 @@
 
 from ...starters import REPAIR_EVALUATE
 from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
+from .found import mutants as found_mutants
 
 MODULE = "05-train-vs-eval"
 
@@ -75,6 +76,12 @@ MUTANTS = {
         MODULE, "evaluate", (_RECORD_MODE, ""),
         ("model.train(was_training)", "model.train()")),
         ["test_evaluate_modes"], ["mode_changed"]),
+    # Recording switched off by freezing every parameter instead of torch.no_grad(): left frozen afterwards.
+    "evaluate_freezes_parameters": Mutant(patched(
+        MODULE, "evaluate", (_NO_GRAD + _LOOP, "    for p in model.parameters():\n        p.requires_grad_(False)\n"
+                             + _dedent(_LOOP))),
+        ["test_evaluate_leaves_state"], ["changed_state"],
+        words=("no longer require grad", "torch.no_grad() instead")),
     "evaluate_returns_tensor": Mutant(patched(MODULE, "evaluate", *_WAS, (".item() * len(x)", " * len(x)")),
                                       ["test_evaluate_value"], ["returns_tensor"]),
     "evaluate_unweighted_mean": Mutant(patched(
@@ -99,6 +106,11 @@ MUTANTS = {
     "accuracy_argmax_one_column": Mutant(patched(
         MODULE, "accuracy", ("(model(x) > 0).float()", "model(x).argmax(dim=1, keepdim=True).float()")),
         ["test_accuracy_value"], ["argmax_one_column"], words=("every prediction was 0", "a dimension of size 1")),
+    # Predictions squeezed to [B] against labels [B, 1]: the comparison broadcasts to [B, B].
+    "accuracy_squeezed_predictions": Mutant(patched(MODULE, "accuracy", ("(model(x) > 0).float()",
+                                                                         "(model(x) > 0).float().squeeze()")),
+                                            ["test_accuracy_value"], ["compared_broadcast"],
+                                            words=("broadcasts to a [B, B] table",)),
     "accuracy_percentage": Mutant(patched(
         MODULE, "accuracy", *_WAS,
         _CORRECT,
@@ -129,7 +141,7 @@ MUTANTS = {
         _CORRECT,
         _LEN,
         ("    model.train(was_training)\n", "")),
-        ["test_accuracy_value"], ["wrong_value"]),
+        ["test_accuracy_value"], ["wrong_mode"]),
     "accuracy_mean_of_batches": Mutant(patched(
         MODULE, "accuracy", (_RECORD_MODE, ""),
         ("correct, count = 0, 0", "scores = []"),
@@ -137,7 +149,7 @@ MUTANTS = {
          "            scores.append(((model(x) > 0).float() == y).float().mean().item())\n"),
         ("    model.train(was_training)\n", ""),
         ("return correct / count", "return sum(scores) / len(scores)")),
-        ["test_accuracy_value"], ["wrong_value"]),
+        ["test_accuracy_value"], ["unweighted_mean"]),
     # --- predict_proba ----------------------------------------------------------------------
     "predict_proba_leaves_eval_mode": Mutant(patched(
         MODULE, "predict_proba", (_RECORD_MODE, ""),
@@ -155,6 +167,13 @@ MUTANTS = {
         MODULE, "predict_proba", (_RECORD_MODE + "    model.eval()\n", ""),
         (_PROBA_KEPT, "    with torch.no_grad():\n        return torch.sigmoid(model(x))\n")),
         ["test_predict_proba_values"], ["dropout_active"]),
+    # The mode test inverted: a model in train mode is left in it.
+    "predict_proba_mode_test_inverted": Mutant({"predict_proba": PP + """
+    if not model.training:
+        model.eval()
+    with torch.no_grad():
+        return torch.sigmoid(model(x))
+"""}, ["test_predict_proba_values"], ["dropout_active"], words=("forward passes ran with the model in train mode",)),
     "predict_proba_with_history": Mutant(patched(
         MODULE, "predict_proba", (_RECORD_MODE, ""),
         (_PROBA_KEPT, "    return torch.sigmoid(model(x))\n")),
@@ -337,13 +356,14 @@ WORDS = {
         "the model went into accuracy in train mode and came out in eval mode",
     ),
     "accuracy_count": ("a count of correct predictions",),
-    "accuracy_in_train_mode": ("the model's mode during prediction",),
-    "accuracy_mean_of_batches": ("the model's mode during prediction",),
+    "accuracy_in_train_mode": ("forward passes ran in train mode", "Dropout drops units"),
+    "accuracy_mean_of_batches": ("the plain mean of the batch accuracies",),
     "predict_proba_leaves_eval_mode": ("predict_proba changed it for whoever called it",),
     "predict_proba_logits": ("the model's output is a logit", "returned the raw logits"),
     "predict_proba_train_mode": (
-        "so Dropout drew new masks on every call",
+        "in train mode Dropout draws new masks on every call",
         "on the same input gave different probabilities",
+        "forward passes ran with the model in train mode",
     ),
     "predict_proba_with_history": (
         "autograd recorded the prediction's graph and the result still holds it",
@@ -391,6 +411,8 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.

@@ -2,6 +2,7 @@
 
 from ...starters import REPAIR_MAKE_LOADERS
 from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue, solution_of
+from .found import mutants as found_mutants
 
 MODULE = "06-failure-modes"
 
@@ -71,6 +72,26 @@ MUTANTS = {
         ("        value = math.inf\n", ""),
         ("            value = loss.item()", "        value = loss.item()")),
         ["test_lr_sweep_values"], ["wrong_value"]),
+    # One optimizer, built before the loop over the first model's parameters: the rates' fresh models never train.
+    "sweep_one_optimizer": Mutant({"lr_sweep": """
+def lr_sweep(make_model, x, y, lrs, steps):
+    results = {}
+    loss_fn = nn.BCEWithLogitsLoss()
+    optimizer = torch.optim.SGD(make_model().parameters(), lr=lrs[0])
+    for lr in lrs:
+        model = make_model()
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        value = math.inf
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+            value = loss.item()
+        results[lr] = value if math.isfinite(value) else math.inf
+    return results
+"""}, ["test_lr_sweep_values"], ["optimizer_not_on_model"], words=("no step reached them", "model.parameters(), lr=lr")),
     "sweep_tensor_values": Mutant(patched(
         MODULE, "lr_sweep", ("        value = math.inf\n", ""),
         ("            value = loss.item()\n"
@@ -365,7 +386,7 @@ WORDS = {
     "health_misses_missing_grad": ("never uses one trainable layer",),
     "health_counts_frozen_as_missing": ("health_check also reported missing_grad",),
     "health_probes_the_callers_model": (
-        "of health_check's probe wrote into the caller's parameters",
+        "a backward() through the caller's model adds to it",
         "weight is not what the caller had",
     ),
     "health_steps_the_callers_model": ("a diagnosis must not train it", "weight changed"),
@@ -418,6 +439,8 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.

@@ -1,6 +1,7 @@
 """Module 07-eager-compile-export: mutants and correct variants."""
 
 from . import Mutant, do_nothing, hold_to_words, patched
+from .found import mutants as found_mutants
 
 MODULE = "07-eager-compile-export"
 
@@ -29,6 +30,19 @@ MUTANTS = {
         ("        times.append(time.perf_counter() - start)\n", ""),
         ("statistics.median(times)", "(time.perf_counter() - start) / iters")),
         ["test_time_it_median"], ["mean_not_median"]),
+    # One clock around the whole loop, never divided: the total of the timed calls.
+    "time_it_one_clock_total": Mutant(patched(
+        MODULE, "time_it", *_NO_SYNC,
+        ("    times = []\n", "    start = time.perf_counter()\n"),
+        ("        start = time.perf_counter()\n", ""),
+        ("        times.append(time.perf_counter() - start)\n", ""),
+        ("statistics.median(times)", "time.perf_counter() - start")),
+        ["test_time_it_median"], ["total_not_per_call"], words=("the total of the timed calls", "time each call")),
+    "time_it_passes_the_tuple": Mutant(patched(MODULE, "time_it", *_NO_SYNC, ("fn(*args)\n", "fn(args)\n"),
+                                               ("fn(*args)\n", "fn(args)\n")),
+                                       ["test_time_it_warmup"], ["args_not_unpacked"], words=("fn(*args)", "fn(args)")),
+    "time_it_minimum": Mutant(patched(MODULE, "time_it", *_NO_SYNC, ("statistics.median(times)", "min(times)")),
+                              ["test_time_it_median"], ["min_not_median"], words=("the shortest call",)),
     "time_it_counts_warmup": Mutant(patched(
         MODULE, "time_it", *_NO_SYNC,
         (_WARMUP, ""),
@@ -179,7 +193,10 @@ MUTANTS.update({
                                         _CELL, ["wrong_choice"]),
     "split_mean_per_step": Mutant(patched(MODULE, _SPLIT, ('return {"data": data, "compute": compute,',
                                                            'return {"data": data / steps, "compute": compute / steps,')),
-                                  _CELL, ["wrong_split"]),
+                                  _CELL, ["per_step_not_total"]),
+    # The model left in eval mode by an evaluation: the steps timed are not training steps.
+    "split_no_train_mode": Mutant(patched(MODULE, _SPLIT, ("    model.train()\n", "")), _CELL, ["wrong_mode"],
+                                  words=("model.train()", "with model.training False")),
     "split_warm_up_step_first": Mutant(patched(MODULE, _SPLIT, ("    for _ in range(steps):\n",
                                                                 "    for _ in range(steps + 1):\n"),
                                                ("        data += middle - start\n",
@@ -224,8 +241,8 @@ def time_split(model, loader, optimizer, loss_fn, steps):
 #: What the message of each mistake must say (besides the words given with a mutant above): a message that
 #: stops naming its mistake fails the catalogue test.
 WORDS = {
-    "time_it_mean": ("a mean is dragged by one interruption",),
-    "time_it_total_over_iters": ("a mean is dragged by one interruption",),
+    "time_it_mean": ("a mean is dragged by one interruption", "what it returned is their mean"),
+    "time_it_total_over_iters": ("a mean is dragged by one interruption", "one clock around the whole loop divided"),
     "time_it_counts_warmup": ("the warm-up calls were counted in the timing",),
     "time_it_never_synchronizes": (
         "the call returned when the work was queued",
@@ -256,9 +273,11 @@ WORDS = {
     "onnx_static_batch": ("its batch dimension was fixed at 4 when it was traced",),
     "split_forward_only": ("the backward pass, or the optimizer's update",),
     "split_fetch_not_timed": ("waiting for the loader's next batch was not counted as data",),
-    "split_mean_per_step": ("waiting for the loader's next batch was not counted as data",),
+    "split_mean_per_step": ("the time of one step", "not a mean per step"),
 }
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))

@@ -2,6 +2,7 @@
 
 from ...starters import REPAIR_LOAD_CHECKPOINT
 from . import Mutant, do_nothing, hold_to_words, patched, repair_catalogue
+from .found import mutants as found_mutants
 
 MODULE = "08-reproducible-training"
 
@@ -93,6 +94,17 @@ MUTANTS = {
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('return state["epoch"] + 1', 'return state["epoch"]'),
     }, ["test_load_checkpoint_resume_matches"], ["epoch_off_by_one"], words=("load_checkpoint's epoch counter", "saved epoch plus one")),
+    # np.random.get_state() stored as it comes: its key is an ndarray, which torch.load(weights_only=True) refuses.
+    "checkpoint_numpy_state_raw": Mutant(patched(MODULE, "save_checkpoint", ('"numpy": _numpy_state(),',
+                                                                             '"numpy": np.random.get_state(),')),
+                                         BOTH, ["not_weights_only"], words=("keep weights_only=True",)),
+    # The CUDA state restored whether or not the machine has CUDA: on a CPU-only machine the file holds None.
+    "load_cuda_state_unguarded": Mutant(patched(
+        MODULE, "load_checkpoint", ('    if rng["cuda"] is not None and torch.cuda.is_available():\n'
+                                    '        torch.cuda.set_rng_state_all(rng["cuda"])',
+                                    '    torch.cuda.set_rng_state_all(rng["cuda"])')),
+        ["test_load_checkpoint_resume_matches"], ["cuda_only_api"], cpu_only=True,
+        words=("restore the CUDA state only when torch.cuda.is_available()",)),
     "load_into_a_fresh_model": Mutant({
         "save_checkpoint": _SAVE_ALL,
         "load_checkpoint": _LOAD_ALL.replace('    model.load_state_dict(state["model"])\n',
@@ -232,6 +244,8 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
 
 # Automatic mutants (autograder.dev.mutate) that keep full marks because they change nothing the contract fixes.

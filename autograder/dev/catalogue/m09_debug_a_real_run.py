@@ -6,6 +6,7 @@ one shows exactly the mistake it stands for.
 
 from ...starters import REPAIR_RUN
 from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
+from .found import mutants as found_mutants
 
 MODULE = "09-debug-a-real-run"
 
@@ -55,6 +56,11 @@ MUTANTS = {
         ("            return (x - self.mean) / self.std\n",
          "            return (x - x.mean(dim=0, keepdim=True)) / x.std(dim=0, keepdim=True).clamp_min(1.0)\n")),
         ["test_fit_normalizer_statistics"], ["stats_per_batch"]),
+    # Statistics of the flattened images, [64], against raw images [N, 1, 8, 8].
+    "normalizer_flat_statistics": Mutant(patched(
+        MODULE, "fit_normalizer", (".reshape(-1, 1, 8, 8)", ".reshape(-1, 64)"),
+        ("x.mean(dim=0, keepdim=True)", "x.mean(dim=0)"), ("x.std(dim=0, keepdim=True)", "x.std(dim=0)")),
+        ["test_fit_normalizer_statistics"], ["stats_shape"], words=("store them shaped like one image", "[64]")),
     "normalizer_std_not_floored": Mutant(patched(MODULE, "fit_normalizer", (".clamp_min(1.0)    #", "    #")),
                                          ["test_fit_normalizer_statistics"], ["nonfinite"]),
     # --- DigitCNN
@@ -85,6 +91,13 @@ MUTANTS = {
         MODULE, "DigitCNN", ("return self.head(self.features(self.normalizer(x)))",
                              "return torch.softmax(self.head(self.features(self.normalizer(x))), dim=1)")),
         ["test_DigitCNN_shapes"], ["probabilities_not_logits"]),
+    # The batch size written into the flatten: view(64, -1).
+    "cnn_view_batch_of_64": Mutant(patched(
+        MODULE, "DigitCNN", ("nn.AdaptiveAvgPool2d(1), nn.Flatten(),", "nn.AdaptiveAvgPool2d(1),"),
+        ("return self.head(self.features(self.normalizer(x)))",
+         "return self.head(self.features(self.normalizer(x)).view(64, -1))")),
+        ["test_DigitCNN_shapes", "test_DigitCNN_normalizer"], ["batch_size_hard_coded"],
+        words=("the batch size was written into the reshape", "x.view(x.size(0), -1)")),
     "cnn_fixed_ten_classes": Mutant(patched(MODULE, "DigitCNN", ("nn.Linear(32, num_classes)", "nn.Linear(32, 10)")),
                                     ["test_DigitCNN_shapes"], ["wrong_logits"]),
     # --- train_epoch_ce
@@ -226,6 +239,12 @@ WHOLE_RUN_CELLS = ("test_repair_run_result",)
 
 _repaired, _LEFT_ALONE = repair_catalogue("repair_run", REPAIR_RUN, _FIXES, _LEFT)
 MUTANTS.update(_LEFT_ALONE)
+# Validation standardised, but with its own mean and std instead of the training statistics.
+MUTANTS["repair_validation_own_statistics"] = Mutant(
+    _repaired("preprocessing", extra=[("    val_x = images[val_idx] / 16.0\n",
+                                       "    val_x = (images[val_idx] - images[val_idx].mean()) / images[val_idx].std()\n")]),
+    ["test_repair_run_preprocessing"], ["stats_from_validation"],
+    words=("standardise validation with the training statistics", "exactly 0 and 1"))
 
 VARIANTS = {
     "dataset_item_converts_each_time": {"DigitsDataset": """
@@ -523,4 +542,6 @@ WORDS = {
 hold_to_words(MUTANTS, WORDS)
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
+# Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
+MUTANTS.update({k: v for k, v in found_mutants(MODULE).items() if k not in MUTANTS})
 MUTANTS.update(do_nothing(MODULE))
