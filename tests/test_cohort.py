@@ -325,6 +325,25 @@ def test_cli_lists_the_commands(capsys):
         assert command in out
 
 
+def test_the_commands_are_described_without_importing_them():
+    """The parser shows each command's module docstring, read as text: no command pays for the others' imports
+    (similarity's torch, exchange's nbgrader server side: about 3 s of CPU) before it starts."""
+    import subprocess
+    import sys
+
+    from autograder.__main__ import parser
+    from autograder.cohort.run import grade as grade_module
+    from autograder.cohort.views import similarity
+
+    commands = next(a for a in parser()._actions if a.dest == "command").choices
+    assert commands["grade"].description == grade_module.__doc__
+    assert commands["similarity"].description == similarity.__doc__
+    code = ("import sys; from autograder.__main__ import parser; parser(); "
+            "print(sorted(m for m in ('torch', 'nbgrader', 'distributed', 'autograder.hints') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
+
+
 def test_sandbox_binds_nothing_of_the_course(tmp_path, root):
     if probe() is not None:
         pytest.skip("bubblewrap cannot run here")
@@ -376,8 +395,11 @@ def cohort(tmp_path_factory, root, solution, release):
     course = Course.open(course_dir)
     record = grade(course, MODULE, GradeOptions(workers=2, sandbox="bwrap", limits=LIMITS, cell_timeout=CELL_TIMEOUT,
                                                 progress=False))
+    # What the run wrote into the gradebook, read once for the tests that only read it (a regrade test reads anew).
+    with course.gradebook() as gb:
+        flagged = {s: gb.find_submission_notebook(MODULE, MODULE, s).flagged for s in record["students"]}
     return {"course": course, "record": record, "baseline": baseline, "honest": list(honest), "before": before,
-            "mutant": mutant_student}
+            "mutant": mutant_student, "scores": _scores(course), "flagged": flagged}
 
 
 def _scores(course: Course) -> dict:
@@ -386,7 +408,7 @@ def _scores(course: Course) -> dict:
 
 @pytest.mark.slow
 def test_honest_grades_match_plain_nbgrader_alone(cohort):
-    scores = _scores(cohort["course"])
+    scores = cohort["scores"]
     for student in cohort["honest"]:
         assert scores[student] == cohort["baseline"][student], student
         entry = cohort["record"]["students"][student]
@@ -414,9 +436,7 @@ def test_hostile_case(cohort, case):
     course, record = cohort["course"], cohort["record"]
     student = f"hostile-{case.name}"
     entry = record["students"][student]
-    scores = _scores(course)[student]
-    with course.gradebook() as gb:
-        flagged = gb.find_submission_notebook(MODULE, MODULE, student).flagged
+    scores, flagged = cohort["scores"][student], cohort["flagged"][student]
     if case.expect == "failed":
         assert entry["status"] == "failed", entry
         assert case.reason in entry["reason"], entry["reason"]
@@ -450,7 +470,7 @@ def test_hostile_case(cohort, case):
 
 @pytest.mark.slow
 def test_always_equal_object_loses_the_points(cohort):
-    scores = _scores(cohort["course"])["hostile-always-equal"]
+    scores = cohort["scores"]["hostile-always-equal"]
     assert scores["test_pairwise_sq_dists_values"][0] == 0 and scores["test_pairwise_sq_dists_shape"][0] == 0
 
 
@@ -463,7 +483,7 @@ def test_submissions_are_never_modified(cohort):
 def test_rerun_of_some_students_gives_the_same_grades(cohort):
     course = cohort["course"]
     students = [cohort["mutant"], "hostile-input-transformer"]
-    before = {s: _scores(course)[s] for s in students}
+    before = {s: cohort["scores"][s] for s in students}
     grade(course, MODULE, GradeOptions(workers=1, students=students, sandbox="bwrap", limits=LIMITS,
                                        cell_timeout=CELL_TIMEOUT, progress=False))
     after = _scores(course)

@@ -163,6 +163,8 @@ def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path
     assert list(phases) == [name for name, _ in bench.PHASES]
     assert phases["read"] == 0.15 and phases["engine"] == 0.04 and phases["cells"] == 2.5
     assert bench._schedule(("stock", "serial", "ours")) == ["ours", "serial", "stock", "serial", "ours"]
+    assert bench._arms(("stock", "serial", "ours"), (1, 2)) == ["ours-w1", "ours-w2", "serial", "stock", "serial",
+                                                               "ours-w2", "ours-w1"]
     # 2 cores always busy at the serial run's 2.4 CPU s a notebook, against stock's 8.6 s a notebook
     assert bench.ceiling(8.6, 2.4, 2) == 7.17 and bench.ceiling(8.6, 0.0, 2) == 0.0
 
@@ -211,6 +213,7 @@ def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_p
     db, fresh = tmp_path / "gradebook.db", tmp_path / "fresh.db"
     with Gradebook("sqlite:///" + str(fresh)):
         pass
+    shutil.copy(fresh, db)  # one new gradebook serves both: nbgrader creates each with an `alembic` command (~1 s)
     with Gradebook("sqlite:///" + str(db)) as gb:
         gb.add_student("ada")
         engine = gb.engine
