@@ -151,7 +151,7 @@ def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path
     from autograder.dev import bench
 
     g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": "{not json"}), steps=["read", "scan", "stage"])
-    assert set(g.result.timings) == {"step_read"}  # the step that stopped the grading is timed, none after it
+    assert set(g.result.timings) == {"step_read", "cpu_read"}  # the step that stopped the grading, none after it
     tracker = _CellTracker()
     assert tracker.phases(0.0, 5.0) == {}  # no cell ran: no phase to tell
     tracker.first, tracker.canary, tracker.done = 1.0, 3.5, 4.0
@@ -163,6 +163,10 @@ def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path
     assert list(phases) == [name for name, _ in bench.PHASES]
     assert phases["read"] == 0.15 and phases["engine"] == 0.04 and phases["cells"] == 2.5
     assert bench._schedule(("stock", "serial", "ours")) == ["ours", "serial", "stock", "serial", "ours"]
+    cpu = bench.cpu_breakdown({"students": {"a": {"timings": {"cpu_autograde": 0.2, "kernel_cpu": 0.3}},
+                                            "b": {"timings": {"cpu_autograde": 0.4, "kernel_cpu": 0.3}}}}, 0.75)
+    assert list(cpu) == [name for name, _ in bench.CPU_PARTS] + ["rest"]
+    assert cpu["cpu_autograde"] == 0.3 and cpu["kernel_cpu"] == 0.3 and cpu["rest"] == 0.15
     assert bench._arms(("stock", "serial", "ours"), (1, 2)) == ["ours-w1", "ours-w2", "serial", "stock", "serial",
                                                                "ours-w2", "ours-w1"]
     # 2 cores always busy at the serial run's 2.4 CPU s a notebook, against stock's 8.6 s a notebook

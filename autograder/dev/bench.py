@@ -227,6 +227,22 @@ PHASES = (("prepare", "waiting for the template, box and scratch course"),
           ("read", "canary observed, scores and results read, outputs cut, packed"),
           ("gradebook_write", "the coordinator's gradebook write"),
           ("engine", "the Dask round trip (files both ways, scheduling)"))
+#: Where a notebook's CPU goes in ``grade``, as its result's timings name them (CPU seconds): the grading worker's
+#: thread in each step, the kernel's process, and the coordinator's gradebook write.  What the arm's cgroup counted
+#: beyond them is the run's own: start-up, Dask, the preflight and calibration, the sandbox's and the fork
+#: server's processes, the journal.
+CPU_PARTS = (("cpu_read", "worker: read the submission"),
+             ("cpu_scan", "worker: static scan"),
+             ("cpu_stage", "worker: scratch course and sandbox box"),
+             ("cpu_add_canary", "worker: canary cells added"),
+             ("cpu_autograde", "worker: nbgrader's preprocessors and its kernel client"),
+             ("kernel_cpu", "kernel: the notebook's cells and the canary cells"),
+             ("cpu_observe_canary", "worker: canary observed"),
+             ("cpu_read_scores", "worker: scores read from the scratch gradebook"),
+             ("cpu_read_outcomes", "worker: results read"),
+             ("cpu_trim_outputs", "worker: outputs cut"),
+             ("cpu_collect_notes", "worker: notes, autograded notebook packed"),
+             ("cpu_gradebook_write", "coordinator: gradebook, autograded/ and journal written"))
 _READ_STEPS = ("step_observe_canary", "step_read_scores", "step_read_outcomes", "step_trim_outputs",
                "step_collect_notes")
 
@@ -261,6 +277,18 @@ def breakdown(record: dict) -> dict[str, float]:
         else:
             values = [r.get(name, 0.0) for r in rows]
         means[name] = round(statistics.mean(values), 3)
+    return means
+
+
+def cpu_breakdown(record: dict, cpu_per_notebook: float | None = None) -> dict[str, float]:
+    """Mean CPU seconds per notebook of each of :data:`CPU_PARTS`, from a run record's students; with the arm's
+    measured CPU per notebook, also what the run spent beyond them (``rest``)."""
+    rows = [e.get("timings") or {} for e in record["students"].values()]
+    if not rows:
+        return {}
+    means = {name: round(statistics.mean(r.get(name, 0.0) for r in rows), 4) for name, _ in CPU_PARTS}
+    if cpu_per_notebook is not None:
+        means["rest"] = round(cpu_per_notebook - sum(means.values()), 4)
     return means
 
 
@@ -376,6 +404,11 @@ def _figures(module, n, counts, cores, sandbox_mode, wall, cpu_used, runs, recor
                                         for name, _ in PHASES}
             result["breakdown"][arm]["grading_seconds"] = round(statistics.mean(
                 statistics.mean(e["seconds"] for e in r["students"].values()) for r in recs), 3)
+            cpu = [cpu_breakdown(r) for r in recs]
+            result.setdefault("cpu_breakdown", {})[arm] = {
+                name: round(statistics.mean(c.get(name, 0.0) for c in cpu), 4) for name, _ in CPU_PARTS}
+            result["cpu_breakdown"][arm]["rest"] = round(
+                result["cpu_seconds_per_notebook"][arm] - sum(result["cpu_breakdown"][arm].values()), 4)
     return result
 
 
@@ -414,6 +447,12 @@ def _print(result: dict) -> None:
         lines.append(f"one notebook in `grade` ({_label(arm)}), mean seconds (grading on the worker: "
                      f"{phases['grading_seconds']:.2f} s):")
         lines += [f"  {phases[name]:6.3f}  {label}" for name, label in PHASES]
+        cpu = result.get("cpu_breakdown", {}).get(arm)
+        if cpu:
+            lines.append(f"  CPU seconds per notebook ({result['cpu_seconds_per_notebook'][arm]:.3f} in all):")
+            lines += [f"  {cpu[name]:7.4f}  {label}" for name, label in CPU_PARTS]
+            lines.append(f"  {cpu['rest']:7.4f}  the rest: start-up, Dask, preflight, calibration, sandbox and fork "
+                         "server processes, journal")
     lines.append("grades identical in every run: "
                  + ("yes" if not result["grades_disagree"] else "NO: " + ", ".join(result["grades_disagree"])))
     print("\n".join(lines), flush=True)

@@ -56,7 +56,7 @@ class Writer:
     def write(self, result: SubmissionResult, entry: StudentEntry) -> None:
         """Everything of one student, or (raising) nothing: the autograded folder is staged first and only
         put in place once the gradebook has committed."""
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.thread_time()
         student = result.student
         dest = self.course.autograded(student, self.assignment)
         staged = dest.with_name(dest.name + ".incoming")
@@ -82,7 +82,8 @@ class Writer:
             shutil.rmtree(dest)
         if staged.exists():
             staged.rename(dest)
-        entry.timings = {**entry.timings, "gradebook_write": round(time.monotonic() - started, 3)}
+        entry.timings = {**entry.timings, "gradebook_write": round(time.monotonic() - started, 3),
+                         "cpu_gradebook_write": round(time.thread_time() - cpu, 3)}
         self.journal.add(student, entry)
 
     def _write_gradebook(self, result: SubmissionResult, entry: StudentEntry) -> Late | None:

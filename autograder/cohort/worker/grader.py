@@ -228,7 +228,7 @@ class Grader:
     # -- one job ----------------------------------------------------------------------------
 
     def grade(self, job: Job) -> SubmissionResult:
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.thread_time()
         result = SubmissionResult(job.student, reference=job.reference)
         try:
             folder = unpack_folder(job.files, reset_dir(self.scratch / "incoming"))
@@ -236,18 +236,21 @@ class Grader:
         except Exception as error:  # noqa: BLE001 - one submission must never stop the worker
             result.fail(grader_error(error, self.scratch, traceback.format_exc(limit=6)))
         result.seconds = round(time.monotonic() - started, 3)
+        result.timings["cpu_grading"] = round(time.thread_time() - cpu, 3)  # this worker's thread, kernels apart
         return result
 
     def run(self, grading: Grading, steps=None) -> Grading:
         """Run ``steps`` (default: every step) on ``grading``; a step that raises :class:`Stop` ends it."""
         for name in steps or self.STEPS:
-            started = time.monotonic()
+            started, cpu = time.monotonic(), time.thread_time()
             try:
                 getattr(self, f"step_{name}")(grading)
             except Stop:
                 break
             finally:
                 grading.result.timings[f"step_{name}"] = round(time.monotonic() - started, 3)
+                # the CPU of the grading thread (nbgrader and its kernel client run on it; the kernel's own: kernel_cpu)
+                grading.result.timings[f"cpu_{name}"] = round(time.thread_time() - cpu, 3)
         return grading
 
     # -- the steps ----------------------------------------------------------------------------
