@@ -70,9 +70,9 @@ def cmd_grade(args) -> int:
                            output_limits={"output_bytes": int(args.output_limit_mb * 2**20),
                                           "notebook_bytes": int(args.notebook_output_limit_mb * 2**20)})
     record = grade(_course(args), args.assignment, options)
-    if record.get("not_graded"):
+    if record.not_graded:
         return NOT_GRADED  # some students were not graded because of the grader: their previous grades stand
-    if not record["sandbox"].get("confined", record["sandbox"]["mode"] == "bwrap"):
+    if not record.sandbox.get("confined", record.sandbox["mode"] == "bwrap"):
         return UNCONFINED
     return 0
 

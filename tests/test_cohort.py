@@ -20,12 +20,13 @@ import nbformat
 import pytest
 
 from autograder.cohort import collect, privacy
+from autograder.cohort import records as record_io
 from autograder.cohort.course import Course
 from autograder.cohort.kernels import confinement
 from autograder.cohort.kernels.box import prepare_box
 from autograder.cohort.kernels.bwrap import BWRAP_ENV, bwrap_argv, probe
 from autograder.cohort.kernels.confinement import Limits
-from autograder.cohort.records import RunRecord, StudentEntry
+from autograder.cohort.records import StudentEntry
 from autograder.cohort.run.grade import GradeOptions, GradingError, grade
 from autograder.cohort.run.machine import resolve_sandbox
 from autograder.cohort.views import feedback, report
@@ -397,7 +398,7 @@ def cohort(tmp_path_factory, root, solution, release):
                                                 progress=False))
     # What the run wrote into the gradebook, read once for the tests that only read it (a regrade test reads anew).
     with course.gradebook() as gb:
-        flagged = {s: gb.find_submission_notebook(MODULE, MODULE, s).flagged for s in record["students"]}
+        flagged = {s: gb.find_submission_notebook(MODULE, MODULE, s).flagged for s in record.students}
     return {"course": course, "record": record, "baseline": baseline, "honest": list(honest), "before": before,
             "mutant": mutant_student, "scores": _scores(course), "flagged": flagged}
 
@@ -411,16 +412,16 @@ def test_honest_grades_match_plain_nbgrader_alone(cohort):
     scores = cohort["scores"]
     for student in cohort["honest"]:
         assert scores[student] == cohort["baseline"][student], student
-        entry = cohort["record"]["students"][student]
-        assert not entry["flags"], (student, entry["flags"])
-        assert entry["canary_verdict"]["status"] == "ok"
+        entry = cohort["record"].students[student]
+        assert not entry.flags, (student, entry.flags)
+        assert entry.canary_verdict.status == "ok"
 
 
 @pytest.mark.slow
 def test_calibration_ran_with_full_marks(cohort):
-    calibration = cohort["record"]["calibration"]
-    assert calibration["full_marks"] and calibration["canary"]["setup"] == "ok"
-    assert cohort["record"]["sandbox"]["mode"] == "bwrap"
+    calibration = cohort["record"].calibration
+    assert calibration.full_marks and calibration.canary["setup"] == "ok"
+    assert cohort["record"].sandbox["mode"] == "bwrap"
 
 
 def _autograded_text(course: Course, student: str) -> str:
@@ -435,37 +436,37 @@ def _autograded_text(course: Course, student: str) -> str:
 def test_hostile_case(cohort, case):
     course, record = cohort["course"], cohort["record"]
     student = f"hostile-{case.name}"
-    entry = record["students"][student]
+    entry = record.students[student]
     scores, flagged = cohort["scores"][student], cohort["flagged"][student]
     if case.expect == "failed":
-        assert entry["status"] == "failed", entry
-        assert case.reason in entry["reason"], entry["reason"]
+        assert entry.status == "failed", entry
+        assert case.reason in entry.reason, entry.reason
         assert all(s == 0 for s, _ in scores.values())
         assert not course.autograded(student, MODULE).exists()
     elif case.expect == "compromised":
-        assert entry["status"] == "graded" and entry["compromised"], entry
-        assert entry["canary_verdict"]["status"] == "compromised"
+        assert entry.status == "graded" and entry.compromised, entry
+        assert entry.canary_verdict.status == "compromised"
         assert all(s == 0 for s, _ in scores.values()), scores
         assert flagged
     else:
-        assert entry["status"] == "graded" and not entry["compromised"], entry
+        assert entry.status == "graded" and not entry.compromised, entry
         if case.same_as:
             honest = {"solution": "solution", "blank": "blank", "mutant": cohort["mutant"]}[case.same_as]
             assert scores == cohort["baseline"][honest], (scores, cohort["baseline"][honest])
         if case.reason:
-            assert case.reason in _autograded_text(course, student) + " ".join(n["text"] for n in entry["notes"]), entry["notes"]
+            assert case.reason in _autograded_text(course, student) + " ".join(n.text for n in entry.notes), entry.notes
         graded = course.autograded(student, MODULE) / f"{MODULE}.ipynb"
         assert graded.stat().st_size < OUTPUT_LIMITS["notebook_bytes"] + 2**20, graded.stat().st_size
         if case.name in ("deleted-test-cell", "moved-test-cell", "duplicated-test-cell", "lost-metadata"):
             # the student's doing, restored from the release: graded, and flagged for the instructor with what changed
-            assert any(f["kind"] == "structure changed" and case.reason in f["detail"] for f in entry["flags"]), entry
+            assert any(f.kind == "structure changed" and case.reason in f.detail for f in entry.flags), entry
         if case.name == "output-flood":  # the head of the output kept, the submission flagged
-            assert any(f["kind"] == "output trimmed" for f in entry["flags"]), entry["flags"]
+            assert any(f.kind == "output trimmed" for f in entry.flags), entry.flags
             assert "x" * 1000 in _autograded_text(course, student)
     if case.flagged_by_scan:
-        assert any(f["kind"] == "scan" for f in entry["flags"]), entry["flags"]
+        assert any(f.kind == "scan" for f in entry.flags), entry.flags
         assert flagged
-    assert entry["reason"] or entry["status"] == "graded"
+    assert entry.reason or entry.status == "graded"
 
 
 @pytest.mark.slow
@@ -489,7 +490,7 @@ def test_rerun_of_some_students_gives_the_same_grades(cohort):
     after = _scores(course)
     assert {s: after[s] for s in students} == before
     record = json.loads((course.reports(MODULE) / "grading.json").read_text())
-    assert set(record["students"]) == set(cohort["record"]["students"]), "a partial run must keep the others"
+    assert set(record["students"]) == set(cohort["record"].students), "a partial run must keep the others"
     assert _digest(course.root / "submitted") == cohort["before"]
 
 
@@ -497,7 +498,7 @@ def test_rerun_of_some_students_gives_the_same_grades(cohort):
 def test_feedback_shows_diagnoses_never_test_code(cohort, solution):
     course = cohort["course"]
     pages = feedback.generate(course, MODULE)
-    assert len(pages) == len(cohort["record"]["students"])
+    assert len(pages) == len(cohort["record"].students)
     test_lines = {line.strip() for cell in nbtools.test_cells(solution).values()
                   for line in cell.source.splitlines() if line.strip()}
     for page in pages:
@@ -517,7 +518,7 @@ def test_export_writes_every_student(cohort):
 
     path = export(cohort["course"])
     rows = list(csv.DictReader(path.open()))
-    assert {r["student_id"] for r in rows} == set(cohort["record"]["students"])
+    assert {r["student_id"] for r in rows} == set(cohort["record"].students)
     solution = next(r for r in rows if r["student_id"] == "solution")
     assert float(solution["score"]) == float(solution["max_score"]) > 0
 
@@ -531,7 +532,8 @@ def test_report_names_the_cohort_misconceptions_and_flags(cohort):
     for png in ("outcomes.png", "scores.png", "diagnoses.png"):
         assert (folder / png).stat().st_size > 1000
     assert "standardize" in text and "hostile-input-transformer" in text and "compromised" in text
-    stats = {s.function: s for s in report.analyse(RunRecord.from_dict(cohort["record"]))}
+    stats = {s.function: s for s in report.analyse(cohort["record"])}
+    assert cohort["record"] == record_io.load(course.reports(MODULE) / "grading.json")  # what the views read back
     assert stats["standardize"].diagnoses, "the standardize mutant's diagnosis is missing"
     assert "without the sandbox" not in text.lower()
 
@@ -546,8 +548,8 @@ def test_grading_without_a_sandbox_warns_in_output_and_report(tmp_path, root, so
     course = Course.open(course_dir)
     record = grade(course, MODULE, GradeOptions(workers=1, sandbox="auto", limits=LIMITS, progress=False))
     assert "SANDBOX UNAVAILABLE" in capsys.readouterr().err
-    assert record["sandbox"]["mode"] == "off"
-    assert record["students"]["solution"]["score"] == record["students"]["solution"]["max_score"]
+    assert record.sandbox["mode"] == "off"
+    assert record.students["solution"].score == record.students["solution"].max_score
     assert "without the sandbox" in report.write(course, MODULE).read_text().lower()
 
 

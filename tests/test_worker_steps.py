@@ -16,7 +16,7 @@ from traitlets.config import Config
 from autograder import core
 from autograder.cohort.jobs import Job, RunSpec, pack_folder
 from autograder.cohort.kernels.confinement import BASE_UID
-from autograder.cohort.records import SubmissionResult
+from autograder.cohort.records import RunRecord, StudentEntry, SubmissionResult
 from autograder.cohort.worker import canary
 from autograder.cohort.worker.grader import Grader, Grading, _CellTracker
 from autograder.cohort.worker.submission import KernelRun, LogCapture, explain_failure
@@ -147,6 +147,15 @@ def test_the_cell_tracker_survives_the_configurations_copy():
     assert tracker.cell == "cell 'test_f'" and tracker.first and tracker.last >= tracker.first
 
 
+def _run_record(timings: dict) -> RunRecord:
+    """A run record whose students carry these timings (and nothing else of note)."""
+    students = {s: StudentEntry(status="graded", reason="", score=1.0, max_score=1.0, timings=t)
+                for s, t in timings.items()}
+    return RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=1, sandbox={"mode": "off"},
+                     limits={}, gradebook="sqlite://", functions=[], tests=[], calibration=None, forced={}, package={},
+                     kernel_cpu_seconds=0.0, students=students)
+
+
 def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path):
     from autograder.dev import bench
 
@@ -158,13 +167,13 @@ def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path
     assert tracker.phases(0.5, 4.5) == {"kernel_start": 0.5, "cells": 2.5, "canary": 0.5, "nbgrader_after": 0.5}
     timings = {"prepare": 0.2, "kernel_start": 0.5, "cells": 2.5, "canary": 0.5, "nbgrader_after": 0.5,
                "step_read_scores": 0.1, "step_collect_notes": 0.05, "gradebook_write": 0.07, "engine": 0.03}
-    record = {"students": {"a": {"timings": timings}, "b": {"timings": {**timings, "engine": 0.05}}}}
+    record = _run_record({"a": timings, "b": {**timings, "engine": 0.05}})
     phases = bench.breakdown(record)
     assert list(phases) == [name for name, _ in bench.PHASES]
     assert phases["read"] == 0.15 and phases["engine"] == 0.04 and phases["cells"] == 2.5
     assert bench._schedule(("stock", "serial", "ours")) == ["ours", "serial", "stock", "serial", "ours"]
-    cpu = bench.cpu_breakdown({"students": {"a": {"timings": {"cpu_autograde": 0.2, "kernel_cpu": 0.3}},
-                                            "b": {"timings": {"cpu_autograde": 0.4, "kernel_cpu": 0.3}}}}, 0.75)
+    cpu = bench.cpu_breakdown(_run_record({"a": {"cpu_autograde": 0.2, "kernel_cpu": 0.3},
+                                           "b": {"cpu_autograde": 0.4, "kernel_cpu": 0.3}}), 0.75)
     assert list(cpu) == [name for name, _ in bench.CPU_PARTS] + ["rest"]
     assert cpu["cpu_autograde"] == 0.3 and cpu["kernel_cpu"] == 0.3 and cpu["rest"] == 0.15
     assert bench._arms(("stock", "serial", "ours"), (1, 2)) == ["ours-w1", "ours-w2", "serial", "stock", "serial",

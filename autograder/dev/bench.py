@@ -49,6 +49,7 @@ import nbformat
 
 from ..cells import nbgrader_meta
 from ..cohort.course import Course
+from ..cohort.records import RunRecord
 from ..cohort.run.grade import GradeOptions, grade
 from . import fixture_courses, nbtools
 from .synthetic import REPO, honest_cohort, load_catalogue
@@ -265,9 +266,9 @@ def _courses(root: Path, module: str, students: int, kinds) -> tuple[dict[str, P
     return built, list(cohort.notebooks)
 
 
-def breakdown(record: dict) -> dict[str, float]:
+def breakdown(record: RunRecord) -> dict[str, float]:
     """Mean seconds per notebook of each of :data:`PHASES`, from a run record's students."""
-    rows = [e.get("timings") or {} for e in record["students"].values()]
+    rows = [e.timings or {} for e in record.students.values()]
     if not rows:
         return {}
     means = {}
@@ -280,10 +281,10 @@ def breakdown(record: dict) -> dict[str, float]:
     return means
 
 
-def cpu_breakdown(record: dict, cpu_per_notebook: float | None = None) -> dict[str, float]:
+def cpu_breakdown(record: RunRecord, cpu_per_notebook: float | None = None) -> dict[str, float]:
     """Mean CPU seconds per notebook of each of :data:`CPU_PARTS`, from a run record's students; with the arm's
     measured CPU per notebook, also what the run spent beyond them (``rest``)."""
-    rows = [e.get("timings") or {} for e in record["students"].values()]
+    rows = [e.timings or {} for e in record.students.values()]
     if not rows:
         return {}
     means = {name: round(statistics.mean(r.get(name, 0.0) for r in rows), 4) for name, _ in CPU_PARTS}
@@ -334,7 +335,7 @@ def run(students: int = 24, workers: int | tuple = 2, module: str = "04-five-lin
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     arms = list(dict.fromkeys(schedule))
     wall = dict.fromkeys(arms, 0.0)
-    records: dict[str, list[dict]] = {arm: [] for arm in arms if _kind(arm) in ("ours", "cold")}
+    records: dict[str, list[RunRecord]] = {arm: [] for arm in arms if _kind(arm) in ("ours", "cold")}
     sandbox_mode = sandbox
     meter = CpuMeter()
     print(f"[bench] CPU measured by {meter.source}", flush=True)
@@ -351,14 +352,14 @@ def run(students: int = 24, workers: int | tuple = 2, module: str = "04-five-lin
                         workers=int(arm.rsplit("-w", 1)[1]), sandbox=sandbox, kernels="warm" if kind == "ours" else "cold",
                         progress=False))
                     records[arm].append(record)
-                    sandbox_mode = record["sandbox"]["mode"]
+                    sandbox_mode = record.sandbox["mode"]
                 else:
                     submitted = built[next(k for k in kinds if k != "floor")] / "submitted"
                     floor_seconds([submitted / s / module / f"{module}.ipynb" for s in names], root, solution)
             wall[arm] += time.monotonic() - started
             if meter.source == "rusage" and kind in ("ours", "cold") and sandbox_mode == "bwrap":
                 # sandboxed kernels' CPU is sampled by the kernel manager (bwrap does not pass it on to getrusage)
-                meter.seconds[arm] -= record["kernel_cpu_seconds"]
+                meter.seconds[arm] -= record.kernel_cpu_seconds
     finally:
         meter.close()
     runs = {arm: schedule.count(arm) for arm in arms}
@@ -403,7 +404,7 @@ def _figures(module, n, counts, cores, sandbox_mode, wall, cpu_used, runs, recor
             result["breakdown"][arm] = {name: round(statistics.mean(p.get(name, 0.0) for p in parts), 3)
                                         for name, _ in PHASES}
             result["breakdown"][arm]["grading_seconds"] = round(statistics.mean(
-                statistics.mean(e["seconds"] for e in r["students"].values()) for r in recs), 3)
+                statistics.mean(e.seconds for e in r.students.values()) for r in recs), 3)
             cpu = [cpu_breakdown(r) for r in recs]
             result.setdefault("cpu_breakdown", {})[arm] = {
                 name: round(statistics.mean(c.get(name, 0.0) for c in cpu), 4) for name, _ in CPU_PARTS}
