@@ -18,6 +18,7 @@ from pathlib import Path
 from ..course import Course
 from ..jobs import unpack_folder
 from ..records import Late, StudentEntry, SubmissionResult
+from ..score import earns_nothing
 from .journal import Journal
 
 
@@ -96,7 +97,7 @@ class Writer:
         else:
             gb.update_or_create_submission(self.assignment, student)
         sub = gb.find_submission_notebook(self.notebook, self.assignment, student)
-        zero = entry.status != "graded" or entry.compromised
+        zero = earns_nothing(entry.status, entry.compromised)
         for grade in sub.grades:
             info = result.grades.get(grade.name)
             auto = 0.0 if zero or info is None else info.auto_score
