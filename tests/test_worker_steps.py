@@ -16,7 +16,7 @@ from traitlets.config import Config
 from autograder import core
 from autograder.cohort.jobs import Job, RunSpec, pack_folder
 from autograder.cohort.kernels.confinement import BASE_UID
-from autograder.cohort.records import RunRecord, StudentEntry, SubmissionResult
+from autograder.cohort.records import STUDENT, RunRecord, StudentEntry, SubmissionResult
 from autograder.cohort.worker import canary
 from autograder.cohort.worker.grader import Grader, Grading, _CellTracker
 from autograder.cohort.worker.submission import KernelRun, LogCapture, explain_failure
@@ -195,7 +195,7 @@ def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path
 def test_the_metadata_check_with_its_schema_compiled_once_judges_as_nbgraders(root, corrupt):
     from nbgrader.nbgraderformat import MetadataValidator as Nbgraders
 
-    from autograder.cohort.preprocessors.check_metadata import MetadataValidator
+    from autograder.cohort.preprocessors.check_metadata import CheckCellMetadata, MetadataValidator
 
     def verdict(validator, nb):
         try:
@@ -213,6 +213,22 @@ def test_the_metadata_check_with_its_schema_compiled_once_judges_as_nbgraders(ro
     expected = verdict(Nbgraders(), copy.deepcopy(nb))
     assert verdict(MetadataValidator(), copy.deepcopy(nb)) == expected
     assert (expected[0] == "valid") == (corrupt is None)
+    # The preprocessor keeps its verdict for the worker, which reads it there (not in the log) and owns the failure.
+    checker = CheckCellMetadata()
+    if corrupt is None:
+        checker.preprocess(copy.deepcopy(nb), {})
+        assert checker.failed == ""
+        return
+    with pytest.raises(Exception) as raised:
+        checker.preprocess(copy.deepcopy(nb), {})
+    if expected[0] != "ValidationError":  # a schema version nbgrader does not read: its own error, left to nbgrader
+        assert checker.failed == "" and type(raised.value).__name__ == expected[0]
+        return
+    assert "failed to validate" in str(raised.value) and checker.failed, "the verdict is kept"
+    quiet = LogCapture()  # nothing in the log: the verdict alone decides
+    failure = explain_failure(quiet, {}, "", [], checker.failed)
+    assert (failure.owner, failure.cause) == (STUDENT, "metadata"), failure
+    assert explain_failure(quiet, {}, "", []).cause != "metadata"
 
 
 def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_path):

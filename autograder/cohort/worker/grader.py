@@ -131,6 +131,7 @@ class Grading:
     kernel_events: list = field(default_factory=list)  # the kernel manager's own records (kernels/managers.py)
     kernels: list[KernelRun] = field(default_factory=list)  # what happened to the kernels, read from those
     restored: list[Restored] = field(default_factory=list)  # what the course's preprocessors put back
+    invalid_metadata: str = ""  # why the course's metadata check refused the notebook ("" when it did not)
     template: Template | None = None  # the warm template its kernel is forked from (None: cold)
     graded: nbformat.NotebookNode | None = None  # the autograded notebook
     scores: dict = field(default_factory=dict)  # test id -> (score, max score)
@@ -319,7 +320,7 @@ class Grader:
         g.result.notes += list(dict.fromkeys([*map(_note, g.restored), *notes_from_log(g.capture.text())]))
         autograded = self._autograded(g)
         if not ok or not autograded.exists():
-            failure = explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernels)
+            failure = explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernels, g.invalid_metadata)
             log = g.box / "kernel.log"
             if failure.cause == "kernel-start" and log.exists():
                 failure = Failure(failure.owner, failure.cause, failure.reason, failure.advice,
@@ -427,6 +428,7 @@ class Grader:
         from nbgrader.converters import Autograde
         from nbgrader.coursedir import CourseDirectory
 
+        from ..preprocessors.check_metadata import CheckCellMetadata
         from ..preprocessors.restore_metadata import RestoreCellMetadata
         from ..preprocessors.restore_structure import RestoreStructure
 
@@ -435,7 +437,13 @@ class Grader:
         coursedir = CourseDirectory(config=cfg, log=self.log)
         converter = Autograde(coursedir=coursedir, config=cfg, log=self.log)
         restorers = [RestoreStructure(config=cfg, log=self.log), RestoreCellMetadata(config=cfg, log=self.log)]
-        converter.sanitize_preprocessors = [*restorers, *converter.sanitize_preprocessors]
+        checker = CheckCellMetadata(config=cfg, log=self.log)  # one instance for both passes, read afterwards
+
+        def checked(steps: list) -> list:
+            return [checker if step is CheckCellMetadata else step for step in steps]
+
+        converter.sanitize_preprocessors = [*restorers, *checked(converter.sanitize_preprocessors)]
+        converter.autograde_preprocessors = checked(converter.autograde_preprocessors)
         try:
             converter.start()
         except Exception as error:  # noqa: BLE001 - nbgrader reports per-notebook failures this way
@@ -443,6 +451,7 @@ class Grader:
             return False
         finally:
             g.restored = [item for restorer in restorers for item in restorer.restored]
+            g.invalid_metadata = checker.failed
         return True
 
 
