@@ -255,3 +255,24 @@ def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_p
         gb.add_student("grace")
     with Gradebook("sqlite:///" + str(fresh)) as gb:
         assert gb.engine is not engine and gb.students == []
+
+
+def test_the_bench_counts_what_an_arms_processes_used():
+    """Each arm's CPU: its own cpuacct cgroup where this process may make one (as root), else this process's own
+    accounting; either way a child's work is counted in the arm that ran it, and not in another."""
+    import subprocess
+    import sys
+
+    from autograder.dev import bench
+
+    meter = bench.CpuMeter()
+    try:
+        with meter.arm("burn"):
+            subprocess.run([sys.executable, "-c", "sum(range(4_000_000))"], check=True)
+        with meter.arm("idle"):
+            pass
+    finally:
+        meter.close()
+    assert meter.source in ("cgroup", "rusage")
+    assert meter.seconds["burn"] >= 0.05 and meter.seconds["idle"] < meter.seconds["burn"] / 2, meter.seconds
+    assert not any(group.exists() for group in meter.groups.values()), "an arm's cgroup was left behind"

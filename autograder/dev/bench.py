@@ -172,9 +172,10 @@ class CpuMeter:
         return measured()
 
     def close(self) -> None:
-        """Remove the arms' cgroups (each is empty once its arm has ended)."""
+        """Remove the arms' cgroups; a process still in one (a worker on its way out) goes back home first."""
         for group in self.groups.values():
             try:
+                self._move((group / "cgroup.procs").read_text().split(), self.home)
                 group.rmdir()
             except OSError:
                 pass
