@@ -71,9 +71,9 @@ def cmd_grade(args) -> int:
                            output_limits={"output_bytes": int(args.output_limit_mb * 2**20),
                                           "notebook_bytes": int(args.notebook_output_limit_mb * 2**20)})
     record = grade(_course(args), args.assignment, options)
-    if record.get("not_graded"):
+    if record.not_graded:
         return NOT_GRADED  # some students were not graded because of the grader: their previous grades stand
-    if not record["sandbox"].get("confined", record["sandbox"]["mode"] == "bwrap"):
+    if not record.sandbox.get("confined", record.sandbox["mode"] == "bwrap"):
         return UNCONFINED
     return 0
 
@@ -147,7 +147,7 @@ def cmd_bench(args) -> int:
     kinds = tuple(k.strip() for k in args.runs.split(",") if k.strip())
     for module in args.module or ["04-five-line-step"]:
         out = Path(args.out.replace("{module}", module)) if args.out else None
-        bench.run(students=args.students, workers=args.workers, module=module, sandbox=args.sandbox,
+        bench.run(students=args.students, workers=tuple(args.workers or [2]), module=module, sandbox=args.sandbox,
                   dest=Path(args.dir) / module if args.dir else None, out=out, kinds=kinds)
     return 0
 
@@ -265,7 +265,8 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench-grade", help="stock and course-configured serial nbgrader vs grade --workers N")
     p.add_argument("--students", type=int, default=24)
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--workers", type=int, action="append",
+                   help="grade's worker count (repeatable: one grade run per count; default: 2)")
     p.add_argument("--module", action="append", help="the module to grade (repeatable; default: 04-five-line-step)")
     p.add_argument("--runs", default="stock,serial,ours", help="which runs, of stock, serial, ours, cold and floor")
     p.add_argument("--sandbox", choices=["auto", "bwrap", "off"], default="bwrap")
@@ -302,9 +303,12 @@ def _limit_options(p: argparse.ArgumentParser) -> None:
 
 
 def _doc(module: str) -> str:
-    import importlib
+    """A cohort module's docstring, read from its source: importing the modules only to describe the commands would
+    cost every command about 3 s of CPU (similarity's imports take torch, exchange's nbgrader's server side)."""
+    import ast
 
-    return importlib.import_module(f"autograder.cohort.{module}").__doc__ or ""
+    source = Path(__file__).parent.joinpath("cohort", *module.split(".")).with_suffix(".py")
+    return ast.get_docstring(ast.parse(source.read_text(encoding="utf-8")), clean=False) or ""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,8 +46,8 @@ CHECK_FILES = frozenset({
     "tests/test_lessons_06.py",
     # one module's checks: its bug catalogue judged in process (--check-module), every catalogue's source
     "tests/test_catalogue.py", "tests/test_catalogue_source.py",
-    # the coordinator's judgement and the grading worker's steps, without kernels
-    "tests/test_coordinator.py", "tests/test_worker_steps.py",
+    # the coordinator's judgement and the grading worker's steps, without kernels; the records' round trips
+    "tests/test_coordinator.py", "tests/test_worker_steps.py", "tests/test_records.py",
     # the naming and repository rules
     "tests/test_repo.py", "tests/test_recall.py",
 })

@@ -197,3 +197,14 @@ def test_taking_the_socket_directory_back_never_shuts_the_kernel_out(tmp_path, m
     monkeypatch.setattr(boxes.os, "chmod", chmod)
     boxes.lock_ipc(box)
     assert state[str(box / "ipc")] == [0, 0o755] and shut_out and not any(shut_out), shut_out
+
+
+def test_the_zero_rule_and_the_sums_of_points_live_in_score():
+    """The coordinator's entry, the gradebook writer, the feedback page and the run's set-up take these from score.py."""
+    from autograder.cohort import score
+
+    assert score.earns_nothing("failed", False) and score.earns_nothing("internal", False)
+    assert score.earns_nothing("graded", True) and not score.earns_nothing("graded", False)
+    assert score.gradebook_points({"test_a": (1.0, 2.0), "test_b": (0.5, 1.0)}) == (1.5, 3.0)
+    assert score.gradebook_points({}) == (0, 0)
+    assert score.cells_possible({"test_a": 2, "test_b": 1.5}) == 3.5

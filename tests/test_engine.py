@@ -1,4 +1,4 @@
-"""The grading engine on a real local Dask cluster, and the records that travel through it."""
+"""The grading engine on a real local Dask cluster (the records that travel through it: test_records.py)."""
 
 from __future__ import annotations
 
@@ -9,88 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.cohort import jobs
-from autograder.cohort import records as record
 from autograder.cohort.run.dask_cluster import ALLOWED_FAILURES, DaskCluster, wait_any
-
-
-def test_a_folder_travels_as_data_without_following_links(tmp_path):
-    src = tmp_path / "src"
-    (src / "sub").mkdir(parents=True)
-    (src / "a.ipynb").write_text("{}")
-    (src / "sub" / "data.csv").write_bytes(b"1,2\n")
-    (src / "secret").symlink_to("/etc/passwd")
-    (src / "big.bin").write_bytes(b"")
-    os.truncate(src / "big.bin", jobs.MAX_FILE_BYTES + 1)
-    (src / ".ipynb_checkpoints").mkdir()
-    (src / ".ipynb_checkpoints" / "a-checkpoint.ipynb").write_text("{}")
-    files = jobs.pack_folder(src)
-    assert files == {"a.ipynb": b"{}", "sub/data.csv": b"1,2\n", "secret": None, "big.bin": jobs.MAX_FILE_BYTES + 1}
-    dest = jobs.unpack_folder(files, tmp_path / "dest")
-    assert (dest / "secret").is_symlink() and not (dest / "secret").exists()  # dangling: never the original target
-    assert (dest / "big.bin").stat().st_size == jobs.MAX_FILE_BYTES + 1
-    assert (dest / "sub" / "data.csv").read_bytes() == b"1,2\n"
-    with pytest.raises(record.RecordError, match="outside"):
-        jobs.unpack_folder({"../escape.txt": b"x"}, tmp_path / "other")
-    assert not (tmp_path / "escape.txt").exists()
-
-
-def test_a_run_record_round_trips_and_a_broken_one_is_named(tmp_path):
-    entry = record.StudentEntry(status="graded", reason="", score=3.0, max_score=4.0,
-                                tests=[record.TestOutcome("t", "f", "correct", "")])
-    run = record.RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=2,
-                           sandbox={"mode": "off", "warning": ""}, limits={}, gradebook="sqlite://", functions=[],
-                           tests=[], calibration=None, forced={"forced": False, "reason": ""}, package={},
-                           kernel_cpu_seconds=0.0, students={"s": entry})
-    path = tmp_path / record.RECORD
-    run.save(path)
-    assert record.load(path) == run and not path.with_suffix(".tmp").exists()
-    path.write_text('{"assignment": "a"}')
-    with pytest.raises(record.RecordError, match="not a run record"):
-        record.load(path)
-    with pytest.raises(record.RecordError, match="run `grade` first"):
-        record.load(tmp_path / "none.json")
-
-
-def _full_result() -> record.SubmissionResult:
-    """A result with every part of the record filled in, as a worker hands it back."""
-    failure = record.Failure(record.STUDENT, "kernel-died", "the kernel died of SIGKILL", "raise --memory-mb", "log")
-    result = record.SubmissionResult("ada", grades={"test_f": record.Grade(1.0, 2.0), "test_g": record.Grade(None, 1.0,
-                                                                                                           True)},
-                                     comments={"f": None}, late_penalty=0.5, canary={"setup": "ok", "test_f": "nonce"},
-                                     tests=[record.TestOutcome("test_f", "f", "incorrect", "[incorrect] f", "wrong_dim",
-                                                               1.0, 2.0, "seen", "owner", "do", "CheckFailed")],
-                                     findings=[record.Finding("f", 2, "sys-modules", "sys.modules['x'] = None")],
-                                     notes=[record.Note("structure", "deleted test cell t; put back", "more")],
-                                     autograded={"a.ipynb": b"{}"}, seconds=1.5, timings={"cells": 1.0},
-                                     first_error=record.CellError("test_f", "CheckFailed", "wrong"), kernel="warm",
-                                     trimmed="1 KB cut")
-    result.fail(failure)
-    return result
-
-
-def test_every_record_type_round_trips_through_its_one_dict_pair():
-    """The record is typed inside the program; a dict only where it crosses a boundary (the Dask return, the
-    journal, grading.json), through each type's as_dict / from_dict, which give back the same value."""
-    import json
-
-    result = _full_result()
-    entry = record.StudentEntry(status="failed", reason=result.reason, score=0.0, raw_score=3.0, max_score=3.0,
-                                tests=result.tests, findings=result.findings, notes=result.notes,
-                                flags=[record.Flag("not graded", result.reason), record.Flag("scan", "1 line")],
-                                canary_verdict=record.CanaryVerdict("ok", "every test cell ran as written"),
-                                failure=result.failure, late=record.Late(7300.0, 2.0, "2026-12-01", "2026-12-02"),
-                                kernel="cold")
-    values = [result, entry, *result.grades.values(), *result.tests, *result.findings, *result.notes, result.failure,
-              result.first_error, *entry.flags, entry.late, entry.canary_verdict, jobs.Job(3, "ada", {"a": b"x"}),
-              record.Calibration("graded", "", True, result.first_error, None, {"setup": "ok"})]
-    for value in values:
-        data = value.as_dict()
-        assert type(value).from_dict(data) == value, type(value).__name__
-        if not isinstance(value, (record.SubmissionResult, jobs.Job)):  # those two travel through Dask, not JSON
-            assert type(value).from_dict(json.loads(json.dumps(data))) == value, type(value).__name__
-    assert entry.score == 1.0 and entry.as_dict()["late"]["penalty"] == 2.0  # final_score(3 - 2), never stored apart
-    assert record.StudentEntry.from_dict({**entry.as_dict(), "raw_score": None}).score == 1.0  # an older record
 
 
 def test_a_local_cluster_leaves_the_dask_settings_as_it_found_them():

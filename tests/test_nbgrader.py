@@ -5,6 +5,7 @@ import importlib
 import pytest
 import torch
 from test_catalogue import FINDINGS, planted_bug_costs_its_own_cells
+from test_notebooks_run import PEAK_CELL, PEAK_LIMIT_MB, peak_mb
 
 from autograder.dev import fixture_courses, nbtools
 from autograder.dev.catalogue import MODULES, THROUGH_NBGRADER, mutant_problems, variant_problems
@@ -49,7 +50,9 @@ def graded_course(request, tmp_path_factory, root):
     course = fixture_courses.make_course(tmp_path_factory.mktemp(module_id), [module_id], root)
     released = fixture_courses.release(course, module_id)
     solution = nbtools.read(root / "solutions" / module_id / f"{module_id}.ipynb")
-    fixture_courses.submit(course, module_id, "solution", solution)
+    measured = nbtools.read(root / "solutions" / module_id / f"{module_id}.ipynb")
+    measured.cells.append(nbtools.code(PEAK_CELL))  # a cell of the student's own after the last: the kernel's peak
+    fixture_courses.submit(course, module_id, "solution", measured)
     fixture_courses.submit(course, module_id, "blank", released)
     cat = CATALOGUES.get(module_id)
     students = {}
@@ -84,6 +87,20 @@ class _NbgraderModule:
         _, _, _, scores, _ = graded_course
         grades = scores["solution"]
         assert grades and all(s == m for s, m in grades.values()), grades
+
+    def test_solution_runs_top_to_bottom_within_binders_memory(self, graded_course):
+        """The solution notebook, every cell run by nbgrader: none failed, its checks showed correct lines, and its
+        kernel stayed under the memory a Binder gives (2 GB)."""
+        module_id, course, _, _, _ = graded_course
+        nb = nbtools.read(fixture_courses.autograded_notebook(course, module_id, "solution"))
+        ran = [c for c in nb.cells[:-1] if c.cell_type == "code" and c.source.strip()]
+        assert ran and all(c.execution_count for c in ran), "some cells did not run"
+        errors = [nbtools.grade_id(c) or c.source[:60] for c in ran if any(o.output_type == "error" for o in c.outputs)]
+        assert not errors, f"cells of the solution failed: {errors}"
+        shown = " ".join(str(o.get("data", {}).get("text/html", "")) for c in ran for o in c.outputs)
+        assert "autograder-correct" in shown, "the solution's checks did not show a correct line"
+        peak = peak_mb("".join(o.get("text", "") for o in nb.cells[-1].outputs))
+        assert peak < PEAK_LIMIT_MB, f"the kernel peaked at {peak:.0f} MB; Binder gives 2 GB"
 
     def test_blank_release_scores_zero_not_attempted(self, graded_course, root):
         module_id, course, _, scores, _ = graded_course

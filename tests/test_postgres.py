@@ -23,6 +23,7 @@ import pytest
 from autograder.cohort.course import Course
 from autograder.cohort.kernels.bwrap import probe
 from autograder.cohort.kernels.confinement import Limits
+from autograder.cohort.records import RunRecord
 from autograder.cohort.run.grade import GradeOptions, grade
 from autograder.cohort.views import feedback, report
 from autograder.cohort.views.export import export
@@ -95,7 +96,7 @@ def _course(path: Path, root: Path, cohort: dict, db: str | None) -> Course:
     return Course.open(course)
 
 
-def _grade(course: Course, **kw) -> dict:
+def _grade(course: Course, **kw) -> RunRecord:
     if probe() is not None:
         kw["sandbox"] = "off"
     return grade(course, MODULE, GradeOptions(workers=2, limits=LIMITS, progress=False, **kw))
@@ -148,13 +149,13 @@ def test_the_driver_sqlalchemy_picks_for_postgresql_urls_is_installed():
 def test_postgres_grades_equal_sqlite(runs):
     assert runs["postgres"]["scores"] == runs["sqlite"]["scores"]
     assert set(runs["postgres"]["scores"]) == {"solution", "blank", *(f"mutant-{n}" for n in MUTANTS)}
-    assert runs["postgres"]["record"]["gradebook"].startswith("postgresql://grader@/torch_ledger")
+    assert runs["postgres"]["record"].gradebook.startswith("postgresql://grader@/torch_ledger")
 
 
 @pytest.mark.slow
 def test_postgres_regrade_of_one_student_keeps_every_grade(runs):
     pg = runs["postgres"]
-    assert list(pg["regraded"]["students"]) == sorted(pg["record"]["students"])
+    assert sorted(pg["regraded"].students) == sorted(pg["record"].students)
     assert pg["after"] == pg["scores"]
 
 
@@ -168,4 +169,4 @@ def test_postgres_export_feedback_and_report(runs):
     assert "standardize" in pg["report"].read_text()
     record = json.loads((pg["course"].reports(MODULE) / "grading.json").read_text())
     assert {s: e["score"] for s, e in record["students"].items()} == \
-        {s: e["score"] for s, e in lite["record"]["students"].items()}
+        {s: e.score for s, e in lite["record"].students.items()}

@@ -682,3 +682,18 @@ def test_every_boundary_of_the_threat_model_names_an_attack_test_that_exists(roo
             source = (root / current).read_text()
             assert re.search(rf"^def {name or same_file}\(", source, re.M), (current, name or same_file)
     assert "(SECURITY.md)" in (root / "README.md").read_text()
+
+
+def test_the_readme_names_the_views_that_read_the_typed_run_record():
+    """README's row of views/ says which views read the typed RunRecord; each view's imports from records agree."""
+    readers = set()
+    for path in sorted((ROOT / "autograder" / "cohort" / "views").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    and (node.module or "").endswith("records") for alias in node.names}
+        if imported & {"RunRecord", "load"}:
+            readers.add(path.stem)
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `views/`"))
+    said = re.search(r"((?:`\w+`(?:, | and )?)+) read the typed `RunRecord`", row)
+    assert said, row
+    assert set(re.findall(r"`(\w+)`", said.group(1))) == readers, (row, readers)

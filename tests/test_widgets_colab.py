@@ -7,10 +7,15 @@ overlay first, so everything else comes from .venv.  After the lesson's own cell
 cell checks the version and moves every widget the lesson made, so that its callbacks run
 under ipywidgets 7 as well.  The same lessons with ipywidgets 8 are run by
 test_notebooks_run.py.
+
+Only the lessons that show widgets run here: a lesson that never imports ipywidgets runs the
+same whatever its version, and test_notebooks_run.py runs each of those with the inline backend
+(as Colab does) and fails if its kernel imported ipywidgets after all.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -33,7 +38,42 @@ OVERLAY = ARTIFACTS / f"colab-ipywidgets-{COLAB_IPYWIDGETS}"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
-LESSONS = sorted(ROOT.glob("course/*.ipynb"))
+ALL_LESSONS = sorted(ROOT.glob("course/*.ipynb"))
+
+
+@functools.cache
+def widget_helpers() -> frozenset[str]:
+    """The course's functions that build widgets: every function of the package's learner modules that imports
+    ipywidgets (``lessons.lr_explorer``, ``prereqs.prerequisites``, ...)."""
+    import ast
+
+    found = set()
+    for source in (ROOT / "autograder").glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(n, (ast.Import, ast.ImportFrom)) and "ipywidgets" in ast.dump(n) for n in ast.walk(node)):
+                found.add(node.name)
+    return frozenset(found)
+
+
+#: Imports that display widgets in a notebook: tqdm's notebook progress bar is an ipywidgets box.
+WIDGET_IMPORTS = ("ipywidgets", "tqdm.auto", "tqdm.notebook", "tqdm.autonotebook")
+
+
+def uses_widgets(nb) -> bool:
+    """The lesson's kernel imports ipywidgets: a code cell imports it (or tqdm's notebook bar, made of widgets) or
+    calls one of the course's widget helpers.  test_notebooks_run.py fails a lesson this misses."""
+    helpers = widget_helpers()
+    return any(c.cell_type == "code" and (any(name in c.source for name in WIDGET_IMPORTS)
+                                          or any(f"{h}(" in c.source for h in helpers)) for c in nb.cells)
+
+
+def _moves_widgets(nb) -> bool:
+    """The lesson builds widgets of its own, which the last cell moves (a progress bar is not moved)."""
+    return any(c.cell_type == "code" and "ipywidgets" in c.source for c in nb.cells)
+
+
+LESSONS = [p for p in ALL_LESSONS if uses_widgets(nbtools.read(p))]
 
 # The last cell: the version, then one change to every widget a learner can move, so the
 # lesson's observers run under ipywidgets 7 (an exception in one fails the cell).
@@ -57,10 +97,6 @@ for _w in list(ipywidgets.Widget.widgets.values()):
     moved += 1
 print("ipywidgets", ipywidgets.__version__, "| widgets moved:", moved)
 """
-
-
-def _uses_widgets(nb) -> bool:
-    return any(c.cell_type == "code" and "ipywidgets" in c.source for c in nb.cells)
 
 
 @pytest.fixture(scope="session")
@@ -98,7 +134,7 @@ def colab_overlay():
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_lesson_runs_with_colab_ipywidgets(path, colab_overlay, tmp_path):
     nb = nbtools.read(path)
-    has_widgets = _uses_widgets(nb)
+    has_widgets = _moves_widgets(nb)
     nb.cells.append(nbformat.v4.new_code_cell(COLAB_CHECK))
 
     env = dict(os.environ)

@@ -16,7 +16,7 @@ from traitlets.config import Config
 from autograder import core
 from autograder.cohort.jobs import Job, RunSpec, pack_folder
 from autograder.cohort.kernels.confinement import BASE_UID
-from autograder.cohort.records import GRADER, SubmissionResult
+from autograder.cohort.records import GRADER, STUDENT, RunRecord, StudentEntry, SubmissionResult
 from autograder.cohort.worker import canary
 from autograder.cohort.worker.grader import Grader, Grading, _CellTracker
 from autograder.cohort.worker.submission import KernelRun, LogCapture, explain_failure
@@ -175,22 +175,37 @@ def test_the_cell_tracker_survives_the_configurations_copy():
     assert tracker.cell == "cell 'test_f'" and tracker.first and tracker.last >= tracker.first
 
 
+def _run_record(timings: dict) -> RunRecord:
+    """A run record whose students carry these timings (and nothing else of note)."""
+    students = {s: StudentEntry(status="graded", reason="", score=1.0, max_score=1.0, timings=t)
+                for s, t in timings.items()}
+    return RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=1, sandbox={"mode": "off"},
+                     limits={}, gradebook="sqlite://", functions=[], tests=[], calibration=None, forced={}, package={},
+                     kernel_cpu_seconds=0.0, students=students)
+
+
 def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path):
     from autograder.dev import bench
 
     g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": "{not json"}), steps=["read", "scan", "stage"])
-    assert set(g.result.timings) == {"step_read"}  # the step that stopped the grading is timed, none after it
+    assert set(g.result.timings) == {"step_read", "cpu_read"}  # the step that stopped the grading, none after it
     tracker = _CellTracker()
     assert tracker.phases(0.0, 5.0) == {}  # no cell ran: no phase to tell
     tracker.first, tracker.canary, tracker.done = 1.0, 3.5, 4.0
     assert tracker.phases(0.5, 4.5) == {"kernel_start": 0.5, "cells": 2.5, "canary": 0.5, "nbgrader_after": 0.5}
     timings = {"prepare": 0.2, "kernel_start": 0.5, "cells": 2.5, "canary": 0.5, "nbgrader_after": 0.5,
                "step_read_scores": 0.1, "step_collect_notes": 0.05, "gradebook_write": 0.07, "engine": 0.03}
-    record = {"students": {"a": {"timings": timings}, "b": {"timings": {**timings, "engine": 0.05}}}}
+    record = _run_record({"a": timings, "b": {**timings, "engine": 0.05}})
     phases = bench.breakdown(record)
     assert list(phases) == [name for name, _ in bench.PHASES]
     assert phases["read"] == 0.15 and phases["engine"] == 0.04 and phases["cells"] == 2.5
     assert bench._schedule(("stock", "serial", "ours")) == ["ours", "serial", "stock", "serial", "ours"]
+    cpu = bench.cpu_breakdown(_run_record({"a": {"cpu_autograde": 0.2, "kernel_cpu": 0.3},
+                                           "b": {"cpu_autograde": 0.4, "kernel_cpu": 0.3}}), 0.75)
+    assert list(cpu) == [name for name, _ in bench.CPU_PARTS] + ["rest"]
+    assert cpu["cpu_autograde"] == 0.3 and cpu["kernel_cpu"] == 0.3 and cpu["rest"] == 0.15
+    assert bench._arms(("stock", "serial", "ours"), (1, 2)) == ["ours-w1", "ours-w2", "serial", "stock", "serial",
+                                                               "ours-w2", "ours-w1"]
     # 2 cores always busy at the serial run's 2.4 CPU s a notebook, against stock's 8.6 s a notebook
     assert bench.ceiling(8.6, 2.4, 2) == 7.17 and bench.ceiling(8.6, 0.0, 2) == 0.0
 
@@ -208,7 +223,7 @@ def test_each_step_is_timed_and_the_bench_reads_the_phases_back(worker, tmp_path
 def test_the_metadata_check_with_its_schema_compiled_once_judges_as_nbgraders(root, corrupt):
     from nbgrader.nbgraderformat import MetadataValidator as Nbgraders
 
-    from autograder.cohort.preprocessors.check_metadata import MetadataValidator
+    from autograder.cohort.preprocessors.check_metadata import CheckCellMetadata, MetadataValidator
 
     def verdict(validator, nb):
         try:
@@ -226,6 +241,22 @@ def test_the_metadata_check_with_its_schema_compiled_once_judges_as_nbgraders(ro
     expected = verdict(Nbgraders(), copy.deepcopy(nb))
     assert verdict(MetadataValidator(), copy.deepcopy(nb)) == expected
     assert (expected[0] == "valid") == (corrupt is None)
+    # The preprocessor keeps its verdict for the worker, which reads it there (not in the log) and owns the failure.
+    checker = CheckCellMetadata()
+    if corrupt is None:
+        checker.preprocess(copy.deepcopy(nb), {})
+        assert checker.failed == ""
+        return
+    with pytest.raises(Exception) as raised:
+        checker.preprocess(copy.deepcopy(nb), {})
+    if expected[0] != "ValidationError":  # a schema version nbgrader does not read: its own error, left to nbgrader
+        assert checker.failed == "" and type(raised.value).__name__ == expected[0]
+        return
+    assert "failed to validate" in str(raised.value) and checker.failed, "the verdict is kept"
+    quiet = LogCapture()  # nothing in the log: the verdict alone decides
+    failure = explain_failure(quiet, {}, "", [], checker.failed)
+    assert (failure.owner, failure.cause) == (STUDENT, "metadata"), failure
+    assert explain_failure(quiet, {}, "", []).cause != "metadata"
 
 
 def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_path):
@@ -239,6 +270,7 @@ def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_p
     db, fresh = tmp_path / "gradebook.db", tmp_path / "fresh.db"
     with Gradebook("sqlite:///" + str(fresh)):
         pass
+    shutil.copy(fresh, db)  # one new gradebook serves both: nbgrader creates each with an `alembic` command (~1 s)
     with Gradebook("sqlite:///" + str(db)) as gb:
         gb.add_student("ada")
         engine = gb.engine
@@ -251,3 +283,24 @@ def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_p
         gb.add_student("grace")
     with Gradebook("sqlite:///" + str(fresh)) as gb:
         assert gb.engine is not engine and gb.students == []
+
+
+def test_the_bench_counts_what_an_arms_processes_used():
+    """Each arm's CPU: its own cpuacct cgroup where this process may make one (as root), else this process's own
+    accounting; either way a child's work is counted in the arm that ran it, and not in another."""
+    import subprocess
+    import sys
+
+    from autograder.dev import bench
+
+    meter = bench.CpuMeter()
+    try:
+        with meter.arm("burn"):
+            subprocess.run([sys.executable, "-c", "sum(range(4_000_000))"], check=True)
+        with meter.arm("idle"):
+            pass
+    finally:
+        meter.close()
+    assert meter.source in ("cgroup", "rusage")
+    assert meter.seconds["burn"] >= 0.05 and meter.seconds["idle"] < meter.seconds["burn"] / 2, meter.seconds
+    assert not any(group.exists() for group in meter.groups.values()), "an arm's cgroup was left behind"

@@ -330,7 +330,7 @@ def numerical_grad_values(numerical_grad, n: int = 4, seed: int = 0, *, notes):
             base = plain(x).double()
             points: list = []
 
-            def recorded(t, f=f):
+            def recorded(t, f=f, points=points):
                 if isinstance(t, torch.Tensor):
                     points.append((torch.Tensor.detach(t).to("cpu").double().clone(), bool(t.requires_grad)))
                 return f(t)

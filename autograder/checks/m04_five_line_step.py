@@ -8,9 +8,8 @@ update.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import math
+from collections import OrderedDict
 
 import torch
 from torch import nn

@@ -455,7 +455,7 @@ def health_check_leaves_state(health_check, seed: int = 3, *, notes):
             cleared_by = []
             zero_grad = optimizer.zero_grad
 
-            def recording_zero_grad(*args, **kwargs):
+            def recording_zero_grad(*args, cleared_by=cleared_by, zero_grad=zero_grad, **kwargs):
                 cleared_by.append("optimizer.zero_grad()")
                 return zero_grad(*args, **kwargs)
 

@@ -19,8 +19,8 @@ own), instead of a new interpreter per call.
 from __future__ import annotations
 
 import contextlib
-import math
 import copy
+import math
 import os
 import re
 import statistics

@@ -21,10 +21,10 @@ from pathlib import Path
 NBCONVERT_OPTION = "--ExecutePreprocessor.kernel_manager_class=autograder.cohort.kernels.client.PromptKernelManager"
 
 
-def run_notebook(nb, cwd: Path, timeout: float = 300, allow_errors: bool = False) -> float:
+def run_notebook(nb, cwd: Path, timeout: float = 300, allow_errors: bool = False, env: dict | None = None) -> float:
     """Execute ``nb`` (an nbformat notebook, changed in place) in a new kernel whose working directory is
-    ``cwd``; the seconds it took.  Raises nbclient's ``CellExecutionError`` (naming the cell) when a cell
-    fails, unless ``allow_errors``."""
+    ``cwd`` (and whose environment is ``env``, this process's by default); the seconds it took.  Raises nbclient's
+    ``CellExecutionError`` (naming the cell) when a cell fails, unless ``allow_errors``."""
     import nbclient
 
     from .kernels.client import PromptKernelManager
@@ -34,7 +34,7 @@ def run_notebook(nb, cwd: Path, timeout: float = 300, allow_errors: bool = False
                                      shutdown_kernel="immediate",  # a kernel that imported torch takes ~1 s to exit
                                      resources={"metadata": {"path": str(cwd)}})
     start = time.perf_counter()
-    client.execute()
+    client.execute(**({} if env is None else {"env": env}))
     return time.perf_counter() - start
 
 

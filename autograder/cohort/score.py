@@ -8,7 +8,7 @@ instructor's manual grades may have changed them).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 def final_score(points: float, penalty: float | None = 0.0) -> float:
@@ -26,6 +26,23 @@ def checks_points(grades: Iterable) -> float:
 def possible_points(grades: Iterable) -> float:
     """The points the test cells are worth."""
     return sum(float(g.max_score) for g in grades)
+
+
+def earns_nothing(status: str, compromised: bool) -> bool:
+    """The zero rule: a submission that was not graded (its grading failed) or whose kernel was compromised (the
+    canary saw the checks changed) earns no point, whatever its test cells showed."""
+    return status != "graded" or compromised
+
+
+def gradebook_points(scores: Mapping[str, tuple[float, float]]) -> tuple[float, float]:
+    """The points and the possible points of a student's test cells as the gradebook holds them
+    (``{cell: (score, max_score)}``, an instructor's manual grades included)."""
+    return sum(s for s, _ in scores.values()), sum(m for _, m in scores.values())
+
+
+def cells_possible(max_scores: Mapping[str, float]) -> float:
+    """The points an assignment's test cells are worth (``{cell: max_score}``)."""
+    return sum(float(m) for m in max_scores.values())
 
 
 def full_marks(grades: Iterable) -> bool:

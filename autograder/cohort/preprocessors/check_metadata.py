@@ -52,14 +52,19 @@ class MetadataValidator(MetadataValidatorV3, _SchemaCheckedOnce):
 
 
 class CheckCellMetadata(NbgraderCheckCellMetadata):
-    """nbgrader's preprocessor, with :class:`MetadataValidator`."""
+    """nbgrader's preprocessor, with :class:`MetadataValidator`.  What failed to validate is kept in
+    :attr:`failed` as well as logged: the grading worker reads it there (one instance serves both of
+    ``autograde``'s passes), never from the log."""
+
+    failed = ""  # the validation error of the last notebook that failed, "" while none has
 
     def preprocess(self, nb, resources):
         from nbgrader.nbgraderformat import ValidationError
 
         try:
             MetadataValidator().validate_nb(nb)
-        except ValidationError:
+        except ValidationError as error:
+            self.failed = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             self.log.error(traceback.format_exc())
             msg = "Notebook failed to validate; the nbgrader metadata may be corrupted."
             self.log.error(msg)

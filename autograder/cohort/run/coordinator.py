@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ..course import Course
 from ..records import GRADER, Calibration, CanaryVerdict, Failure, Flag, StudentEntry, SubmissionResult
+from ..score import earns_nothing
 from ..score import full_marks as scored_full_marks
 from ..worker import canary
 from .gradebook_writer import Writer
@@ -48,7 +49,7 @@ def judge(result: SubmissionResult, expected: dict | None, max_total: float, for
     if result.status == "graded":
         seen = canary.verdict(result.canary, expected)
         verdict = CanaryVerdict(seen.status, seen.detail)
-    points = 0.0 if result.status != "graded" or verdict.compromised else result.points
+    points = 0.0 if earns_nothing(result.status, verdict.compromised) else result.points
     return StudentEntry(status=result.status, reason=result.reason, score=points, raw_score=points,
                         max_score=result.possible or max_total, tests=list(result.tests),
                         findings=list(result.findings), notes=list(result.notes),

@@ -40,7 +40,7 @@ from .. import privacy
 from ..course import Course, copy_assignment
 from ..jobs import Job, RunSpec, pack_folder
 from ..kernels.preflight import kernel_package, nbgrader_package, package_mismatch
-from ..records import JOURNAL, REFERENCE, STUDENT, CalibrationFailed, Failure, GradingError, SubmissionResult
+from ..records import JOURNAL, REFERENCE, STUDENT, CalibrationFailed, Failure, GradingError, RunRecord, SubmissionResult
 from ..worker.dask_plugin import grader_uid
 from .coordinator import Coordinator, explain_calibration, warn
 from .dask_cluster import ClusterError, DaskCluster, scheduler_security, wait_any
@@ -88,9 +88,10 @@ def _in_order(names, notebook) -> list[str]:
 # The run
 
 
-def grade(course: Course, assignment: str, options: GradeOptions | None = None) -> dict:
-    """Grade the cohort's submissions of ``assignment``; returns the run record as ``grading.json`` holds it
-    (the typed :class:`~autograder.cohort.records.RunRecord` is written to disk and read back by the views).
+def grade(course: Course, assignment: str, options: GradeOptions | None = None) -> RunRecord:
+    """Grade the cohort's submissions of ``assignment``; returns the run record, the typed
+    :class:`~autograder.cohort.records.RunRecord` that ``grading.json`` holds as a dict (written to disk and read
+    back by the views).
 
     Raises :class:`CalibrationFailed`, having written nothing, when the assignment's own solution
     does not score full marks under this run's set-up (unless ``options.force``).  Students the grader
@@ -216,7 +217,7 @@ def _pack_data(paths: list[Path]) -> dict:
     return files
 
 
-def _run(setup: RunSetup, spec: RunSpec, engine: DaskCluster, forced: str) -> dict:
+def _run(setup: RunSetup, spec: RunSpec, engine: DaskCluster, forced: str) -> RunRecord:
     course, assignment, students, options = setup.course, setup.assignment, setup.students, setup.options
     journal = Journal(course.reports(assignment) / JOURNAL, assignment, students)
     carried = journal.carried()
@@ -270,7 +271,7 @@ def _run(setup: RunSetup, spec: RunSpec, engine: DaskCluster, forced: str) -> di
     if not coordinator.not_graded:
         journal.remove()  # otherwise kept: the next run of the same students resumes and grades only them
     summarise(record, [s for s in students if s in everyone or s in coordinator.not_graded], course)
-    return record.as_dict()
+    return record
 
 
 def _progress_bar(options: GradeOptions, assignment: str, total: int, initial: int):

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..course import Course
 from ..jobs import unpack_folder
 from ..records import Late, StudentEntry, SubmissionResult
+from ..score import earns_nothing
 from .journal import Journal
 
 
@@ -56,7 +57,7 @@ class Writer:
     def write(self, result: SubmissionResult, entry: StudentEntry) -> None:
         """Everything of one student, or (raising) nothing: the autograded folder is staged first and only
         put in place once the gradebook has committed."""
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.thread_time()
         student = result.student
         dest = self.course.autograded(student, self.assignment)
         staged = dest.with_name(dest.name + ".incoming")
@@ -82,7 +83,8 @@ class Writer:
             shutil.rmtree(dest)
         if staged.exists():
             staged.rename(dest)
-        entry.timings = {**entry.timings, "gradebook_write": round(time.monotonic() - started, 3)}
+        entry.timings = {**entry.timings, "gradebook_write": round(time.monotonic() - started, 3),
+                         "cpu_gradebook_write": round(time.thread_time() - cpu, 3)}
         self.journal.add(student, entry)
 
     def _write_gradebook(self, result: SubmissionResult, entry: StudentEntry) -> Late | None:
@@ -95,7 +97,7 @@ class Writer:
         else:
             gb.update_or_create_submission(self.assignment, student)
         sub = gb.find_submission_notebook(self.notebook, self.assignment, student)
-        zero = entry.status != "graded" or entry.compromised
+        zero = earns_nothing(entry.status, entry.compromised)
         for grade in sub.grades:
             info = result.grades.get(grade.name)
             auto = 0.0 if zero or info is None else info.auto_score

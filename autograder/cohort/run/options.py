@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..course import Course
 from ..kernels.confinement import Limits
+from ..score import cells_possible
 from ..worker.submission import OUTPUT_LIMITS
 
 
@@ -40,7 +41,7 @@ class Assignment:
 
     @property
     def possible(self) -> float:
-        return sum(self.max_scores.values())
+        return cells_possible(self.max_scores)
 
 
 @dataclass

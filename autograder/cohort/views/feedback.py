@@ -27,7 +27,7 @@ from ...outcome import css_class, css_rules
 from ..course import Course
 from ..records import RECORD, StudentEntry, TestOutcome, load
 from ..run.summary import late_duration
-from ..score import final_score
+from ..score import final_score, gradebook_points
 
 #: A feedback page's mode: the student reads the copy that ``nbgrader release_feedback`` puts in the exchange.
 PAGE_MODE = 0o644
@@ -82,8 +82,7 @@ def render(student: str, assignment: str, entry: StudentEntry, answers: dict[str
     manual grade may have changed them; without them, the run record's."""
     late = entry.late
     penalty = late.penalty if late else 0.0
-    raw = sum(s for s, _ in scores.values()) if scores else entry.raw_score
-    maximum = sum(m for _, m in scores.values()) if scores else entry.max_score
+    raw, maximum = gradebook_points(scores) if scores else (entry.raw_score, entry.max_score)
     total = final_score(raw, penalty)
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(assignment)} — "
            f"{html.escape(student)}</title><style>{_STYLE}</style></head><body>",

@@ -131,6 +131,7 @@ class Grading:
     kernel_events: list = field(default_factory=list)  # the kernel manager's own records (kernels/managers.py)
     kernels: list[KernelRun] = field(default_factory=list)  # what happened to the kernels, read from those
     restored: list[Restored] = field(default_factory=list)  # what the course's preprocessors put back
+    invalid_metadata: str = ""  # why the course's metadata check refused the notebook ("" when it did not)
     template: Template | None = None  # the warm template its kernel is forked from (None: cold)
     graded: nbformat.NotebookNode | None = None  # the autograded notebook
     scores: dict = field(default_factory=dict)  # test id -> (score, max score)
@@ -228,7 +229,7 @@ class Grader:
     # -- one job ----------------------------------------------------------------------------
 
     def grade(self, job: Job) -> SubmissionResult:
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.thread_time()
         result = SubmissionResult(job.student, reference=job.reference)
         try:
             folder = unpack_folder(job.files, reset_dir(self.scratch / "incoming"))
@@ -236,18 +237,21 @@ class Grader:
         except Exception as error:  # noqa: BLE001 - one submission must never stop the worker
             result.fail(grader_error(error, self.scratch, traceback.format_exc(limit=6)))
         result.seconds = round(time.monotonic() - started, 3)
+        result.timings["cpu_grading"] = round(time.thread_time() - cpu, 3)  # this worker's thread, kernels apart
         return result
 
     def run(self, grading: Grading, steps=None) -> Grading:
         """Run ``steps`` (default: every step) on ``grading``; a step that raises :class:`Stop` ends it."""
         for name in steps or self.STEPS:
-            started = time.monotonic()
+            started, cpu = time.monotonic(), time.thread_time()
             try:
                 getattr(self, f"step_{name}")(grading)
             except Stop:
                 break
             finally:
                 grading.result.timings[f"step_{name}"] = round(time.monotonic() - started, 3)
+                # the CPU of the grading thread (nbgrader and its kernel client run on it; the kernel's own: kernel_cpu)
+                grading.result.timings[f"cpu_{name}"] = round(time.thread_time() - cpu, 3)
         return grading
 
     # -- the steps ----------------------------------------------------------------------------
@@ -316,7 +320,7 @@ class Grader:
         g.result.notes += list(dict.fromkeys([*map(_note, g.restored), *notes_from_log(g.capture.text())]))
         autograded = self._autograded(g)
         if not ok or not autograded.exists():
-            failure = explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernels)
+            failure = explain_failure(g.capture, self.spec.limits, g.tracker.cell, g.kernels, g.invalid_metadata)
             log = g.box / "kernel.log"
             if failure.cause == "kernel-start" and log.exists():
                 failure = Failure(failure.owner, failure.cause, failure.reason, failure.advice,
@@ -424,6 +428,7 @@ class Grader:
         from nbgrader.converters import Autograde
         from nbgrader.coursedir import CourseDirectory
 
+        from ..preprocessors.check_metadata import CheckCellMetadata
         from ..preprocessors.restore_metadata import RestoreCellMetadata
         from ..preprocessors.restore_structure import RestoreStructure
 
@@ -432,7 +437,13 @@ class Grader:
         coursedir = CourseDirectory(config=cfg, log=self.log)
         converter = Autograde(coursedir=coursedir, config=cfg, log=self.log)
         restorers = [RestoreStructure(config=cfg, log=self.log), RestoreCellMetadata(config=cfg, log=self.log)]
-        converter.sanitize_preprocessors = [*restorers, *converter.sanitize_preprocessors]
+        checker = CheckCellMetadata(config=cfg, log=self.log)  # one instance for both passes, read afterwards
+
+        def checked(steps: list) -> list:
+            return [checker if step is CheckCellMetadata else step for step in steps]
+
+        converter.sanitize_preprocessors = [*restorers, *checked(converter.sanitize_preprocessors)]
+        converter.autograde_preprocessors = checked(converter.autograde_preprocessors)
         try:
             converter.start()
         except Exception as error:  # noqa: BLE001 - nbgrader reports per-notebook failures this way
@@ -440,6 +451,7 @@ class Grader:
             return False
         finally:
             g.restored = [item for restorer in restorers for item in restorer.restored]
+            g.invalid_metadata = checker.failed
         return True
 
 

@@ -238,9 +238,13 @@ _KERNEL_START_ADVICE = ("run the solution alone with --sandbox off to tell the s
                         "read the kernel log")
 
 
-def explain_failure(capture: LogCapture, limits: dict, cell: str, kernels: list[KernelRun]) -> Failure:
-    """Why nbgrader produced no autograded notebook, and whose failure that is, from its log and what
-    happened to the kernel."""
+def explain_failure(capture: LogCapture, limits: dict, cell: str, kernels: list[KernelRun],
+                    invalid_metadata: str = "") -> Failure:
+    """Why nbgrader produced no autograded notebook, and whose failure that is: the course's metadata check's
+    verdict (``invalid_metadata``, read from the preprocessor itself), what happened to the kernel, and
+    nbgrader's own log."""
+    if invalid_metadata:
+        return Failure(STUDENT, "metadata", "nbgrader could not validate the notebook's cell metadata")
     log = "\n".join(capture.text(logging.ERROR))
     where = f" while running {cell}" if cell else ""
     for kernel in kernels:
@@ -264,12 +268,12 @@ def explain_failure(capture: LogCapture, limits: dict, cell: str, kernels: list[
         return Failure(STUDENT, "kernel-died", f"{cause}{where}",
                        "the notebook needs more memory or CPU time than the limits allow here, or it ends its "
                        "own kernel; raise --memory-mb or --cpu-seconds if the solution needs them")
+    if "ValidationError" in log:  # nbformat's own schema check of the whole notebook (nbconvert runs it)
+        return Failure(STUDENT, "metadata", "nbgrader could not validate the notebook's cell metadata")
     if "CellTimeoutError" in log or "Timeout waiting for IOPub" in log:
         return Failure(STUDENT, "cell-timeout",
                        f"a cell ran past the per-cell time limit and did not stop when interrupted{where}",
                        "a cell needs more time than --cell-timeout allows here; raise it")
-    if "failed to validate" in log or "ValidationError" in log:
-        return Failure(STUDENT, "metadata", "nbgrader could not validate the notebook's cell metadata")
     found = system_cause(log)
     if found is not None:
         cause, advice = found

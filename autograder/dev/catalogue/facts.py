@@ -13,7 +13,6 @@ message, reported by :func:`problems`.
 from __future__ import annotations
 
 import contextlib
-import math
 import re
 from dataclasses import dataclass, field
 
@@ -186,9 +185,10 @@ def recording():
     import importlib
     import pkgutil
 
-    from ... import checks, core
     from torch.nn.modules.module import register_module_forward_hook
     from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    from ... import checks, core
 
     recorder = _Recorder()
     patched = []

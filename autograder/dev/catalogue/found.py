@@ -520,7 +520,7 @@ if __name__ == "__main__":  # pragma: no cover - a development report
             if lost and not ok:
                 print("      " + " | ".join(t[:400].replace("\n", " ") for t in texts))
     print("JUDGED = {")
-    for n, (lost, ok, texts, codes) in out.items():
+    for n, (lost, ok, _texts, codes) in out.items():
         if lost and ok and codes:
             print(f"    {n!r}: ({lost!r}, {codes!r}),")
     print("}")
