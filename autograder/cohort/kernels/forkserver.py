@@ -130,7 +130,7 @@ def isolate(request: dict) -> None:
     for inside, fd in staged:
         _bind_fd(libc, fd, inside, True)
     if request.get("userns"):
-        _own_pid_namespace(libc, request["shared"])  # returns in the kernel only
+        _own_pid_namespace(libc)  # returns in the kernel only
     # RLIMIT_NPROC counts every process of the kernel's uid on the machine; without root that uid is the grading
     # user's, whose processes only the owner (outside this pid namespace) can count: the request holds the limit.
     for name in RLIMITS:
@@ -160,26 +160,24 @@ def _bind_fd(libc, fd: int, target: str, read_only: bool) -> None:
     os.close(fd)
 
 
-def _own_pid_namespace(libc, shared: str | None = None) -> None:
+def _own_pid_namespace(libc) -> None:
     """Without root, a kernel and its uid are the grading user's, as its template's are: it could signal the
     template by pid.  So the kernel runs as the first process of a pid namespace of its own, where no process
     outside it has a pid to be named by (nor can a pidfd reach one); what it leaves running ends with it.  The
-    child the template forked stays outside as its stand-in (:func:`_stand_in`), which also makes the socket folder
-    ``shared`` read-only once the kernel's sockets exist; this returns in the kernel."""
+    child the template forked stays outside as its stand-in (:func:`_stand_in`); this returns in the kernel."""
     import ctypes
 
     if libc.unshare(_CLONE_NEWPID) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWPID) failed")
     kernel = os.fork()
     if kernel:
-        _stand_in(kernel, shared)
+        _stand_in(kernel)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the stand-in killed: the kernel goes too
 
 
-def _stand_in(kernel: int, shared: str | None = None) -> None:
+def _stand_in(kernel: int) -> None:
     """The template's child, for a kernel in its own pid namespace: passes signals on and ends as the kernel
-    ends (by the same signal, or with the same status), so that its owner sees the kernel's own fate.  First, it
-    makes the socket folder ``shared`` read-only once the kernel has made its sockets (:func:`_lock_when_bound`)."""
+    ends (by the same signal, or with the same status), so that its owner sees the kernel's own fate."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -193,8 +191,6 @@ def _stand_in(kernel: int, shared: str | None = None) -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(sig, forward)
-    if shared:
-        _lock_when_bound(kernel, shared)
     try:
         _, status = os.waitpid(kernel, 0)
     except ChildProcessError:
@@ -204,28 +200,6 @@ def _stand_in(kernel: int, shared: str | None = None) -> None:
         signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
-
-
-#: The sockets a kernel makes in its socket folder (shell, iopub, stdin, control, heartbeat).
-KERNEL_SOCKETS = 5
-
-
-def _lock_when_bound(kernel: int, shared: str, patience: float = 120.0) -> None:
-    """Without root the kernel's files on the host are the grading user's, as its socket folder is: no mode keeps
-    it from writing there.  The stand-in is still root in the template's user namespace, which owns the kernel's
-    mount namespace: once the kernel's sockets exist (a client connects to them from the host, where the folder is
-    unchanged), it remounts the folder read-only there, so the kernel can write nothing more on the host."""
-    deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
-        try:
-            if sum(1 for entry in os.scandir(shared) if entry.is_socket()) >= KERNEL_SOCKETS:
-                _mount(_libc(), None, shared, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
-                return
-            if os.waitid(os.P_PID, kernel, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-                return  # the kernel ended before it made its sockets
-        except OSError:
-            return
-        time.sleep(0.05)
 
 
 def _enter_own_user_namespace(libc, uid: int) -> None:
