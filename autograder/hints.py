@@ -24,6 +24,7 @@ import numbers
 import re
 
 from . import core, progress
+from .course_code import handed_out
 from .syllabus import MODULES, module_of_checks
 
 _REPAIR_1 = ("Run the check cells under it first and read which owner each failing check names. The colleague's "
@@ -733,7 +734,9 @@ def _answer_in(nb, name: str) -> str | None:
     from .cells import answer_cells
 
     cell = answer_cells(nb).get(name)
-    return None if cell is None else strip_solution_markers(cell.source).rstrip("\n")
+    answer = None if cell is None else strip_solution_markers(cell.source).rstrip("\n")
+    handed_out(answer, f"the reference answer of `{name}` that the hints read (autograder.hints)")  # code run from this text is never a learner's answer
+    return answer
 
 
 def reference_answer(module_id: str, name: str) -> str | None:
