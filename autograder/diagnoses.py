@@ -40,7 +40,8 @@ DIAGNOSES: dict[str, str] = {
     "counts_tensors": "counted parameter tensors instead of their elements",
     "cuda_only_api": "used a CUDA-only API (events, synchronize, .cuda()) on a machine without CUDA",
     "cuda_rng_not_restored": "the checkpoint did not restore the CUDA RNG state",
-    "course_code": "ran a reference implementation of the course (the owners' trace, a check's reference loop, a catalogue, a reference answer read through the hints) as its answer",
+    "course_code": "ran a reference implementation of the course (the owners' trace, a check's reference loop, a "
+                   "catalogue, a reference answer read through the hints) as its answer",
     "cut_from_graph": "a layer's output was cut from the autograd graph (detach, .data, no_grad)",
     "dedup_by_value": "removed leaves whose values equal another leaf's (deduplicated by value, not identity)",
     "did_nothing": "did not do its job (no result, nothing changed), so a property that doing nothing also has "
