@@ -391,3 +391,34 @@ def unwrap(fn):
             return fn
         fn = inner
     return fn
+
+
+class _Ran:
+    codes: list = []
+
+
+@contextlib.contextmanager
+def calls():
+    """The Python code that ran inside the block: ``ran.codes`` after it (from the check's watch when one runs,
+    else from a profiler of the block's own).  A torch function mode can be switched off by the code it watches
+    (``torch._C.DisableTorchFunction``); this record cannot, short of switching off the watch, which scores 0."""
+    ran = _Ran()
+    main = _current._profilers[0] if _current is not None and _current._profilers else None
+
+    def counts(profiler) -> dict:
+        return {id(e.code): (e.code, e.callcount) for e in profiler.getstats() if hasattr(e.code, "co_code")}
+
+    if main is not None and sys.getprofile() is main:
+        before = counts(main)
+        try:
+            yield ran
+        finally:
+            ran.codes = [code for key, (code, n) in counts(main).items() if n > before.get(key, (None, 0))[1]]
+        return
+    own = _lsprof.Profiler(builtins=False, subcalls=False)
+    own.enable()
+    try:
+        yield ran
+    finally:
+        own.disable()
+        ran.codes = [code for code, _ in counts(own).values()]
