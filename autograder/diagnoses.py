@@ -247,6 +247,7 @@ DIAGNOSES: dict[str, str] = {
     "too_fast": "reported times shorter than the calls take",
     "torch_rng_not_restored": "the checkpoint did not restore torch's CPU RNG state",
     "trace_wrong_grad": "the trace's grad column is wrong (what a parameter's .grad holds after a statement)",
+    "trace_added_state": "the trace added entries to optimizer.state (read as optimizer.state[p], a defaultdict)",
     "trace_wrong_graph": "the trace's graph column is wrong (when a graph is recorded, freed, or made unusable by an "
                          "in-place step)",
     "trace_wrong_loss": "the trace's loss column is wrong (the value `loss` holds after a statement)",

@@ -277,10 +277,12 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "One statement at a time, ask each owner what it holds, as the lesson's owner table does: the loss, each "
             "parameter's `.grad`, the optimizer's buffers, the parameters' values, autograd's graph. Five of them "
             "can be read off the objects you are given; the graph cannot, so it is the one to reason about.",
-            "Look up where each owner keeps its state: `p.grad`, `optimizer.state[p]` (it gains a momentum buffer "
-            "the first time step() updates p) and `optimizer.param_groups` (the tensors the optimizer's step() and "
-            "zero_grad() touch; the model's zero_grad() touches every parameter). Compare with copies taken "
-            "before the statement: a reference you kept changes under you when step() writes in place.",
+            "Look up where each owner keeps its state: `p.grad`, the optimizer's state (it gains a momentum buffer "
+            "the first time step() updates p; read it with `optimizer.state.get(p, {})`: `optimizer.state` is a "
+            "defaultdict, and `optimizer.state[p]` would add an entry for a tensor that has none) and "
+            "`optimizer.param_groups` (the tensors the optimizer's step() and zero_grad() touch; the model's "
+            "zero_grad() touches every parameter). Compare with copies taken before the statement: a reference you "
+            "kept changes under you when step() writes in place.",
             "The graph is the trap. Module 02's version counter counts writes, not changes: a step() writes into every "
             "tensor it holds whose .grad is not None (zeros included) and skips a None, and a graph alive at that "
             "moment can no longer be walked. Test your rule by experiment: run a short body on copies of the "

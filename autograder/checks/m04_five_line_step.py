@@ -531,7 +531,41 @@ def _call_trace(trace_batch, start: str, body, seed: int) -> list:
              code="wrong_length")
     for n, row in enumerate(out):
         _expect_row_form(row, names, f"{where}: row {n} (after `{body[n]}`)")
+    out = list(out)
+    # which parameters hold an entry in optimizer.state once the trace ran (`p in` reads without adding one)
+    _STATE_AFTER[id(out)] = (out, sorted(n for n, p in model.named_parameters() if p in optimizer.state),
+                             _state_dict_error(optimizer))
     return out
+
+
+#: What the optimizer's state held after each learner trace (``{id(rows): (rows, names with an entry, error)}``).
+_STATE_AFTER: dict = {}
+
+
+def _state_dict_error(optimizer) -> str:
+    try:
+        optimizer.state_dict()
+    except Exception as error:  # noqa: BLE001 - what the learner's trace left behind
+        return f"{type(error).__name__}: {error}"
+    return ""
+
+
+def _expect_state_kept(got: list, want: list, start: str, body) -> None:
+    """Fail when the trace left the optimizer's state other than a real run leaves it: reading
+    ``optimizer.state[p]`` (a defaultdict) adds an empty entry for a tensor that has none."""
+    _, held, error = _STATE_AFTER.pop(id(got), (None, None, ""))
+    if held is None:
+        return
+    expected = sorted(n for n, state in want[-1]["momentum"].items() if state != "absent")
+    extra = [n for n in held if n not in expected]
+    if extra:
+        fail(f"tracing {list(body)} ({STARTS[start][2]}): afterwards `optimizer.state` holds an entry for "
+             f"{', '.join(map(repr, extra))}, which a real run of these statements leaves without one"
+             + (f", and optimizer.state_dict() raises {error}" if error else "") + ".",
+             "the optimizer's state: `optimizer.state` is a defaultdict, so reading `optimizer.state[p]` for a "
+             "tensor that has no state yet adds an empty entry for it, even for a tensor the optimizer does not hold.",
+             "read a buffer with `optimizer.state.get(p, {}).get(\"momentum_buffer\")`, which adds nothing: a trace "
+             "leaves every owner as the statements leave it.", code="trace_added_state")
 
 
 def _close(a: float, b: float) -> bool:
@@ -554,6 +588,9 @@ def _differs(column: str, got, want):
 def _first_wrong(trace_batch, cases, seed: int, columns):
     for start, body in cases:
         got, want = _call_trace(trace_batch, start, body, seed), reference_trace(start, body, seed)
+        if "momentum" in columns:
+            _expect_state_kept(got, want, start, body)
+        _STATE_AFTER.pop(id(got), None)
         for n, (g, w) in enumerate(zip(got, want)):
             for column in columns:
                 name = _differs(column, g[column], w[column])
@@ -611,8 +648,10 @@ _COLUMNS = {
              "trace_wrong_loss"),
     "grad": ("follow each parameter's .grad from the state the objects start in: is it None, all zeros, or not?",
              "trace_wrong_grad"),
-    "momentum": ("look in `optimizer.state[p]` before and after each statement: is there a momentum buffer, and did "
-                 "this statement change it?", "trace_wrong_momentum"),
+    "momentum": ("read each buffer with `optimizer.state.get(p, {}).get(\"momentum_buffer\")` and keep a clone of it "
+                 "before the statement: step() updates a buffer in place, so a reference kept from before already "
+                 "holds the new values. Is there a buffer, and did this statement change its values?",
+                 "trace_wrong_momentum"),
     "changed": ("compare each parameter with a copy taken before the statement (`p.detach().clone()`).",
                 "trace_wrong_weights"),
     "delta": ("report `model.out.weight[0, 0]` after the statement minus before it, as a Python float.",
