@@ -440,6 +440,17 @@ VISIBLE_CASES = (
     ("after_one_step", (FORWARD, STEP, ZERO_GRAD)),
     ("head_only_after_one_step", (ZERO_GRAD, FORWARD, BACKWARD, STEP)),
     ("head_only", (MODEL_ZERO_GRAD, FORWARD, BACKWARD, STEP)),
+    # a step() of zeros on a live graph (it writes, so the graph is unusable), and a buffer a step of zeros keeps
+    ("fresh", (FORWARD, BACKWARD, ZERO_FILL, FORWARD, STEP)),
+    ("fresh", (FORWARD, BACKWARD, ZERO_FILL, STEP, STEP)),
+    # statements repeated and out of order: each rule a hidden case judges is judged here first (trace_rules)
+    ("head_only_after_one_step", (MODEL_ZERO_GRAD, STEP)),
+    ("head_only_after_one_step", (ZERO_FILL, FORWARD, STEP, FORWARD, BACKWARD, STEP)),
+    ("fresh", (ZERO_FILL, FORWARD, STEP, FORWARD, BACKWARD, STEP)),
+    ("head_only", (FORWARD, BACKWARD, FORWARD, STEP)),
+    ("after_one_step", (FORWARD, BACKWARD, MODEL_ZERO_GRAD, STEP)),
+    ("after_one_step", (FORWARD, BACKWARD, STEP, ZERO_GRAD)),
+    ("after_one_step", (FORWARD, ZERO_GRAD, STEP, BACKWARD, STEP)),
 )
 HIDDEN_CASES = (
     ("fresh", (FORWARD, BACKWARD, FORWARD, STEP)),
@@ -451,6 +462,8 @@ HIDDEN_CASES = (
     ("head_only", (FORWARD, BACKWARD, STEP, ZERO_GRAD, STEP)),
     ("head_only_after_one_step", (FORWARD, BACKWARD, MODEL_ZERO_GRAD, STEP)),
     ("head_only_after_one_step", (FORWARD, ZERO_GRAD, STEP, BACKWARD, STEP)),
+    ("head_only", (FORWARD, BACKWARD, ZERO_FILL, FORWARD, STEP)),
+    ("after_one_step", (ZERO_FILL, FORWARD, BACKWARD, ZERO_FILL, STEP, STEP)),
 )
 
 
@@ -639,6 +652,9 @@ def _why(column: str, statement: str, want: dict, previous) -> str:
     if statement == STEP and previous is not None and previous["graph"] == graph == "alive":
         return ("autograd's graph: this step() updated no parameter (none it holds had a .grad), so nothing the "
                 "graph saved was written.")
+    if graph == "freed":
+        return ("autograd's graph: a backward() walked and freed it earlier, and this statement records nothing: it "
+                "stays freed until a forward pass records a new one.")
     return "autograd's graph: this statement records, walks and writes nothing the graph saved; it stays as it was."
 
 
@@ -689,3 +705,31 @@ def trace_batch_optimizer_and_parameters(trace_batch, hidden: bool = False, *, n
 def trace_batch_graph(trace_batch, hidden: bool = False, *, notes):
     """The graph column: after every statement, whether loss.backward() could walk the graph"""
     _judge(trace_batch, hidden, ("graph",))
+
+
+# --------------------------------------------------------------------------
+# The rules a trace judges, so that every rule a hidden case judges is seen first in a visible one
+
+
+def trace_rules(cases, seed: int) -> set[tuple]:
+    """Every rule the real runs of ``cases`` exercise: per statement, what each owner held before it and what
+    it holds after, in the words of the columns (a parameter's rule also says whether the optimizer holds it and
+    what its .grad held before the statement, which decide what step() and zero_grad() do to it)."""
+    rules = set()
+    for start, body in cases:
+        model, optimizer, _, _, _ = trace_setup(start, seed)
+        held = {n for n, p in model.named_parameters() if any(p is q for g in optimizer.param_groups
+                                                             for q in g["params"])}
+        first = owners.snapshot(model, optimizer, None)
+        before = {"graph": "none", "grad": first["grad"],
+                  "momentum": {n: "absent" if b is None else "kept" for n, b in first["buffers"].items()}}
+        for statement, row in zip(body, reference_trace(start, body, seed)):
+            wrote = any(row["changed"].values()) or any(s in ("created", "updated") for s in row["momentum"].values())
+            rules.add(("graph", statement, before["graph"], row["graph"], wrote))
+            for n in row["grad"]:
+                had = "absent" if before["momentum"][n] == "absent" else "held"
+                rules.add(("grad", statement, n in held, before["grad"][n], row["grad"][n]))
+                rules.add(("momentum", statement, n in held, before["grad"][n], had, row["momentum"][n]))
+                rules.add(("changed", statement, n in held, before["grad"][n], had, row["changed"][n]))
+            before = row
+    return rules
