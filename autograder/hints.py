@@ -848,8 +848,12 @@ def solution(module_id: str, name) -> None:
     try:
         found = local_reference(module_id, name) or published_reference(module_id, name)
     except ReferenceUnreachable as error:
+        import os
+
+        where = (f"the place {SOLUTIONS_URL_ENV} names" if os.environ.get(SOLUTIONS_URL_ENV)
+                 else "the course's published repository")
         _show("answer", name, f"this copy of the course has no solutions/ folder, and the reference answer could not "
-              f"be read from the course's published repository: {error}.",
+              f"be read from {where}: {error}.",
               "Connect to the internet and call it again, or read the answer in a clone of the course "
               f"(solutions/{module_id}/).", colour=_GREY)
         return None
