@@ -96,12 +96,14 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "The naive loss fails because it builds a probability first and float32 rounds sigmoid(100) to "
             "exactly 1. Work with the logit throughout, and the loss of an element never needs a probability.",
             "Write -log(sigmoid(z)) and -log(1 - sigmoid(z)) in terms of z alone; both become log(1 + e^something). "
-            "Look up `torch.nn.functional.softplus`, `torch.log1p`, `torch.clamp` and `Tensor.abs`: one of "
+            "Look up `torch.nn.functional.softplus`, `torch.log1p`, `torch.maximum` and `Tensor.abs`: one of "
             "them makes log(1 + e^t) safe by itself, the others let you build a safe form.",
             "Check this in a cell: for any t, log(1 + e^t) minus max(t, 0) lies between 0 and log 2. Write that "
             "difference in terms of |t|, with e only ever raised to a power of zero or less, and no logit can "
-            "overflow. At logits of -100, 0 and 100, with both targets, the loss and its gradient must be finite and "
-            "agree with `nn.BCEWithLogitsLoss`.",
+            "overflow. Write max(t, 0) as (t + |t|) / 2 or `torch.maximum(t, torch.zeros_like(t))`, whose slope at "
+            "t = 0 is 1/2, the smooth loss's: a clamp or relu there has slope 0 or 1 (the lesson's trap at a logit of "
+            "exactly 0). At logits of -100, 0 and 100, with both targets, the loss and its gradient must be finite "
+            "and agree with `nn.BCEWithLogitsLoss`.",
         ),
         "sgd_momentum_step": (
             "You are the fourth owner now: the optimizer's state. The buffers are yours to create on the first "
