@@ -423,8 +423,17 @@ def evaluate(check, function: str, part: str, args, kwargs) -> Result:
         return _course_code_result(function, part, found)
     with watch:
         result = _evaluate(check, function, part, args, kwargs)
-    found = watch.found or ("the watch of which code runs was switched off (sys.setprofile) while it ran"
-                            if watch.switched_off else None)
+    if watch.found is None and watch.switched_off:
+        return Result(
+            function, part, INCORRECT,
+            seen=f"while your `{function}` ran, the watch of which code runs was switched off: sys.setprofile was "
+            "called, or a profiler that records Python calls took its place (cProfile, torch.profiler with "
+            "with_stack=True). What ran after that is unknown, so the check cannot rule out the course's own code.",
+            owner=f"your `{function}`: the watch is the check's, and an answer must leave it running.",
+            do="profile without with_stack (the lesson's torch.profiler call) and leave sys.setprofile alone.",
+            code="course_code",
+        )
+    found = watch.found
     if found is None:
         return result
     if learner is not None:
