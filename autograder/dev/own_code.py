@@ -4,7 +4,8 @@ Each case is ``name -> (module id, graded function, {grade_id: answer source}, w
 reference implementation of the course (the owners' trace, the checks' reference loops, a catalogue's answers,
 a reference answer read through the hint machinery) in another way.  Every one must score 0 on every test cell
 of its function, with a message that names the reference (tests/test_own_code.py); the same in a cohort
-(tests/test_nbgrader.py).  ``HELD_OUT`` were written after the watch was built and never tuned against.
+(tests/test_nbgrader.py).  ``HELD_OUT`` were written with the others, before the watch, and kept out of
+its tuning.
 """
 
 TB = "def trace_batch(model, optimizer, loss_fn, x, y, body):\n"
@@ -63,7 +64,7 @@ CASES = {
         "_reference_gradients"),
 }
 
-#: Written after the watch: never used to tune it.
+#: Written before the watch with CASES, and kept out of its tuning.
 HELD_OUT = {
     "lambda_around_ref_step": ("04-five-line-step", "train_step", {"train_step": (
         "import autograder.checks._training as t\n\n"
