@@ -55,9 +55,12 @@ REFERENCES: dict[str, tuple[tuple[str, ...] | None, str]] = {
                          "the hint machinery's reader of reference answers"),
     "autograder.dev": (None, "the course's developer tools (bug catalogues, mutants)"),
 }
-#: Course tools that a lesson uses and an exercise may not: ``{graded function: {module: what}}``.
-OFF_LIMITS_FOR: dict[str, dict[str, str]] = {
-    "StepLedger": {"autograder.ledger": "the course's Ledger, which the checks judge StepLedger against"},
+#: Course tools that a lesson uses and an exercise may not: ``{graded function: {module: (functions, what)}}``,
+#: the functions by qualified name.  Building a Ledger is the use; its hooks also run for the checks' own Ledger,
+#: whoever's code set off the step that calls them.
+OFF_LIMITS_FOR: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
+    "StepLedger": {"autograder.ledger": (("Ledger.__init__",),
+                                         "the course's Ledger, which the checks judge StepLedger against")},
 }
 
 
@@ -76,8 +79,8 @@ def _reference(module: str, qualname: str, function: str) -> str | None:
     for prefix, (names, what) in REFERENCES.items():
         if (module == prefix or module.startswith(prefix + ".")) and (names is None or top in names):
             return f"`{module}.{top}` ({what})" if top != "<module>" else f"`{module}` ({what})"
-    for prefix, what in OFF_LIMITS_FOR.get(function, {}).items():
-        if module == prefix or module.startswith(prefix + "."):
+    for prefix, (functions, what) in OFF_LIMITS_FOR.get(function, {}).items():
+        if (module == prefix or module.startswith(prefix + ".")) and qualname in functions:
             return f"`{module}.{top}` ({what})"
     return None
 

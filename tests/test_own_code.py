@@ -56,3 +56,23 @@ def test_an_answer_typed_in_after_check_solution_keeps_its_marks():
     assert source
     cells, scores = _run("01-tensors", {"standardize": source}, "standardize")
     assert all(scores[c][0] == scores[c][1] for c in cells), scores
+
+
+def test_a_step_ledger_built_on_the_courses_ledger_is_named_and_other_functions_may_use_it():
+    """The course's Ledger is off limits to StepLedger alone (exercise 09 judges StepLedger against it); its hooks
+    running for a check's own Ledger are not a use."""
+    import torch
+
+    from autograder import course_code
+    from autograder.ledger import Ledger
+
+    def learners_code():
+        model = torch.nn.Linear(2, 1)
+        with Ledger(model, torch.optim.SGD(model.parameters(), lr=0.1)):
+            model(torch.ones(1, 2)).sum().backward()
+
+    for function, flagged in (("StepLedger", True), ("train_step", False)):
+        with course_code.Watch(function) as watch:
+            learners_code()
+        assert (watch.found is not None) == flagged, (function, watch.found)
+        assert not flagged or "autograder.ledger.Ledger" in watch.found
