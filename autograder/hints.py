@@ -100,7 +100,7 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "them makes log(1 + e^t) safe by itself, the others let you build a safe form.",
             "Check this in a cell: for any t, log(1 + e^t) minus max(t, 0) lies between 0 and log 2. Write that "
             "difference in terms of |t|, with e only ever raised to a power of zero or less, and no logit can "
-            "overflow. Write max(t, 0) as (t + |t|) / 2 or `torch.maximum(t, torch.zeros_like(t))`, whose slope at "
+            "overflow. Write max(t, 0) as (t + |t|) / 2 or as `torch.maximum` of t and a tensor of zeros, whose slope at "
             "t = 0 is 1/2, the smooth loss's: a clamp or relu there has slope 0 or 1 (the lesson's trap at a logit of "
             "exactly 0). At logits of -100, 0 and 100, with both targets, the loss and its gradient must be finite "
             "and agree with `nn.BCEWithLogitsLoss`.",
