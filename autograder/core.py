@@ -386,8 +386,62 @@ def _quiet(notes: list[str]):
             notes.append(f"your code warned: {first.category.__name__}: {_first_line(first.message)}")
 
 
+#: Learner functions that ran the course's own code in a check of this process: ``{id: (function, what ran)}``;
+#: every later check of the same function object scores 0 too.
+_RAN_COURSE_CODE: dict[int, tuple] = {}
+
+
+def _course_code_result(function: str, part: str, what: str) -> Result:
+    return Result(
+        function, part, INCORRECT,
+        seen=f"while your `{function}` ran, the course's own code ran in it: {what}.",
+        owner=f"your `{function}`: it hands in a reference implementation of the course, which is never an answer, "
+        f"so every check of `{function}` scores 0 while it does.",
+        do="write it yourself from the lesson. An answer may read the course's code but not run its references: "
+        "autograder.owners, the checks' reference loops (ref_step, ref_evaluate, ...), autograder.dev, or a "
+        "reference answer read through the hints (as the exercise's first cell says).",
+        code="course_code",
+    )
+
+
 def evaluate(check, function: str, part: str, args, kwargs) -> Result:
-    """Run one check and classify what happened.  Never raises for learner behaviour."""
+    """Run one check and classify what happened, watching which code runs (:mod:`autograder.course_code`): a
+    learner function that runs a reference implementation of the course scores 0.  Never raises for learner
+    behaviour."""
+    from . import course_code
+
+    learner = args[0] if args else None
+    ran = _RAN_COURSE_CODE.get(id(learner))
+    if ran is not None and ran[0] is learner:
+        return _course_code_result(function, part, ran[1])
+    watch = course_code.Watch(function)
+    code = getattr(course_code.unwrap(learner), "__code__", None)
+    kind = watch._kind(code) if hasattr(code, "co_code") else (None,)
+    if kind[0] in (course_code.REFERENCE, course_code.COPY):
+        found = kind[1] if kind[0] == course_code.COPY else f"{kind[1]} is your `{function}` itself"
+        _RAN_COURSE_CODE[id(learner)] = (learner, found)
+        return _course_code_result(function, part, found)
+    with watch:
+        result = _evaluate(check, function, part, args, kwargs)
+    if watch.found is None and watch.switched_off:
+        return Result(
+            function, part, INCORRECT,
+            seen=f"while your `{function}` ran, the watch of which code runs was switched off: sys.setprofile was "
+            "called, or a profiler that records Python calls took its place (cProfile, torch.profiler with "
+            "with_stack=True). What ran after that is unknown, so the check cannot rule out the course's own code.",
+            owner=f"your `{function}`: the watch is the check's, and an answer must leave it running.",
+            do="profile without with_stack (the lesson's torch.profiler call) and leave sys.setprofile alone.",
+            code="course_code",
+        )
+    found = watch.found
+    if found is None:
+        return result
+    if learner is not None:
+        _RAN_COURSE_CODE[id(learner)] = (learner, found)
+    return _course_code_result(function, part, found)
+
+
+def _evaluate(check, function: str, part: str, args, kwargs) -> Result:
     notes: list[str] = []
     try:
         with _quiet(notes):

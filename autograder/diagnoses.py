@@ -61,6 +61,8 @@ DIAGNOSES: dict[str, str] = {
     "counts_tensors": "counted parameter tensors instead of their elements",
     "cuda_only_api": "used a CUDA-only API (events, synchronize, .cuda()) on a machine without CUDA",
     "cuda_rng_not_restored": "the checkpoint did not restore the CUDA RNG state",
+    "course_code": "ran a reference implementation of the course (the owners' trace, a check's reference loop, a "
+                   "catalogue, a reference answer read through the hints) as its answer",
     "cut_from_graph": "a layer's output was cut from the autograd graph (detach, .data, no_grad)",
     "dedup_by_value": "removed leaves whose values equal another leaf's (deduplicated by value, not identity)",
     "did_nothing": "did not do its job (no result, nothing changed), so a property that doing nothing also has "
@@ -266,6 +268,7 @@ DIAGNOSES: dict[str, str] = {
     "too_fast": "reported times shorter than the calls take",
     "torch_rng_not_restored": "the checkpoint did not restore torch's CPU RNG state",
     "trace_wrong_grad": "the trace's grad column is wrong (what a parameter's .grad holds after a statement)",
+    "trace_added_state": "the trace added entries to optimizer.state (read as optimizer.state[p], a defaultdict)",
     "trace_wrong_graph": "the trace's graph column is wrong (when a graph is recorded, freed, or made unusable by an "
                          "in-place step)",
     "trace_wrong_loss": "the trace's loss column is wrong (the value `loss` holds after a statement)",

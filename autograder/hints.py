@@ -25,6 +25,7 @@ import re
 
 from . import core, progress
 from .cells import strip_solution_markers  # noqa: F401  (re-exported: catalogues and tools read answers with it)
+from .course_code import handed_out
 from .syllabus import MODULES, module_of_checks
 
 _REPAIR_1 = ("Run the check cells under it first and read which owner each failing check names. The colleague's "
@@ -96,12 +97,14 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "The naive loss fails because it builds a probability first and float32 rounds sigmoid(100) to "
             "exactly 1. Work with the logit throughout, and the loss of an element never needs a probability.",
             "Write -log(sigmoid(z)) and -log(1 - sigmoid(z)) in terms of z alone; both become log(1 + e^something). "
-            "Look up `torch.nn.functional.softplus`, `torch.log1p`, `torch.clamp` and `Tensor.abs`: one of "
+            "Look up `torch.nn.functional.softplus`, `torch.log1p`, `torch.maximum` and `Tensor.abs`: one of "
             "them makes log(1 + e^t) safe by itself, the others let you build a safe form.",
             "Check this in a cell: for any t, log(1 + e^t) minus max(t, 0) lies between 0 and log 2. Write that "
             "difference in terms of |t|, with e only ever raised to a power of zero or less, and no logit can "
-            "overflow. At logits of -100, 0 and 100, with both targets, the loss and its gradient must be finite and "
-            "agree with `nn.BCEWithLogitsLoss`.",
+            "overflow. Write max(t, 0) as (t + |t|) / 2 or as `torch.maximum` of t and a tensor of zeros, whose slope at "
+            "t = 0 is 1/2, the smooth loss's: a clamp or relu there has slope 0 or 1 (the lesson's trap at a logit of "
+            "exactly 0). At logits of -100, 0 and 100, with both targets, the loss and its gradient must be finite "
+            "and agree with `nn.BCEWithLogitsLoss`.",
         ),
         "sgd_momentum_step": (
             "You are the fourth owner now: the optimizer's state. The buffers are yours to create on the first "
@@ -277,10 +280,12 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "One statement at a time, ask each owner what it holds, as the lesson's owner table does: the loss, each "
             "parameter's `.grad`, the optimizer's buffers, the parameters' values, autograd's graph. Five of them "
             "can be read off the objects you are given; the graph cannot, so it is the one to reason about.",
-            "Look up where each owner keeps its state: `p.grad`, `optimizer.state[p]` (it gains a momentum buffer "
-            "the first time step() updates p) and `optimizer.param_groups` (the tensors the optimizer's step() and "
-            "zero_grad() touch; the model's zero_grad() touches every parameter). Compare with copies taken "
-            "before the statement: a reference you kept changes under you when step() writes in place.",
+            "Look up where each owner keeps its state: `p.grad`, the optimizer's state (it gains a momentum buffer "
+            "the first time step() updates p; read it with `optimizer.state.get(p, {})`: `optimizer.state` is a "
+            "defaultdict, and `optimizer.state[p]` would add an entry for a tensor that has none) and "
+            "`optimizer.param_groups` (the tensors the optimizer's step() and zero_grad() touch; the model's "
+            "zero_grad() touches every parameter). Compare with copies taken before the statement: a reference you "
+            "kept changes under you when step() writes in place.",
             "The graph is the trap. Module 02's version counter counts writes, not changes: a step() writes into every "
             "tensor it holds whose .grad is not None (zeros included) and skips a None, and a graph alive at that "
             "moment can no longer be walked. Test your rule by experiment: run a short body on copies of the "
@@ -727,7 +732,9 @@ def _answer_in(nb, name: str) -> str | None:
     from .cells import answer_cells
 
     cell = answer_cells(nb).get(name)
-    return None if cell is None else strip_solution_markers(cell.source).rstrip("\n")
+    answer = None if cell is None else strip_solution_markers(cell.source).rstrip("\n")
+    handed_out(answer, f"the reference answer of `{name}` that the hints read (autograder.hints)")  # code run from this text is never a learner's answer
+    return answer
 
 
 def reference_answer(module_id: str, name: str) -> str | None:
@@ -837,8 +844,12 @@ def solution(module_id: str, name) -> None:
     try:
         found = local_reference(module_id, name) or published_reference(module_id, name)
     except ReferenceUnreachable as error:
+        import os
+
+        where = (f"the place {SOLUTIONS_URL_ENV} names" if os.environ.get(SOLUTIONS_URL_ENV)
+                 else "the course's published repository")
         _show("answer", name, f"this copy of the course has no solutions/ folder, and the reference answer could not "
-              f"be read from the course's published repository: {error}.",
+              f"be read from {where}: {error}.",
               "Connect to the internet and call it again, or read the answer in a clone of the course "
               f"(solutions/{module_id}/).", colour=_GREY)
         return None

@@ -559,6 +559,7 @@ def test_without_solutions_the_answer_comes_from_the_published_repository(check,
     assert time.perf_counter() - started < hints.FETCH_TIMEOUT + 1
     assert "no solutions/ folder" in out and f"127.0.0.1:{port}/solutions/01-tensors/01-tensors.ipynb could not be " \
         "reached" in out and "Connect to the internet" in out
+    assert f"the place {hints.SOLUTIONS_URL_ENV} names" in out and "published repository" not in out  # not the course's
     assert progress.revealed() == {}
     # A repository without that notebook.
     monkeypatch.setenv(hints.SOLUTIONS_URL_ENV, served + "elsewhere/")

@@ -7,7 +7,7 @@ import torch
 from test_catalogue import FINDINGS, planted_bug_costs_its_own_cells
 from test_notebooks_run import PEAK_CELL, PEAK_LIMIT_MB, peak_mb
 
-from autograder.dev import fixture_courses, nbtools
+from autograder.dev import fixture_courses, nbtools, own_code
 from autograder.dev.catalogue import MODULES, THROUGH_NBGRADER, mutant_problems, variant_problems
 from autograder.outcome import RESULT_MIME
 from conftest import MODULE_IDS
@@ -66,6 +66,9 @@ def graded_course(request, tmp_path_factory, root):
             student = f"variant-{name}"
             fixture_courses.submit(course, module_id, student, nbtools.substitute(solution, answers))
             students[student] = ("variant", answers)
+    own_answers, _ = own_code.cohort_answers(module_id)
+    if own_answers:  # the course's own code handed in (autograder/dev/own_code.py), one way per function
+        fixture_courses.submit(course, module_id, "own-code", nbtools.substitute(solution, own_answers))
     fixture_courses.autograde(course, module_id)
     return module_id, course, released, fixture_courses.scores(course, module_id), students
 
@@ -146,6 +149,22 @@ class _NbgraderModule:
             planted_bug_costs_its_own_cells(cat, mutant, _judged(graded_course, mutant))
         for mutant in findings:
             FINDINGS[name, mutant](_judged(graded_course, mutant))
+
+    def test_the_courses_own_code_scores_zero_in_a_cohort(self, graded_course):
+        """Each way of autograder/dev/own_code.py that a cohort run grades: every cell of its function scores 0,
+        the output naming what ran; the other functions keep their marks."""
+        module_id, course, _, scores, _ = graded_course
+        _, functions = own_code.cohort_answers(module_id)
+        if not functions:
+            pytest.skip("no way of handing in the course's code is graded through nbgrader for this module")
+        nb = nbtools.read(fixture_courses.autograded_notebook(course, module_id, "own-code"))
+        judged = nbtools.scores_from_autograded(nb, scores["own-code"])
+        for cell, (got, full, text, code) in judged.items():
+            function = next((f for f in functions if cell.startswith(f"test_{f}_")), None)
+            if function is None:
+                assert got == full, (cell, text)
+            else:
+                assert got == 0 and code == "course_code" and functions[function] in text, (cell, text)
 
     def test_autograded_output_is_a_diagnosis(self, graded_course):
         module_id, course, _, _, _ = graded_course

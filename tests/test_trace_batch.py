@@ -57,6 +57,24 @@ def test_the_visible_cases_show_every_state_of_every_column():
     assert any(r["loss"] is None for r in rows) and any(r["delta"] != 0 for r in rows)
 
 
+def test_every_rule_a_hidden_case_judges_is_judged_in_a_visible_case_first():
+    """A rule (what one statement does to one owner, given what it held) that only a hidden case exercised would
+    print "passed" in the notebook and lose points when graded."""
+    visible, hidden = m04.trace_rules(m04.VISIBLE_CASES, 0), m04.trace_rules(m04.HIDDEN_CASES, 3)
+    assert not hidden - visible, sorted(hidden - visible, key=str)
+
+
+def test_a_step_of_zeros_writes_and_a_buffer_is_updated_by_its_values():
+    """The two rules the exercise states in words: a step() of zeros on a live graph writes (unusable, even by
+    zero), and a buffer is "updated" when its values change, not when a write left them as they were."""
+    body = (m04.FORWARD, m04.BACKWARD, m04.ZERO_FILL, m04.FORWARD, m04.STEP)
+    rows = m04.reference_trace("fresh", body, 0)
+    assert rows[-1]["graph"] == "unusable" and not any(rows[-1]["changed"].values())
+    rows = m04.reference_trace("fresh", (m04.FORWARD, m04.BACKWARD, m04.ZERO_FILL, m04.STEP, m04.STEP), 0)
+    assert set(rows[-2]["momentum"].values()) == {"created"} and set(rows[-1]["momentum"].values()) == {"kept"}
+    assert {("fresh", body[:3] + body[4:]), ("fresh", body)} & set(m04.VISIBLE_CASES)
+
+
 def test_the_reference_leaves_torchs_rng_alone_and_repeats_itself():
     torch.manual_seed(7)
     expected = torch.rand(3)

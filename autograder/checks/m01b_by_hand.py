@@ -20,6 +20,7 @@ from collections.abc import Mapping
 import torch
 import torch.nn.functional as F
 
+from .. import course_code
 from ..core import LearnerRaised, call, describe, fail, graded, job_not_done
 from ..devices import close, each_device, expect_tensor, generator, max_abs_diff, plain
 from ..hints import hint_for, solution_for
@@ -90,6 +91,40 @@ class _AutogradWatch(torch.overrides.TorchFunctionMode):
         return out
 
 
+#: Autograd's entry points in every mode, by file under torch/ and function (None: every function of the file):
+#: reverse mode, forward mode (dual numbers), torch.autograd.functional and torch.func's transforms.  They are
+#: seen in the code that ran, so switching the torch function mode off (torch._C.DisableTorchFunction) or
+#: holding a reference taken before the call hides none of them.
+_AUTOGRAD_ENTRIES = {
+    "autograd/__init__.py": {"backward", "grad"},
+    "_tensor.py": {"backward"},
+    "autograd/forward_ad.py": None,
+    "autograd/functional.py": None,
+    "autograd/function.py": {"apply"},
+    "_functorch/apis.py": {"grad", "grad_and_value"},
+    "_functorch/eager_transforms.py": {"grad_impl", "grad_and_value_impl", "vjp", "jvp", "jacrev", "jacfwd",
+                                       "hessian", "linearize"},
+}
+
+
+def _autograd_entry(codes) -> str:
+    """The outermost of autograd's entry points among ``codes`` (code objects that ran: torch.func's before the
+    forward mode they use, ...), as "ran ..."; '' if none."""
+    order = list(_AUTOGRAD_ENTRIES)[::-1]
+    found = []
+    for code in codes:
+        path = code.co_filename.replace("\\", "/")
+        at = path.rfind("/torch/")
+        if at < 0:
+            continue
+        names = _AUTOGRAD_ENTRIES.get(path[at + 7:], False)
+        top = code.co_qualname.split(".")[-1] if "." in code.co_qualname else code.co_qualname
+        if names is None or (names and top in names):
+            module = "torch." + path[at + 7:-3].replace("/", ".").removesuffix(".__init__")
+            found.append((order.index(path[at + 7:]), f"ran {module}.{code.co_qualname}"))
+    return min(found)[1] if found else ""
+
+
 def _used_autograd(call_text: str, used: str) -> None:
     fail(f"{call_text} used autograd ({used}).",
          "autograd: this function is where you do autograd's job yourself, so no graph may be recorded and no "
@@ -108,16 +143,18 @@ def _call_manual(manual_gradients, params, x, y):
         before = {k: v.clone() for k, v in params.items()}
         watch = _AutogradWatch()
         try:
-            with watch:
+            with course_code.calls() as ran, watch:
                 out = call(manual_gradients, params, x, y)
         except LearnerRaised as raised:
             text = str(raised.error)
-            if watch.used or any(s in text for s in ("nference", "does not require grad", "does not have a grad_fn")):
+            used = watch.used or _autograd_entry(ran.codes)
+            if used or any(s in text for s in ("nference", "does not require grad", "does not have a grad_fn")):
                 _used_autograd(f"{raised.call_text} raised {type(raised.error).__name__}: "
-                               f"{text.strip().splitlines()[0]}; it", watch.used or "on inference tensors")
+                               f"{text.strip().splitlines()[0]}; it", used or "on inference tensors")
             raise
-        if watch.used:
-            _used_autograd(_call_text(params, x), watch.used)
+        used = watch.used or _autograd_entry(ran.codes)
+        if used:
+            _used_autograd(_call_text(params, x), used)
     for name, value in params.items():
         if not torch.equal(value, before[name]):
             fail(f"after {_call_text(params, x)}, params[{name!r}] holds different values "

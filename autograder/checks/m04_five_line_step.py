@@ -495,6 +495,17 @@ VISIBLE_CASES = (
     ("after_one_step", (FORWARD, STEP, ZERO_GRAD)),
     ("head_only_after_one_step", (ZERO_GRAD, FORWARD, BACKWARD, STEP)),
     ("head_only", (MODEL_ZERO_GRAD, FORWARD, BACKWARD, STEP)),
+    # a step() of zeros on a live graph (it writes, so the graph is unusable), and a buffer a step of zeros keeps
+    ("fresh", (FORWARD, BACKWARD, ZERO_FILL, FORWARD, STEP)),
+    ("fresh", (FORWARD, BACKWARD, ZERO_FILL, STEP, STEP)),
+    # statements repeated and out of order: each rule a hidden case judges is judged here first (trace_rules)
+    ("head_only_after_one_step", (MODEL_ZERO_GRAD, STEP)),
+    ("head_only_after_one_step", (ZERO_FILL, FORWARD, STEP, FORWARD, BACKWARD, STEP)),
+    ("fresh", (ZERO_FILL, FORWARD, STEP, FORWARD, BACKWARD, STEP)),
+    ("head_only", (FORWARD, BACKWARD, FORWARD, STEP)),
+    ("after_one_step", (FORWARD, BACKWARD, MODEL_ZERO_GRAD, STEP)),
+    ("after_one_step", (FORWARD, BACKWARD, STEP, ZERO_GRAD)),
+    ("after_one_step", (FORWARD, ZERO_GRAD, STEP, BACKWARD, STEP)),
 )
 HIDDEN_CASES = (
     ("fresh", (FORWARD, BACKWARD, FORWARD, STEP)),
@@ -506,6 +517,8 @@ HIDDEN_CASES = (
     ("head_only", (FORWARD, BACKWARD, STEP, ZERO_GRAD, STEP)),
     ("head_only_after_one_step", (FORWARD, BACKWARD, MODEL_ZERO_GRAD, STEP)),
     ("head_only_after_one_step", (FORWARD, ZERO_GRAD, STEP, BACKWARD, STEP)),
+    ("head_only", (FORWARD, BACKWARD, ZERO_FILL, FORWARD, STEP)),
+    ("after_one_step", (ZERO_FILL, FORWARD, BACKWARD, ZERO_FILL, STEP, STEP)),
 )
 
 
@@ -586,7 +599,41 @@ def _call_trace(trace_batch, start: str, body, seed: int) -> list:
              code="wrong_length")
     for n, row in enumerate(out):
         _expect_row_form(row, names, f"{where}: row {n} (after `{body[n]}`)")
+    out = list(out)
+    # which parameters hold an entry in optimizer.state once the trace ran (`p in` reads without adding one)
+    _STATE_AFTER[id(out)] = (out, sorted(n for n, p in model.named_parameters() if p in optimizer.state),
+                             _state_dict_error(optimizer))
     return out
+
+
+#: What the optimizer's state held after each learner trace (``{id(rows): (rows, names with an entry, error)}``).
+_STATE_AFTER: dict = {}
+
+
+def _state_dict_error(optimizer) -> str:
+    try:
+        optimizer.state_dict()
+    except Exception as error:  # noqa: BLE001 - what the learner's trace left behind
+        return f"{type(error).__name__}: {error}"
+    return ""
+
+
+def _expect_state_kept(got: list, want: list, start: str, body) -> None:
+    """Fail when the trace left the optimizer's state other than a real run leaves it: reading
+    ``optimizer.state[p]`` (a defaultdict) adds an empty entry for a tensor that has none."""
+    _, held, error = _STATE_AFTER.pop(id(got), (None, None, ""))
+    if held is None:
+        return
+    expected = sorted(n for n, state in want[-1]["momentum"].items() if state != "absent")
+    extra = [n for n in held if n not in expected]
+    if extra:
+        fail(f"tracing {list(body)} ({STARTS[start][2]}): afterwards `optimizer.state` holds an entry for "
+             f"{', '.join(map(repr, extra))}, which a real run of these statements leaves without one"
+             + (f", and optimizer.state_dict() raises {error}" if error else "") + ".",
+             "the optimizer's state: `optimizer.state` is a defaultdict, so reading `optimizer.state[p]` for a "
+             "tensor that has no state yet adds an empty entry for it, even for a tensor the optimizer does not hold.",
+             "read a buffer with `optimizer.state.get(p, {}).get(\"momentum_buffer\")`, which adds nothing: a trace "
+             "leaves every owner as the statements leave it.", code="trace_added_state")
 
 
 def _close(a: float, b: float) -> bool:
@@ -609,6 +656,9 @@ def _differs(column: str, got, want):
 def _first_wrong(trace_batch, cases, seed: int, columns):
     for start, body in cases:
         got, want = _call_trace(trace_batch, start, body, seed), reference_trace(start, body, seed)
+        if "momentum" in columns:
+            _expect_state_kept(got, want, start, body)
+        _STATE_AFTER.pop(id(got), None)
         for n, (g, w) in enumerate(zip(got, want)):
             for column in columns:
                 name = _differs(column, g[column], w[column])
@@ -657,6 +707,9 @@ def _why(column: str, statement: str, want: dict, previous) -> str:
     if statement == STEP and previous is not None and previous["graph"] == graph == "alive":
         return ("autograd's graph: this step() updated no parameter (none it holds had a .grad), so nothing the "
                 "graph saved was written.")
+    if graph == "freed":
+        return ("autograd's graph: a backward() walked and freed it earlier, and this statement records nothing: it "
+                "stays freed until a forward pass records a new one.")
     return "autograd's graph: this statement records, walks and writes nothing the graph saved; it stays as it was."
 
 
@@ -666,8 +719,10 @@ _COLUMNS = {
              "trace_wrong_loss"),
     "grad": ("follow each parameter's .grad from the state the objects start in: is it None, all zeros, or not?",
              "trace_wrong_grad"),
-    "momentum": ("look in `optimizer.state[p]` before and after each statement: is there a momentum buffer, and did "
-                 "this statement change it?", "trace_wrong_momentum"),
+    "momentum": ("read each buffer with `optimizer.state.get(p, {}).get(\"momentum_buffer\")` and keep a clone of it "
+                 "before the statement: step() updates a buffer in place, so a reference kept from before already "
+                 "holds the new values. Is there a buffer, and did this statement change its values?",
+                 "trace_wrong_momentum"),
     "changed": ("compare each parameter with a copy taken before the statement (`p.detach().clone()`).",
                 "trace_wrong_weights"),
     "delta": ("report `model.out.weight[0, 0]` after the statement minus before it, as a Python float.",
@@ -705,3 +760,31 @@ def trace_batch_optimizer_and_parameters(trace_batch, hidden: bool = False, *, n
 def trace_batch_graph(trace_batch, hidden: bool = False, *, notes):
     """The graph column: after every statement, whether loss.backward() could walk the graph"""
     _judge(trace_batch, hidden, ("graph",))
+
+
+# --------------------------------------------------------------------------
+# The rules a trace judges, so that every rule a hidden case judges is seen first in a visible one
+
+
+def trace_rules(cases, seed: int) -> set[tuple]:
+    """Every rule the real runs of ``cases`` exercise: per statement, what each owner held before it and what
+    it holds after, in the words of the columns (a parameter's rule also says whether the optimizer holds it and
+    what its .grad held before the statement, which decide what step() and zero_grad() do to it)."""
+    rules = set()
+    for start, body in cases:
+        model, optimizer, _, _, _ = trace_setup(start, seed)
+        held = {n for n, p in model.named_parameters() if any(p is q for g in optimizer.param_groups
+                                                             for q in g["params"])}
+        first = owners.snapshot(model, optimizer, None)
+        before = {"graph": "none", "grad": first["grad"],
+                  "momentum": {n: "absent" if b is None else "kept" for n, b in first["buffers"].items()}}
+        for statement, row in zip(body, reference_trace(start, body, seed)):
+            wrote = any(row["changed"].values()) or any(s in ("created", "updated") for s in row["momentum"].values())
+            rules.add(("graph", statement, before["graph"], row["graph"], wrote))
+            for n in row["grad"]:
+                had = "absent" if before["momentum"][n] == "absent" else "held"
+                rules.add(("grad", statement, n in held, before["grad"][n], row["grad"][n]))
+                rules.add(("momentum", statement, n in held, before["grad"][n], had, row["momentum"][n]))
+                rules.add(("changed", statement, n in held, before["grad"][n], had, row["changed"][n]))
+            before = row
+    return rules

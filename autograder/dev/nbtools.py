@@ -235,10 +235,12 @@ def hint_line(functions) -> str:
     functions = list(functions)
     first = " and ".join(f"`{next_call(f, 1)}`" for f in functions)
     second = " and ".join(f"`{next_call(f, 2)}`" for f in functions)
+    after = " and ".join(f'`check.solution("{f}")`' for f in functions)
     if len(functions) == 1:
-        return f"{HINT_LINE_MARKER} {first} gives a first hint; {second} the next. Hints never give the answer."
+        return (f"{HINT_LINE_MARKER} {first} gives a first hint; {second} the next. Hints never give the answer; "
+                f"after the last one, {after} shows the reference answer.")
     return (f"{HINT_LINE_MARKER} {first} give a first hint for each; {second} the next. "
-            "Hints never give the answer.")
+            f"Hints never give the answer; after the last one, {after} show the reference answers.")
 
 
 def ensure_hint_lines(nb, module_id: str) -> nbformat.NotebookNode:

@@ -333,6 +333,10 @@ MUTANTS.update({
                                                                      "        after = buffers()\n        if statement == \"optimizer.step()\": rows.append(")),
                                             ["test_trace_batch_loss_and_grads", "test_trace_batch_optimizer_and_parameters",
                                              "test_trace_batch_graph"], ["wrong_length"]),
+    # hint 2's trap: optimizer.state is a defaultdict, so reading state[p] adds entries a head-only optimizer lacks
+    "trace_reads_state_by_index": Mutant(patched(MODULE, _TRACE, (
+        'optimizer.state.get(p, {}).get("momentum_buffer")', 'optimizer.state[p].get("momentum_buffer")')),
+        ["test_trace_batch_optimizer_and_parameters"], ["trace_added_state"], words=("defaultdict", "state.get(p")),
 })
 
 # Stand-ins whose rows compare equal to anything: a str, dict or list subclass (bool cannot be subclassed; an
@@ -374,8 +378,8 @@ VARIANTS["trace_by_reading_every_owner"] = {_TRACE: """def trace_batch(model, op
     rows, graph = [], "none"
     for statement in body:
         weights = [p.detach().clone() for p in model.parameters()]
-        bufs = [optimizer.state[p]["momentum_buffer"].clone() if "momentum_buffer" in optimizer.state[p] else None
-                for p in model.parameters()]
+        bufs = [optimizer.state[p]["momentum_buffer"].clone() if "momentum_buffer" in optimizer.state.get(p, {})
+                else None for p in model.parameters()]
         will_write = statement == "optimizer.step()" and any(
             p.grad is not None for g in optimizer.param_groups for p in g["params"])
         exec(statement, scope)
@@ -387,7 +391,7 @@ VARIANTS["trace_by_reading_every_owner"] = {_TRACE: """def trace_batch(model, op
             graph = "unusable"
         momentum, grad, changed = {}, {}, {}
         for name, p, w, b in zip(names, model.parameters(), weights, bufs):
-            now = optimizer.state[p].get("momentum_buffer")
+            now = optimizer.state.get(p, {}).get("momentum_buffer")
             momentum[name] = ("absent" if now is None else "created" if b is None
                               else "updated" if (now != b).any() else "kept")
             grad[name] = "none" if p.grad is None else ("zero" if torch.count_nonzero(p.grad) == 0 else "nonzero")
