@@ -73,8 +73,15 @@ def _module_of(path: str) -> str | None:
     return ".".join(("autograder",) + parts)
 
 
+#: Modules of :mod:`autograder.dev` that are instruments, not answers: they watch a learner's calls while a check
+#: runs (the facts a message states are held to the run by them) and hand in nothing.
+INSTRUMENTS = ("autograder.dev.catalogue.facts",)
+
+
 def _reference(module: str, qualname: str, function: str) -> str | None:
     """What the top-level definition ``qualname`` of ``module`` is, when it is a reference (else None)."""
+    if module in INSTRUMENTS:
+        return None
     top = qualname.split(".", 1)[0]
     for prefix, (names, what) in REFERENCES.items():
         if (module == prefix or module.startswith(prefix + ".")) and (names is None or top in names):
