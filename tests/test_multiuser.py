@@ -40,7 +40,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from hub_world import HubWorld, share_packages
+from hub_world import HubWorld, let_users_traverse, restore_modes, share_packages
 
 from autograder.dev import fixture_courses, nbtools
 
@@ -150,19 +150,6 @@ def _administrator(code: str) -> None:
         assert proc.returncode == 0, f"administrator $ {lines}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
 
 
-def _let_users_traverse(*paths: Path) -> list[tuple[Path, int]]:
-    """Give other users the right to pass through (not to list) every folder down to ``paths`` (this suite's
-    checkout and environment, which the shared environment points into); returns what to put back."""
-    changed = []
-    for path in paths:
-        for folder in [*reversed(Path(path).resolve().parents), Path(path).resolve()]:
-            mode = stat.S_IMODE(folder.stat().st_mode)
-            if not mode & stat.S_IXOTH and all(folder != f for f, _ in changed):
-                changed.append((folder, mode))
-                folder.chmod(mode | stat.S_IXOTH)
-    return changed
-
-
 def _add_users() -> None:
     """The hub's users, made after the administrator's block (their homes get its HOME_MODE)."""
     for name in USERS.values():
@@ -236,7 +223,7 @@ def hub():
     umask = os.umask(0o022)
     defs = LOGIN_DEFS.read_bytes() if LOGIN_DEFS.exists() else None
     made = [p for p in (Path("/etc/jupyter"), Path("/srv/nbgrader")) if not p.exists()]
-    opened = _let_users_traverse(ROOT, Path(sys.prefix))
+    opened = let_users_traverse(ROOT, Path(sys.prefix))  # this suite's checkout and environment
     try:
         start = time.monotonic()
         _administrator(blocks[0][2])
@@ -312,8 +299,7 @@ def hub():
         if "hub" in locals() and hub.jupyterhub is not None:
             hub.jupyterhub.close()
         os.umask(umask)
-        for folder, mode in opened:
-            folder.chmod(mode)
+        restore_modes(opened)
         _remove_users()
         if defs is not None:
             LOGIN_DEFS.write_bytes(defs)
