@@ -107,7 +107,8 @@ def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
     timed, warm = took[warmup:], took[:warmup]
     if got >= 6 * fast and timed and warm:
         nearest = _nearest(got, {"timed median": statistics.median(timed), "timed total": sum(timed),
-                                 "all mean": sum(took) / len(took), "all total": sum(took)})
+                                 "all mean": sum(took) / len(took), "all median": statistics.median(took),
+                                 "all total": sum(took)})
         if nearest == "timed total":
             fail(f"time_it reported {got:.3f} s per call; its {iters} timed calls took {sum(timed):.3f} s in all "
                  f"(about {statistics.median(timed):.3f} s each): what it returned is their total.",
@@ -117,6 +118,7 @@ def time_it_warmup(time_it, warmup: int = 5, iters: int = 3, *, notes):
                  code="total_not_per_call")
     if got >= 6 * fast and (not took or _nearest(got, {"timed median": statistics.median(timed or [fast]),
                                                         "with warm-up": sum(took) / len(took),
+                                                        "median with warm-up": statistics.median(took),
                                                         "all total": sum(took)}) != "timed median"):
         fail(f"time_it reported {got:.3f} s per call; the timed calls took about {fast:.3f} s each and only the "
              f"{warmup} warm-up calls took {slow:.2f} s.",
