@@ -2,10 +2,11 @@
 
 One test class per module, so that `--dist loadscope` spreads the modules over the workers.  Every run
 judges every mutant here, in process, on the cells it is judged on (the cells it breaks and its own
-functions' cells: :func:`autograder.dev.catalogue.judged_cells`).  The variants, the solution, the repairs
-and the findings run here only in the quick loop (marker ``inprocess``, ``make test SLOW=false``); a full
-``make test`` judges them through real nbgrader instead (tests/test_nbgrader.py), with the same assertions,
-together with a sample of the mutants (each graded function's first, and the do-nothing stand-ins).
+functions' cells: :func:`autograder.dev.catalogue.judged_cells`), and every variant that a full run does not
+grade through nbgrader.  The sampled variants, the solution, the repairs and the findings run here only in
+the quick loop (marker ``inprocess``, ``make test SLOW=false``); a full ``make test`` judges them through real
+nbgrader instead (tests/test_nbgrader.py), with the same assertions, together with a sample of the mutants
+(each graded function's first, and the do-nothing stand-ins).
 """
 
 import importlib
@@ -14,7 +15,14 @@ import pytest
 import torch
 
 from autograder.dev import nbtools
-from autograder.dev.catalogue import MODULES, facts, judged_cells, mutant_problems, variant_problems
+from autograder.dev.catalogue import (
+    MODULES,
+    facts,
+    judged_cells,
+    mutant_problems,
+    variant_problems,
+    variants_through_nbgrader,
+)
 from conftest import ROOT
 
 CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}
@@ -31,8 +39,10 @@ def pytest_generate_tests(metafunc):
     cat = CATALOGUES[cls.CATALOGUE]
     if "mutant" in metafunc.fixturenames:
         metafunc.parametrize("mutant", list(cat.MUTANTS))
-    if "variant" in metafunc.fixturenames:
-        metafunc.parametrize("variant", list(cat.VARIANTS))
+    if "variant" in metafunc.fixturenames:  # those a full run grades through nbgrader: in the quick loop only
+        sampled = set(variants_through_nbgrader(cat.VARIANTS))
+        metafunc.parametrize("variant", [pytest.param(v, marks=pytest.mark.inprocess) if v in sampled else v
+                                         for v in cat.VARIANTS])
 
 
 class _Catalogue:
@@ -58,7 +68,6 @@ class _Catalogue:
         problems = mutant_problems(mutant, entry, scores) + facts.problems(recorder)
         assert not problems, problems
 
-    @pytest.mark.inprocess
     def test_variant_keeps_full_marks(self, variant):
         scores = nbtools.run_in_process(_solution(self.cat.MODULE), self.cat.VARIANTS[variant])
         problems = variant_problems(variant, scores)

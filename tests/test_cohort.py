@@ -36,8 +36,8 @@ from autograder.dev import fixture_courses, hostile, nbtools
 from autograder.dev.synthetic import load_catalogue, pick_mutant
 
 MODULE = "01-tensors"
-LIMITS = Limits(notebook_seconds=45, memory_mb=2048, file_mb=64, disk_mb=128)
-CELL_TIMEOUT = 15
+LIMITS = Limits(notebook_seconds=30, memory_mb=2048, file_mb=64, disk_mb=128)
+CELL_TIMEOUT = 10
 HONEST_MUTANTS = ["standardize_dim1", "pairwise_keeps_feature_dim"]
 HONEST_VARIANTS = ["pairwise_cdist"]
 

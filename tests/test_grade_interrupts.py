@@ -1,7 +1,7 @@
 """Nothing lost to a crash: ``grade`` stopped by Ctrl-C (SIGINT) or killed (SIGKILL) mid-run, then run again;
 and ``grade --scheduler`` on a real Dask cluster, with one of its workers killed mid-notebook.
 
-One cohort of eight submissions is graded three times from copies of the same course: once
+One cohort of six submissions is graded three times from copies of the same course: once
 without interruption (the baseline), once stopped by SIGINT and resumed, once killed with
 SIGKILL and resumed. Each resumed run ends with the baseline's gradebook scores and
 ``grading.json`` entries; students finished before the stop are kept, not graded again; and
@@ -30,7 +30,7 @@ from autograder.dev.synthetic import honest_cohort, load_catalogue
 from conftest import ARTIFACTS
 
 MODULE = "01-tensors"
-STUDENTS = 8
+STUDENTS = 6
 SANDBOX = "bwrap" if probe() is None else "off"
 VOLATILE = ("seconds", "timings")  # what differs between two runs of the same grading
 

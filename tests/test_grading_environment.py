@@ -88,9 +88,9 @@ def _install(python: Path, *target: str) -> None:
                     "--ignore-installed", "--no-build-isolation", *target], check=True, capture_output=True)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("mode", ["installed", "editable-here", "editable-elsewhere"])
-def test_kernel_imports_the_coordinators_package(prepared, mode):
+def _graded_in(prepared, mode: str) -> tuple[Path, subprocess.CompletedProcess]:
+    """A copy of the prepared course graded by ``python -m autograder grade`` from a fresh environment where the
+    package is installed the way ``mode`` says."""
     base, prepared_course = prepared
     work = base / mode
     course = work / "course"
@@ -108,8 +108,20 @@ def test_kernel_imports_the_coordinators_package(prepared, mode):
         resolved = subprocess.run([str(python), "-c", "import autograder; print(autograder.__file__)"], cwd="/",
                                   capture_output=True, text=True, check=True).stdout.strip()
         assert resolved == str(elsewhere / "autograder" / "__init__.py")
+    return course, _cli(str(python), course)
 
-    proc = _cli(str(python), course)
+
+@pytest.fixture(scope="module")
+def editable_here(prepared):
+    """The course graded with the package installed in editable mode from the course itself (also the good
+    run that the calibration gate below starts from)."""
+    return _graded_in(prepared, "editable-here")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["installed", "editable-here", "editable-elsewhere"])
+def test_kernel_imports_the_coordinators_package(prepared, mode, request):
+    course, proc = request.getfixturevalue("editable_here") if mode == "editable-here" else _graded_in(prepared, mode)
     assert proc.returncode == 0, proc.stderr[-3000:]
     record = json.loads((course / "reports" / MODULE / "grading.json").read_text())
     assert record["package"] == {"coordinator": str((course / "autograder").resolve()),
@@ -152,15 +164,15 @@ def test_a_kernel_in_isolated_mode_would_import_another_package(tmp_path, monkey
 
 
 @pytest.fixture(scope="module")
-def broken(prepared, root):
-    """Grade once in a good environment, then break the solution (its first answer cell imports a module
-    that is not installed) and try a full run and a one-student regrade; then force one."""
-    base, prepared_course = prepared
-    course = base / "gate"
-    shutil.copytree(prepared_course, course)
-    python = sys.executable
-    first = _cli(python, course)
+def broken(prepared, editable_here):
+    """From a copy of a course graded once in a good environment, break the solution (its first answer cell
+    imports a module that is not installed) and try a full run and a one-student regrade; then force one."""
+    base, _ = prepared
+    graded, first = editable_here
     assert first.returncode == 0, first.stderr[-3000:]
+    course = base / "gate"
+    shutil.copytree(graded, course)
+    python = sys.executable
     guarded = [course / "gradebook.db", course / "reports", course / "autograded"]
     before = _digest(*guarded)
     source = course / "solutions" / MODULE / f"{MODULE}.ipynb"

@@ -8,7 +8,13 @@ from test_catalogue import FINDINGS, planted_bug_costs_its_own_cells
 from test_notebooks_run import PEAK_CELL, PEAK_LIMIT_MB, peak_mb
 
 from autograder.dev import fixture_courses, nbtools, own_code
-from autograder.dev.catalogue import MODULES, THROUGH_NBGRADER, mutant_problems, variant_problems
+from autograder.dev.catalogue import (
+    MODULES,
+    THROUGH_NBGRADER,
+    mutant_problems,
+    variant_problems,
+    variants_through_nbgrader,
+)
 from autograder.outcome import RESULT_MIME
 from conftest import MODULE_IDS
 
@@ -44,8 +50,8 @@ def _judged(graded_course, mutant: str):
 
 @pytest.fixture(scope="class")
 def graded_course(request, tmp_path_factory, root):
-    """One course per module: solution, blank release, every variant and the sample of mutants
-    (:func:`through_nbgrader`), autograded once."""
+    """One course per module: solution, blank release, the samples of variants and mutants
+    (:func:`autograder.dev.catalogue.variants_through_nbgrader`, :func:`through_nbgrader`), autograded once."""
     module_id = request.cls.MODULE_ID
     course = fixture_courses.make_course(tmp_path_factory.mktemp(module_id), [module_id], root)
     released = fixture_courses.release(course, module_id)
@@ -62,7 +68,8 @@ def graded_course(request, tmp_path_factory, root):
             student = f"mutant-{name}"
             fixture_courses.submit(course, module_id, student, nbtools.substitute(solution, mutant.answers))
             students[student] = ("mutant", mutant)
-        for name, answers in cat.VARIANTS.items():
+        for name in variants_through_nbgrader(cat.VARIANTS):
+            answers = cat.VARIANTS[name]
             student = f"variant-{name}"
             fixture_courses.submit(course, module_id, student, nbtools.substitute(solution, answers))
             students[student] = ("variant", answers)

@@ -27,6 +27,7 @@ import json
 import os
 import select
 import signal
+import stat
 import sys
 import time
 from pathlib import Path
@@ -130,7 +131,7 @@ def isolate(request: dict) -> None:
     for inside, fd in staged:
         _bind_fd(libc, fd, inside, True)
     if request.get("userns"):
-        _own_pid_namespace(libc)  # returns in the kernel only
+        _own_pid_namespace(libc, request["shared"])  # returns in the kernel only
     # RLIMIT_NPROC counts every process of the kernel's uid on the machine; without root that uid is the grading
     # user's, whose processes only the owner (outside this pid namespace) can count: the request holds the limit.
     for name in RLIMITS:
@@ -160,7 +161,7 @@ def _bind_fd(libc, fd: int, target: str, read_only: bool) -> None:
     os.close(fd)
 
 
-def _own_pid_namespace(libc) -> None:
+def _own_pid_namespace(libc, shared: str) -> None:
     """Without root, a kernel and its uid are the grading user's, as its template's are: it could signal the
     template by pid.  So the kernel runs as the first process of a pid namespace of its own, where no process
     outside it has a pid to be named by (nor can a pidfd reach one); what it leaves running ends with it.  The
@@ -171,13 +172,48 @@ def _own_pid_namespace(libc) -> None:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWPID) failed")
     kernel = os.fork()
     if kernel:
-        _stand_in(kernel)
+        _stand_in(kernel, libc, shared)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the stand-in killed: the kernel goes too
 
 
-def _stand_in(kernel: int) -> None:
-    """The template's child, for a kernel in its own pid namespace: passes signals on and ends as the kernel
-    ends (by the same signal, or with the same status), so that its owner sees the kernel's own fate."""
+#: The sockets a kernel binds in the shared directory: shell, iopub, stdin, control and heartbeat.
+CHANNELS = 5
+#: A statvfs flag of a mount that a remount in a user namespace must keep, and the mount flag that keeps it.
+_KEPT_FLAGS = {2: _MS_NOSUID, 4: _MS_NODEV, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21}
+#: The stand-in's exit status when it could not make the socket directory read-only (the kernel is ended).
+NOT_LOCKED = 86
+
+
+def _lock_when_bound(libc, shared: str, kernel: int, patience: float = 120.0):
+    """Without root the kernel's uid owns the shared socket directory on the host, so no chown can take it back:
+    once the kernel's sockets exist, the stand-in (still root in the template's user namespace, and in the
+    kernel's mount namespace) makes the kernel's view of it read-only.  The connection file is already written
+    (ipykernel rewrites it only when it changed).  Returns the kernel's wait status if it ended first."""
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        pid, status = os.waitpid(kernel, os.WNOHANG)
+        if pid:
+            return status
+        try:
+            names = os.listdir(shared)
+        except OSError:
+            names = []
+        if sum(1 for name in names if stat.S_ISSOCK(os.lstat(os.path.join(shared, name)).st_mode)) >= CHANNELS:
+            kept = os.statvfs(shared).f_flag  # a remount in a user namespace keeps what the mount was given
+            flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY
+            for flag, mount_flag in _KEPT_FLAGS.items():
+                flags |= mount_flag if kept & flag else 0
+            _mount(libc, None, shared, None, flags)
+            return None
+        time.sleep(0.02)
+    raise TimeoutError(f"the kernel's {CHANNELS} sockets did not appear in {patience:g} s")
+
+
+def _stand_in(kernel: int, libc=None, shared: str | None = None) -> None:
+    """The template's child, for a kernel in its own pid namespace: makes the kernel's socket directory
+    read-only once its sockets exist (:func:`_lock_when_bound`; a kernel whose directory cannot be locked is
+    ended, and the stand-in exits with :data:`NOT_LOCKED`), passes signals on and ends as the kernel ends (by
+    the same signal, or with the same status), so that its owner sees the kernel's own fate."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -192,7 +228,18 @@ def _stand_in(kernel: int) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(sig, forward)
     try:
-        _, status = os.waitpid(kernel, 0)
+        status = _lock_when_bound(libc, shared, kernel) if shared else None
+    except ChildProcessError:
+        os._exit(1)
+    except Exception:  # noqa: BLE001 - the directory stays the kernel's to write: end it rather than grade it so
+        try:
+            os.kill(kernel, signal.SIGKILL)
+            os.waitpid(kernel, 0)
+        finally:
+            os._exit(NOT_LOCKED)
+    try:
+        if status is None:
+            _, status = os.waitpid(kernel, 0)
     except ChildProcessError:
         os._exit(1)
     if os.WIFSIGNALED(status):

@@ -25,6 +25,7 @@ from .box import lock_ipc
 from .bwrap import bwrap_argv
 from .client import PromptKernelManager
 from .confinement import BASE_UID, HOME, Limits, is_root, unconfined_env
+from .forkserver import NOT_LOCKED
 from .processes import tagged, tree_cpu_seconds
 from .template import ForkedKernel, TemplateError, kernel_arguments, one_thread, shared_template
 
@@ -199,6 +200,9 @@ def describe_exit(event: dict) -> str | None:
                    "SIGXCPU": "CPU-time limit", "SIGXFSZ": "file-size limit", "SIGBUS": "a bus error",
                    "SIGABRT": "an abort"}.get(name, name)
         return f"the kernel died of {name} ({meaning})"
+    if code == NOT_LOCKED:
+        return (f"the kernel ended with status {code}: the status its sandbox gives when it cannot make the kernel's "
+                f"socket folder read-only, and ends the kernel before it is graded (or the notebook's own os._exit({code}))")
     return f"the kernel exited with status {code} (os._exit or sys.exit in the kernel)"
 
 
