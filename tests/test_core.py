@@ -253,3 +253,29 @@ def test_a_learner_error_shows_the_learners_line_and_its_usual_cause(tmp_path):
     assert "at line 7 of its cell, in `double`: `y.backward()`" in result.seen, result.seen
     assert "torch.no_grad()" in result.owner and "no graph" in result.owner, result.owner
     assert result.do.endswith("fix that line.")
+
+
+@pytest.mark.parametrize("momentum", [0.5, 0.9, 0.99])
+def test_the_reference_sgd_step_of_01b_is_torch_optim_sgd(momentum):
+    """01b's checks compare a learner's step with a reference built without torch.optim (a first optimizer costs
+    the torch._dynamo import): over several steps, a parameter without .grad included, it equals SGD's."""
+    from autograder.checks.m01b_by_hand import _reference_sgd_step
+
+    g = torch.Generator().manual_seed(3)
+    start = [torch.randn(4, 3, generator=g), torch.randn(3, generator=g), torch.randn(2, generator=g)]
+    ours = [t.clone().requires_grad_() for t in start]
+    theirs = [t.clone().requires_grad_() for t in start]
+    optimizer = torch.optim.SGD(theirs, lr=0.07, momentum=momentum)
+    buffers = None
+    for step in range(5):
+        grads = [torch.randn(t.shape, generator=g) for t in start]
+        for tensors in (ours, theirs):
+            for t, grad in zip(tensors[:2], grads):
+                t.grad = grad.clone()
+            tensors[2].grad = None  # took no part in the loss
+        buffers = _reference_sgd_step(ours, buffers, 0.07, momentum)
+        optimizer.step()
+        for p, q, buf in zip(ours, theirs, buffers):
+            assert torch.equal(p, q), step
+            want = optimizer.state[q].get("momentum_buffer")
+            assert (buf is None and want is None) or torch.equal(buf, want), step

@@ -426,8 +426,23 @@ def bce_with_logits_gradient(bce_with_logits, n: int = 6, seed: int = 0, *, note
 # sgd_momentum_step
 
 
+def _reference_sgd_step(params, buffers, lr: float, momentum: float) -> list:
+    """``torch.optim.SGD(params, lr=lr, momentum=momentum).step()`` (no dampening, Nesterov or weight decay) as
+    its documentation writes it, with the same operations, on the buffers the previous call returned (``None``
+    before the first).  Equal to torch.optim.SGD's step, held by tests/test_core.py.  Not built on torch.optim:
+    making a first optimizer in a kernel imports torch._dynamo, over a second before the check could start."""
+    buffers = [None] * len(params) if buffers is None else list(buffers)
+    with torch.no_grad():
+        for i, p in enumerate(params):
+            if p.grad is None:
+                continue
+            buffers[i] = torch.clone(p.grad).detach() if buffers[i] is None else buffers[i].mul_(momentum).add_(p.grad)
+            p.add_(buffers[i], alpha=-lr)
+    return buffers
+
+
 def _step_setup(seed: int, device: str, *, frozen: bool):
-    """Two identical parameter lists (the learner's and torch.optim.SGD's) and a loss over a drawn batch."""
+    """Two identical parameter lists (the learner's and the reference SGD's) and a loss over a drawn batch."""
     params, x, y = _network(2, 4, 8, seed, device)
     names = list(NAMES) + (["unused"] if frozen else [])
     if frozen:
@@ -484,8 +499,7 @@ def sgd_momentum_step_matches(sgd_momentum_step, lr: float = 0.1, momentum: floa
     """Over several steps, the first included, parameters and buffers equal torch.optim.SGD(momentum=...)'s."""
     for device in each_device(notes):
         names, ours, theirs = _step_setup(seed, device, frozen=False)
-        optimizer = torch.optim.SGD(theirs, lr=lr, momentum=momentum)
-        buffers = None
+        buffers = reference = None
         for step in range(1, steps + 1):
             for tensors in (ours, theirs):
                 for t in tensors:
@@ -493,14 +507,13 @@ def sgd_momentum_step_matches(sgd_momentum_step, lr: float = 0.1, momentum: floa
                 _backward(tensors, step, seed)
             start = [plain(p) for p in ours]
             buffers = _call_step(sgd_momentum_step, ours, buffers, lr, momentum, step)
-            optimizer.step()
+            reference = _reference_sgd_step(theirs, reference, lr, momentum)
             _expect_buffers(buffers, ours, step)
             if all(torch.equal(plain(p), s) for p, s in zip(ours, start)):
                 job_not_done(f"step {step} (lr={lr}, momentum={momentum}) left every parameter as it was.",
                              "nothing", "the parameters: the step updates each of them in place.",
                              "subtract lr times the tensor's momentum buffer from each tensor of params, in place.")
-            for name, p, q, buf in zip(names, ours, theirs, buffers):
-                want_buf = optimizer.state[q]["momentum_buffer"]
+            for name, p, q, buf, want_buf in zip(names, ours, theirs, buffers, reference):
                 where = f"after step {step} (lr={lr}, momentum={momentum}, on {device}), {name}"
                 if not close(p, q, atol=1e-6, rtol=1e-5):
                     first = step == 1
