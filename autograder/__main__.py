@@ -73,7 +73,7 @@ def cmd_grade(args) -> int:
     record = grade(_course(args), args.assignment, options)
     if record.not_graded:
         return NOT_GRADED  # some students were not graded because of the grader: their previous grades stand
-    if not record.sandbox.get("confined", record.sandbox["mode"] == "bwrap"):
+    if not record.sandbox.confined:
         return UNCONFINED
     return 0
 

@@ -420,7 +420,7 @@ def test_honest_grades_match_plain_nbgrader_alone(cohort):
 def test_calibration_ran_with_full_marks(cohort):
     calibration = cohort["record"].calibration
     assert calibration.full_marks and calibration.canary["setup"] == "ok"
-    assert cohort["record"].sandbox["mode"] == "bwrap"
+    assert cohort["record"].sandbox.mode == "bwrap"
 
 
 def _autograded_text(course: Course, student: str) -> str:
@@ -546,7 +546,7 @@ def test_grading_without_a_sandbox_warns_in_output_and_report(tmp_path, root, so
     course = Course.open(course_dir)
     record = grade(course, MODULE, GradeOptions(workers=1, sandbox="auto", limits=LIMITS, progress=False))
     assert "SANDBOX UNAVAILABLE" in capsys.readouterr().err
-    assert record.sandbox["mode"] == "off"
+    assert record.sandbox.mode == "off"
     assert record.students["solution"].score == record.students["solution"].max_score
     assert "without the sandbox" in report.write(course, MODULE).read_text().lower()
 

@@ -16,7 +16,16 @@ from traitlets.config import Config
 from autograder import core
 from autograder.cohort.jobs import Job, RunSpec, pack_folder
 from autograder.cohort.kernels.confinement import BASE_UID
-from autograder.cohort.records import GRADER, STUDENT, RunRecord, StudentEntry, SubmissionResult
+from autograder.cohort.records import (
+    GRADER,
+    STUDENT,
+    Forced,
+    RunLimits,
+    RunRecord,
+    Sandbox,
+    StudentEntry,
+    SubmissionResult,
+)
 from autograder.cohort.worker import canary
 from autograder.cohort.worker.grader import Grader, Grading, _CellTracker
 from autograder.cohort.worker.submission import KernelRun, LogCapture, explain_failure
@@ -179,8 +188,9 @@ def _run_record(timings: dict) -> RunRecord:
     """A run record whose students carry these timings (and nothing else of note)."""
     students = {s: StudentEntry(status="graded", reason="", score=1.0, max_score=1.0, timings=t)
                 for s, t in timings.items()}
-    return RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=1, sandbox={"mode": "off"},
-                     limits={}, gradebook="sqlite://", functions=[], tests=[], calibration=None, forced={}, package={},
+    return RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=1, sandbox=Sandbox(),
+                     limits=RunLimits(), gradebook="sqlite://", functions=[], tests=[], calibration=None, forced=Forced(),
+                     package=None,
                      kernel_cpu_seconds=0.0, students=students)
 
 

@@ -40,7 +40,17 @@ from .. import privacy
 from ..course import Course, copy_assignment
 from ..jobs import Job, RunSpec, pack_folder
 from ..kernels.preflight import kernel_package, nbgrader_package, package_mismatch
-from ..records import JOURNAL, REFERENCE, STUDENT, CalibrationFailed, Failure, GradingError, RunRecord, SubmissionResult
+from ..records import (
+    JOURNAL,
+    REFERENCE,
+    STUDENT,
+    CalibrationFailed,
+    Failure,
+    GradingError,
+    RunRecord,
+    SubmissionResult,
+    WorkerCount,
+)
 from ..worker.dask_plugin import grader_uid
 from .coordinator import Coordinator, explain_calibration, warn
 from .dask_cluster import ClusterError, DaskCluster, scheduler_security, wait_any
@@ -145,7 +155,7 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
                        template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)),
                        output_limits=options.output_limits)
         setup = RunSetup(course, assignment, notebook, students, options, sandboxed, sandbox_warning, package, facts,
-                         cell_timeout, reference_dir, {"workers": workers, "reason": why}, others)
+                         cell_timeout, reference_dir, WorkerCount(workers, why), others)
         return _run(setup, spec, engine, forced)
     finally:
         engine.close()  # a no-op when the run closed it

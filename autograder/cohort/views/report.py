@@ -182,18 +182,18 @@ def _warnings(record: RunRecord) -> list[str]:
         out.append("<p class='warn'>NOT GRADED, INTERNAL ERROR: " + "; ".join(
             f"{e(k)}: {e(f.reason)}" for k, f in sorted(record.not_graded.items()))
                    + ". Nothing was written for them; their previous grades stand.</p>")
-    if record.sandbox["mode"] != "bwrap":
-        out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record.sandbox['warning'])}</p>")
-    forced = record.forced or {}
-    if forced.get("forced"):
+    if record.sandbox.mode != "bwrap":
+        out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record.sandbox.warning)}</p>")
+    forced = record.forced
+    if forced.forced:
         out.append(f"<p class='warn'>FORCED RUN (--force): graded although calibration failed. "
-                   f"{e(forced.get('reason', ''))}</p>")
+                   f"{e(forced.reason)}</p>")
     forced_students = sorted(k for k, v in students.items() if v.forced)
-    if forced_students and not forced.get("forced"):
+    if forced_students and not forced.forced:
         out.append(f"<p class='warn'>{len(forced_students)} student(s) were last graded by a forced run "
                    f"(--force, calibration failed): {e(', '.join(forced_students))}.</p>")
     cal = record.calibration
-    if cal and not cal.full_marks and not forced.get("forced"):
+    if cal and not cal.full_marks and not forced.forced:
         out.append("<p class='warn'>The assignment's own solution did not score full marks under this grading "
                    f"set-up ({e(cal.reason or 'see grading.json')}): check the limits before trusting grades.</p>")
     return out
@@ -206,8 +206,8 @@ def _overview(record: RunRecord) -> str:
     flagged = sum(1 for v in students.values() if v.flags)
     return (f"<p>{len(students)} submissions, {graded} graded, {failed} not gradable, {flagged} flagged "
             f"for review. Graded {e(record.graded_at)} with {record.workers} workers in {record.seconds} s; "
-            f"sandbox: {e(record.sandbox['mode'])}; limits: "
-            + ", ".join(f"{e(k)}={v}" for k, v in record.limits.items()) + ".</p>")
+            f"sandbox: {e(record.sandbox.mode)}; limits: "
+            + ", ".join(f"{e(k)}={v}" for k, v in record.limits.as_dict().items()) + ".</p>")
 
 
 def _outcomes(stats: list[FunctionStats], plots: list[str]) -> list[str]:
@@ -279,8 +279,8 @@ def summary(course: Course, assignment: str) -> str:
     """A few lines for the terminal."""
     record = load(course.reports(assignment) / RECORD)
     lines = []
-    if record.sandbox["mode"] != "bwrap":
-        lines.append("WARNING: graded without the sandbox: " + record.sandbox["warning"])
+    if record.sandbox.mode != "bwrap":
+        lines.append("WARNING: graded without the sandbox: " + record.sandbox.warning)
     for s in analyse(record):
         shares = ", ".join(f"{o} {s.share(o):.0%}" for o in OUTCOMES)
         top = f"; most frequent: {_short(s.diagnoses[0].key, 70)} ({s.diagnoses[0].students})" if s.diagnoses else ""
