@@ -15,7 +15,7 @@ import json
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 
-from .score import checks_points, final_score, possible_points
+from .score import Score, checks_points, possible_points
 
 RECORD = "grading.json"
 #: Each student's entry, appended once their grades are in the gradebook; read back by the next run
@@ -425,7 +425,8 @@ class StudentEntry:
     """One student's line in the run record: the coordinator's judgement of their result.
 
     ``raw_score`` is what the checks gave (0 when the notebook was not graded or the canary caught it);
-    ``score`` is always derived from it and the late penalty by :func:`~autograder.cohort.score.final_score`.
+    ``score`` is always derived from it and the late penalty: :attr:`marks` ``.final``
+    (:func:`~autograder.cohort.score.final_score`).
     """
 
     status: str
@@ -449,12 +450,17 @@ class StudentEntry:
     def __post_init__(self) -> None:
         if self.raw_score is None:  # a record written before raw scores were kept: its score had the penalty taken
             self.raw_score = float(self.score) + (self.late.penalty if self.late else 0.0)
-        self.score = final_score(self.raw_score, self.late.penalty if self.late else 0.0)
+        self.score = self.marks.final
+
+    @property
+    def marks(self) -> Score:
+        """The student's score as this run gave it: the checks' points, the points possible, the late penalty."""
+        return Score(self.raw_score, self.max_score, self.late.penalty if self.late else 0.0)
 
     def charge_late(self, late: Late | None) -> None:
         """The submission's lateness as the gradebook has it; the score follows."""
         self.late = late
-        self.score = final_score(self.raw_score, late.penalty if late else 0.0)
+        self.score = self.marks.final
 
     def as_dict(self) -> dict:
         return {"status": self.status, "reason": self.reason, "score": self.score, "max_score": self.max_score,
