@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args) -> int:
     from .cohort.course import CourseError
     from .cohort.records import RecordError
-    from .cohort.run.grade import GradingError
+    from .cohort.run.errors import GradingError
 
     try:
         return args.run(args)

@@ -15,7 +15,8 @@ from autograder.cohort.kernels import box as boxes
 from autograder.cohort.records import GRADER, REFERENCE, STUDENT, Failure, Grade, SubmissionResult
 from autograder.cohort.run.coordinator import Coordinator
 from autograder.cohort.run.machine import _quota_v1, _quota_v2, cgroup_cpu_quota
-from autograder.cohort.worker.submission import grader_error, trim_outputs
+from autograder.cohort.worker.failures import grader_error
+from autograder.cohort.worker.submission import trim_outputs
 
 
 class FakeWriter:

@@ -131,3 +131,43 @@ def test_the_run_level_fields_are_typed_and_round_trip():
     assert old.package is None and old.output_limits is None and old.worker_count is None
     assert old.sandbox == record.Sandbox(mode="off", warning="no bwrap") and old.engine == record.Engine()
     assert old.as_dict()["package"] == {} and old.as_dict()["output_limits"] == {}
+
+
+def test_the_record_is_typed_and_a_dict_only_at_a_boundary():
+    """The README's sentence: the record is typed from the worker to every view, "a dict only at a boundary (the Dask
+    return, the journal, `grading.json`), through each type's one `as_dict` / `from_dict` pair".  No field of a
+    record type is a bare dict or list, and outside records.py only the boundaries call a record's pair."""
+    import ast
+    import dataclasses
+    import typing
+    from pathlib import Path
+
+    loose = []
+    for name, value in vars(record).items():
+        if not (dataclasses.is_dataclass(value) and isinstance(value, type)) or value.__module__ != record.__name__:
+            continue
+        hints = typing.get_type_hints(value)
+        for f in dataclasses.fields(value):
+            hint = hints[f.name]
+            if hint in (dict, list, object, typing.Any) or (typing.get_origin(hint) in (dict, list) and any(
+                    a in (dict, list, object, typing.Any) for a in typing.get_args(hint))):
+                loose.append(f"{name}.{f.name}: {hint}")
+    assert not loose, f"record fields kept as plain dicts or lists: {loose}"
+
+    package = Path(record.__file__).resolve().parents[1]
+    boundaries = {"cohort/records.py": "grading.json (save, load)", "cohort/run/journal.py": "the journal",
+                  "cohort/worker/dask_plugin.py": "the Dask task's argument and return",
+                  "cohort/run/dask_cluster.py": "the Dask task's argument and return",
+                  "core.py": "a check result's output in the notebook (outcome.ResultData)"}
+    callers = set()
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("as_dict", "from_dict")
+               for n in ast.walk(tree)):
+            callers.add(str(path.relative_to(package)))
+    assert callers <= set(boundaries), f"a record turned into a dict (or read from one) away from a boundary: " \
+                                       f"{sorted(callers - set(boundaries))}"
+    assert {"cohort/run/journal.py", "cohort/worker/dask_plugin.py", "cohort/run/dask_cluster.py"} <= callers
+    readme = (package.parent / "README.md").read_text(encoding="utf-8")
+    assert ("a dict only at a boundary (the Dask return, the journal, `grading.json`), through each type's one "
+            "`as_dict` / `from_dict` pair") in readme

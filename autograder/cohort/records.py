@@ -29,18 +29,6 @@ class RecordError(RuntimeError):
     """A run record that cannot be read."""
 
 
-class GradingError(RuntimeError):
-    """The run cannot start (no such assignment, no sandbox when one was required, ...)."""
-
-    exit_code = 2
-
-
-class CalibrationFailed(GradingError):
-    """The assignment's own solution did not score full marks under the run's set-up: nothing was written."""
-
-    exit_code = 3
-
-
 def _known(cls, data: dict) -> dict:
     """The items of ``data`` that are fields of ``cls`` (a record written by a later version may hold more)."""
     names = {f.name for f in fields(cls)}
@@ -358,15 +346,15 @@ class SubmissionResult:
     reason: str = ""
     failure: Failure | None = None  # when status is not graded
     grades: dict[str, Grade] = field(default_factory=dict)  # test id -> its score in the worker's gradebook
-    comments: dict = field(default_factory=dict)  # solution cell id -> auto comment
+    comments: dict[str, str | None] = field(default_factory=dict)  # solution cell id -> auto comment
     late_penalty: float | None = None
     tests: list[TestOutcome] = field(default_factory=list)
     canary: dict[str, str] = field(default_factory=dict)  # canary cell -> observation
     findings: list[Finding] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)  # what nbgrader restored, cells that errored, ...
-    autograded: dict = field(default_factory=dict)  # pack_folder of the autograded notebook's folder
+    autograded: dict[str, bytes | int | None] = field(default_factory=dict)  # pack_folder of the autograded folder
     seconds: float = 0.0
-    timings: dict = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, finish
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, ...
     first_error: CellError | None = None
     reference: bool = False
     kernel: str = ""  # how its kernel started: warm | cold ("" when none started)
@@ -440,7 +428,7 @@ class StudentEntry:
     compromised: bool = False
     canary_verdict: CanaryVerdict = field(default_factory=lambda: CanaryVerdict("not run"))
     seconds: float = 0.0
-    timings: dict = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
     forced: bool = False  # graded by a run whose calibration failed or was skipped
     failure: Failure | None = None  # when status is failed
     raw_score: float | None = None  # None only while being built from a record that predates it
@@ -556,6 +544,12 @@ class RunLimits:
     open_files: int = 1024
     notebook_seconds: int = 600
     cell_seconds: int | None = None
+
+    @classmethod
+    def of(cls, limits, cell_seconds: int | None) -> RunLimits:
+        """A run's limits: a kernel's (a :class:`~autograder.cohort.kernels.confinement.Limits`) and the per-cell
+        time limit."""
+        return cls(**{f.name: getattr(limits, f.name) for f in fields(limits)}, cell_seconds=cell_seconds)
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}

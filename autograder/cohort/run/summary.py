@@ -45,7 +45,7 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
         workers=engine.seen_workers,
         sandbox=Sandbox("bwrap" if setup.sandboxed else "off", options.sandbox, setup.sandboxed, setup.sandbox_warning,
                         len(setup.others), *_kernels(options.kernels, kernels, coordinator.kernel_notes)),
-        limits=RunLimits(**options.limits.as_dict(), cell_seconds=setup.cell_timeout),
+        limits=RunLimits.of(options.limits, setup.cell_timeout),
         gradebook=safe_url(course.db_url),
         functions=list(setup.facts.functions),
         tests=[TestPoints(t, setup.facts.max_scores[t]) for t, _ in setup.facts.tests],

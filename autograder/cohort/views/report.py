@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ...diagnoses import meaning
@@ -230,7 +230,7 @@ def _overview(record: RunRecord) -> str:
     return (f"<p>{len(students)} submissions, {graded} graded, {failed} not gradable, {flagged} flagged "
             f"for review. Graded {e(record.graded_at)} with {record.workers} workers in {record.seconds} s; "
             f"sandbox: {e(record.sandbox.mode)}; limits: "
-            + ", ".join(f"{e(k)}={v}" for k, v in record.limits.as_dict().items()) + ".</p>")
+            + ", ".join(f"{e(f.name)}={getattr(record.limits, f.name)}" for f in fields(record.limits)) + ".</p>")
 
 
 def _outcomes(stats: list[FunctionStats], plots: list[str]) -> list[str]:
