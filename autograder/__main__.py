@@ -73,7 +73,7 @@ def cmd_grade(args) -> int:
     record = grade(_course(args), args.assignment, options)
     if record.not_graded:
         return NOT_GRADED  # some students were not graded because of the grader: their previous grades stand
-    if not record.sandbox.get("confined", record.sandbox["mode"] == "bwrap"):
+    if not record.sandbox.confined:
         return UNCONFINED
     return 0
 
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args) -> int:
     from .cohort.course import CourseError
     from .cohort.records import RecordError
-    from .cohort.run.grade import GradingError
+    from .cohort.run.errors import GradingError
 
     try:
         return args.run(args)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .diagnoses import UnknownDiagnosis, require
-from .outcome import COLOURS, RESULT_MIME, RESULT_VERSION, Outcome
+from .outcome import COLOURS, RESULT_MIME, Outcome, ResultData
 
 CORRECT = Outcome.CORRECT
 INCORRECT = Outcome.INCORRECT
@@ -115,15 +115,14 @@ class Result:
             f"<code>{html.escape(self.function)}</code> — {body}</div>"
         )
 
-    def data(self) -> dict:
+    def data(self) -> ResultData:
         """The result's fields, as the instructor tools read them from a notebook's outputs."""
-        return {"version": RESULT_VERSION, "function": self.function, "part": self.part,
-                "outcome": str(self.outcome), "code": self.code, "seen": self.seen, "owner": self.owner,
-                "do": self.do, "message": self.text()}
+        return ResultData(self.function, self.part, str(self.outcome), self.code, self.seen, self.owner, self.do,
+                          self.text())
 
     def mimebundle(self) -> dict:
         """One output's data: JupyterLab shows the coloured line and ignores the data it has no renderer for."""
-        return {"text/html": self.html(), "text/plain": self.text(), RESULT_MIME: self.data()}
+        return {"text/html": self.html(), "text/plain": self.text(), RESULT_MIME: self.data().as_dict()}
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:  # pragma: no cover - notebook display
         return self.mimebundle()

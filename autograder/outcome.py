@@ -6,6 +6,7 @@ Outcomes are stored as their string values (progress files, run records), and an
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -46,3 +47,32 @@ def css_rules() -> str:
 RESULT_MIME = "application/vnd.torch-ledger.result+json"
 #: The version of that data's fields.
 RESULT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ResultData:
+    """A check result's fields as data: what :meth:`autograder.core.Result.data` shows in a notebook's output
+    (under :data:`RESULT_MIME`) and what the cohort tools read back
+    (:func:`autograder.cohort.worker.check_results.results`).  A dict only in the output, through :meth:`as_dict`
+    and :meth:`read`."""
+
+    function: str
+    part: str
+    outcome: str  # an Outcome value
+    code: str = ""
+    seen: str = ""
+    owner: str = ""
+    do: str = ""
+    message: str = ""  # the result's one line of text, as the learner saw it
+
+    def as_dict(self) -> dict:
+        return {"version": RESULT_VERSION, "function": self.function, "part": self.part, "outcome": str(self.outcome),
+                "code": self.code, "seen": self.seen, "owner": self.owner, "do": self.do, "message": self.message}
+
+    @classmethod
+    def read(cls, data) -> ResultData | None:
+        """The result an output's data holds; ``None`` for anything else (another version, not a dict)."""
+        if not isinstance(data, dict) or data.get("version") != RESULT_VERSION:
+            return None
+        return cls(*(str(data.get(name, "")) for name in ("function", "part", "outcome", "code", "seen", "owner",
+                                                          "do", "message")))

@@ -26,7 +26,9 @@ from autograder.cohort.kernels.box import prepare_box
 from autograder.cohort.kernels.bwrap import BWRAP_ENV, bwrap_argv, probe
 from autograder.cohort.kernels.confinement import Limits
 from autograder.cohort.records import StudentEntry
-from autograder.cohort.run.grade import GradeOptions, GradingError, grade
+from autograder.cohort.run import canary_verdict
+from autograder.cohort.run.errors import GradingError
+from autograder.cohort.run.grade import GradeOptions, grade
 from autograder.cohort.run.machine import resolve_sandbox
 from autograder.cohort.views import feedback, report
 from autograder.cohort.worker import canary, scan
@@ -186,7 +188,7 @@ def test_canary_fails_with_its_nonce_against_the_real_checks(solution):
     _run_cells(nb.cells, namespace)
     seen = canary.observe(nb, nonce)
     assert seen["setup"] == "ok" and all(v == "nonce" for k, v in seen.items() if k != "setup"), seen
-    assert canary.verdict(seen).status == "ok"
+    assert canary_verdict.verdict(seen).status == "ok"
     # the copies are the test cells, verbatim
     assert [c.source for c in nb.cells[1:]] == [s for _, s in tests]
     assert canary.strip(nb).cells == []
@@ -201,19 +203,19 @@ def test_canary_catches_a_patched_check(solution):
          "import types\ncheck = types.SimpleNamespace(**{k: getattr(real, k) for k in dir(real)})\n"
          "check.standardize_values = lambda *a, **k: None", namespace)
     _run_cells(nb.cells, namespace)
-    verdict = canary.verdict(canary.observe(nb, nonce))
+    verdict = canary_verdict.verdict(canary.observe(nb, nonce))
     assert verdict.compromised and "test_standardize_values passed" in verdict.detail
 
 
 def test_canary_verdict_rules():
-    assert canary.verdict({}).status == "not run"
-    assert canary.verdict({"setup": "ok", "t1": "nonce"}).status == "ok"
-    assert canary.verdict({"setup": "ok", "t1": "passed"}).compromised
-    assert canary.verdict({"setup": "ok", "t1": "error:NameError"}).compromised
-    expected = canary.expectations({"setup": "ok", "t1": "checkfailed", "t2": "passed", "t3": "nonce"})
+    assert canary_verdict.verdict({}).status == "not run"
+    assert canary_verdict.verdict({"setup": "ok", "t1": "nonce"}).status == "ok"
+    assert canary_verdict.verdict({"setup": "ok", "t1": "passed"}).compromised
+    assert canary_verdict.verdict({"setup": "ok", "t1": "error:NameError"}).compromised
+    expected = canary_verdict.expectations({"setup": "ok", "t1": "checkfailed", "t2": "passed", "t3": "nonce"})
     assert expected == {"t1": "checkfailed", "t3": "nonce"}
-    assert canary.verdict({"setup": "ok", "t1": "nonce", "t2": "passed", "t3": "nonce"}, expected).status == "ok"
-    assert canary.verdict({"setup": "ok", "t1": "checkfailed", "t3": "checkfailed"}, expected).compromised
+    assert canary_verdict.verdict({"setup": "ok", "t1": "nonce", "t2": "passed", "t3": "nonce"}, expected).status == "ok"
+    assert canary_verdict.verdict({"setup": "ok", "t1": "checkfailed", "t3": "checkfailed"}, expected).compromised
 
 
 # ------------------------------------------------------------------------------------------
@@ -420,7 +422,7 @@ def test_honest_grades_match_plain_nbgrader_alone(cohort):
 def test_calibration_ran_with_full_marks(cohort):
     calibration = cohort["record"].calibration
     assert calibration.full_marks and calibration.canary["setup"] == "ok"
-    assert cohort["record"].sandbox["mode"] == "bwrap"
+    assert cohort["record"].sandbox.mode == "bwrap"
 
 
 def _autograded_text(course: Course, student: str) -> str:
@@ -546,7 +548,7 @@ def test_grading_without_a_sandbox_warns_in_output_and_report(tmp_path, root, so
     course = Course.open(course_dir)
     record = grade(course, MODULE, GradeOptions(workers=1, sandbox="auto", limits=LIMITS, progress=False))
     assert "SANDBOX UNAVAILABLE" in capsys.readouterr().err
-    assert record.sandbox["mode"] == "off"
+    assert record.sandbox.mode == "off"
     assert record.students["solution"].score == record.students["solution"].max_score
     assert "without the sandbox" in report.write(course, MODULE).read_text().lower()
 

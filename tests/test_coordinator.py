@@ -15,7 +15,8 @@ from autograder.cohort.kernels import box as boxes
 from autograder.cohort.records import GRADER, REFERENCE, STUDENT, Failure, Grade, SubmissionResult
 from autograder.cohort.run.coordinator import Coordinator
 from autograder.cohort.run.machine import _quota_v1, _quota_v2, cgroup_cpu_quota
-from autograder.cohort.worker.submission import grader_error, trim_outputs
+from autograder.cohort.worker.failures import grader_error
+from autograder.cohort.worker.submission import trim_outputs
 
 
 class FakeWriter:
@@ -205,6 +206,6 @@ def test_the_zero_rule_and_the_sums_of_points_live_in_score():
 
     assert score.earns_nothing("failed", False) and score.earns_nothing("internal", False)
     assert score.earns_nothing("graded", True) and not score.earns_nothing("graded", False)
-    assert score.gradebook_points({"test_a": (1.0, 2.0), "test_b": (0.5, 1.0)}) == (1.5, 3.0)
-    assert score.gradebook_points({}) == (0, 0)
+    assert score.Score(3.0, 4.0, 1.0).final == 2.0 and score.Score(1.0, 4.0, 2.5).final == 0.0
+    assert score.final_score(3.0, None) == 3.0
     assert score.cells_possible({"test_a": 2, "test_b": 1.5}) == 3.5

@@ -185,3 +185,56 @@ def test_export_command_writes_the_canvas_file_and_prints_who_is_not_in_the_rost
     proc = subprocess.run([sys.executable, "-m", "autograder", "export", "--course", str(tmp_path), "--format",
                            "moodle"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "needs --roster" in proc.stderr
+
+
+def test_after_a_manual_grade_the_report_the_feedback_and_the_lms_export_show_one_score(tmp_path):
+    """The run record keeps what the run gave; an instructor then changes a grade by hand in nbgrader's gradebook.
+    The report, the feedback page and the LMS export all read the student's score through score.gradebook_scores
+    (manual grades counted, the late penalty taken), so they show one score, and the report names the change."""
+    from autograder.cohort import records
+    from autograder.cohort.course import Course
+    from autograder.cohort.views import feedback, report
+    from autograder.dev import fixture_courses
+
+    name = "01-tensors"
+    course = Course.open(fixture_courses.make_course(tmp_path / "course", []))
+    with course.gradebook() as gb:
+        gb.add_assignment(name)
+        gb.add_notebook(name, name)
+        for cell in ("test_a", "test_b"):
+            gb.add_grade_cell(cell, name, name, max_score=5.0, cell_type="code")
+        for student, (a, b, penalty) in {"ada": (5.0, 2.0, 0.0), "bob": (5.0, 3.0, 2.0), "cy": (0.0, 0.0, 0.0)}.items():
+            gb.add_student(student)
+            gb.add_submission(name, student)
+            gb.find_grade("test_a", name, name, student).auto_score = a
+            gb.find_grade("test_b", name, name, student).auto_score = b
+            gb.find_submission_notebook(name, name, student).late_submission_penalty = penalty or None
+        gb.db.commit()
+
+    def entry(raw, late=None):
+        return records.StudentEntry(status="graded", reason="", score=0.0, raw_score=raw, max_score=10.0, late=late)
+
+    students = {"ada": entry(7.0), "bob": entry(8.0, records.Late(60.0, 2.0)), "cy": entry(0.0),
+                "dee": entry(4.0)}  # dee: in the record, not in the gradebook (a run before it was reset)
+    record = records.RunRecord(assignment=name, notebook=name, graded_at="now", seconds=1.0, workers=1,
+                               sandbox=records.Sandbox(), limits=records.RunLimits(), gradebook=course.db_url,
+                               functions=[], tests=[], calibration=None, forced=records.Forced(), package=None,
+                               kernel_cpu_seconds=0.0, students=students)
+    record.save(course.reports(name) / records.RECORD)
+    with course.gradebook() as gb:  # the instructor's manual grade: ada's test_b 2 -> 4.5
+        gb.find_grade("test_b", name, name, "ada").manual_score = 4.5
+        gb.db.commit()
+
+    exported = lms.final_scores(course.db_url, [name]).by_student
+    shown = report.current_scores(course, records.load(course.reports(name) / records.RECORD))
+    assert {s: v[name] for s, v in exported.items()} == {"ada": 9.5, "bob": 6.0, "cy": 0.0}
+    assert {s: v.final for s, v in shown.items()} == {"ada": 9.5, "bob": 6.0, "cy": 0.0, "dee": 4.0}
+    assert records.load(course.reports(name) / records.RECORD).students["ada"].score == 7.0  # the run's, kept
+    page = report._html(record, [], [], shown)
+    assert "ada: 7 → 9.5 / 10" in page and "bob:" not in page.split("Scores changed")[1].split("</p>")[0]
+    cells, marks = feedback._gradebook_scores(course, name, name, "ada")
+    assert marks == shown["ada"] and cells["test_b"] == (4.5, 5.0)
+    assert "score <b>9.5 / 10</b>" in feedback.render("ada", name, students["ada"], {}, [], cells, marks)
+    _, bobs = feedback._gradebook_scores(course, name, name, "bob")
+    assert "score <b>6 / 10</b>" in feedback.render("bob", name, students["bob"], {}, [], {}, bobs)
+    assert feedback._gradebook_scores(course, name, name, "dee") == ({}, None)

@@ -14,7 +14,7 @@ from autograder.cohort.views import feedback, report
 from autograder.cohort.worker import check_results as outcomes
 from autograder.dev import nbtools
 from autograder.diagnoses import DIAGNOSES
-from autograder.outcome import RESULT_MIME, Outcome
+from autograder.outcome import RESULT_MIME, Outcome, ResultData
 
 TEST_ID = "test_standardize_values"
 
@@ -61,6 +61,12 @@ def test_a_result_is_one_output_with_its_line_its_text_and_its_data(shown):
     assert data[RESULT_MIME] == {"version": 1, "function": "standardize", "part": "standardize_values",
                                  "outcome": "incorrect", "code": "wrong_dim", "seen": result.seen,
                                  "owner": result.owner, "do": result.do, "message": result.text()}
+    # The worker reads back the very value the check showed: one type at both ends, a dict only in the output.
+    from autograder.cohort.worker import check_results
+
+    assert check_results.results({"outputs": shown}) == [result.data()]
+    assert isinstance(result.data(), ResultData) and ResultData.read(data[RESULT_MIME]) == result.data()
+    assert ResultData.read({**data[RESULT_MIME], "version": 2}) is None and ResultData.read("text") is None
 
 
 @pytest.mark.parametrize("visible,hidden,is_visible", [

@@ -36,8 +36,8 @@ def test_a_run_record_round_trips_and_a_broken_one_is_named(tmp_path):
     entry = record.StudentEntry(status="graded", reason="", score=3.0, max_score=4.0,
                                 tests=[record.TestOutcome("t", "f", "correct", "")])
     run = record.RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=2,
-                           sandbox={"mode": "off", "warning": ""}, limits={}, gradebook="sqlite://", functions=[],
-                           tests=[], calibration=None, forced={"forced": False, "reason": ""}, package={},
+                           sandbox=record.Sandbox(), limits=record.RunLimits(), gradebook="sqlite://", functions=[],
+                           tests=[], calibration=None, forced=record.Forced(), package=None,
                            kernel_cpu_seconds=0.0, students={"s": entry})
     path = tmp_path / record.RECORD
     run.save(path)
@@ -88,3 +88,86 @@ def test_every_record_type_round_trips_through_its_one_dict_pair():
             assert type(value).from_dict(json.loads(json.dumps(data))) == value, type(value).__name__
     assert entry.score == 1.0 and entry.as_dict()["late"]["penalty"] == 2.0  # final_score(3 - 2), never stored apart
     assert record.StudentEntry.from_dict({**entry.as_dict(), "raw_score": None}).score == 1.0  # an older record
+
+
+def _full_run(entry) -> record.RunRecord:
+    """A run record with every run-level part filled in, as a run writes it."""
+    return record.RunRecord(
+        assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=2,
+        sandbox=record.Sandbox("bwrap", "auto", True, "", 1, "warm", "warm", ""),
+        limits=record.RunLimits(memory_mb=2048, notebook_seconds=45, cell_seconds=15), gradebook="sqlite://",
+        functions=["f"], tests=[record.TestPoints("test_f", 2.0)],
+        calibration=record.Calibration("graded", "", True, canary={"setup": "ok"}),
+        forced=record.Forced(True, "Calibration failed", 1, 0), package=record.Package("/a/autograder", "/a/k.py"),
+        kernel_cpu_seconds=0.5, students={"s": entry},
+        engine=record.Engine("scheduler", "tls://h:8786", True, {"s": 1}),
+        not_graded={"t": record.Failure(record.GRADER, "gradebook", "locked")},
+        output_limits=record.OutputLimits(10, 20), worker_count=record.WorkerCount(2, "--workers"))
+
+
+def test_the_run_level_fields_are_typed_and_round_trip():
+    """Every field of RunRecord is a value or a record type, never a plain dict read by key; a dict appears only
+    in as_dict, and from_dict gives back the same record (an older record's missing parts read as their defaults)."""
+    import json
+    import typing
+    from dataclasses import fields
+
+    from autograder.cohort.kernels.confinement import Limits
+
+    hints = typing.get_type_hints(record.RunRecord)
+    loose = [f.name for f in fields(record.RunRecord) if hints[f.name] in (dict, list) or
+             typing.get_origin(hints[f.name]) is dict and typing.get_args(hints[f.name])[1] is not record.StudentEntry
+             and typing.get_args(hints[f.name])[1] is not record.Failure]
+    assert loose == [], f"run-level fields kept as plain dicts or lists: {loose}"
+    assert [f.name for f in fields(record.RunLimits)] == [f.name for f in fields(Limits)] + ["cell_seconds"]
+    run = _full_run(record.StudentEntry(status="graded", reason="", score=2.0, max_score=2.0))
+    data = run.as_dict()
+    assert record.RunRecord.from_dict(json.loads(json.dumps(data))) == run
+    assert data["sandbox"]["mode"] == "bwrap" and data["limits"]["cell_seconds"] == 15
+    assert data["tests"] == [{"test": "test_f", "max_score": 2.0}] and data["engine"]["retried"] == {"s": 1}
+    # A record without the parts later versions added (as before output_limits or worker_count were kept).
+    bare = {k: v for k, v in data.items() if k not in {"engine", "output_limits", "worker_count", "not_graded"}}
+    old = record.RunRecord.from_dict({**bare, "package": {}, "sandbox": {"mode": "off", "warning": "no bwrap"}})
+    assert old.package is None and old.output_limits is None and old.worker_count is None
+    assert old.sandbox == record.Sandbox(mode="off", warning="no bwrap") and old.engine == record.Engine()
+    assert old.as_dict()["package"] == {} and old.as_dict()["output_limits"] == {}
+
+
+def test_the_record_is_typed_and_a_dict_only_at_a_boundary():
+    """The README's sentence: the record is typed from the worker to every view, "a dict only at a boundary (the Dask
+    return, the journal, `grading.json`), through each type's one `as_dict` / `from_dict` pair".  No field of a
+    record type is a bare dict or list, and outside records.py only the boundaries call a record's pair."""
+    import ast
+    import dataclasses
+    import typing
+    from pathlib import Path
+
+    loose = []
+    for name, value in vars(record).items():
+        if not (dataclasses.is_dataclass(value) and isinstance(value, type)) or value.__module__ != record.__name__:
+            continue
+        hints = typing.get_type_hints(value)
+        for f in dataclasses.fields(value):
+            hint = hints[f.name]
+            if hint in (dict, list, object, typing.Any) or (typing.get_origin(hint) in (dict, list) and any(
+                    a in (dict, list, object, typing.Any) for a in typing.get_args(hint))):
+                loose.append(f"{name}.{f.name}: {hint}")
+    assert not loose, f"record fields kept as plain dicts or lists: {loose}"
+
+    package = Path(record.__file__).resolve().parents[1]
+    boundaries = {"cohort/records.py": "grading.json (save, load)", "cohort/run/journal.py": "the journal",
+                  "cohort/worker/dask_plugin.py": "the Dask task's argument and return",
+                  "cohort/run/dask_cluster.py": "the Dask task's argument and return",
+                  "core.py": "a check result's output in the notebook (outcome.ResultData)"}
+    callers = set()
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("as_dict", "from_dict")
+               for n in ast.walk(tree)):
+            callers.add(str(path.relative_to(package)))
+    assert callers <= set(boundaries), f"a record turned into a dict (or read from one) away from a boundary: " \
+                                       f"{sorted(callers - set(boundaries))}"
+    assert {"cohort/run/journal.py", "cohort/worker/dask_plugin.py", "cohort/run/dask_cluster.py"} <= callers
+    readme = (package.parent / "README.md").read_text(encoding="utf-8")
+    assert ("a dict only at a boundary (the Dask return, the journal, `grading.json`), through each type's one "
+            "`as_dict` / `from_dict` pair") in readme

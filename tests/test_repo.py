@@ -697,3 +697,21 @@ def test_the_readme_names_the_views_that_read_the_typed_run_record():
     said = re.search(r"((?:`\w+`(?:, | and )?)+) read the typed `RunRecord`", row)
     assert said, row
     assert set(re.findall(r"`(\w+)`", said.group(1))) == readers, (row, readers)
+
+
+def test_every_view_that_shows_a_score_reads_the_gradebooks_one():
+    """README's row of views/ says where a student's score comes from in every view that shows one: the gradebook's,
+    read through score.gradebook_scores (or student_score, the same for one student), manual grades counted."""
+    readers = set()
+    for path in sorted((ROOT / "autograder" / "cohort" / "views").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    and (node.module or "").endswith("score") for alias in node.names}
+        if imported & {"gradebook_scores", "student_score"}:
+            readers.add(path.stem)
+        assert not imported & {"final_score"}, f"{path.name} computes a final score of its own"
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `views/`"))
+    said = re.search(r"a student's score, wherever it is shown \(((?:`\w+`(?:, )?)+)\), is the gradebook's "
+                     r"`score.gradebook_scores`", row)
+    assert said, row
+    assert set(re.findall(r"`(\w+)`", said.group(1))) == readers == {"feedback", "report", "lms"}, readers

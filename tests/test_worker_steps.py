@@ -15,11 +15,21 @@ from traitlets.config import Config
 
 from autograder import core
 from autograder.cohort.jobs import Job, RunSpec, pack_folder
-from autograder.cohort.kernels.confinement import BASE_UID
-from autograder.cohort.records import GRADER, STUDENT, RunRecord, StudentEntry, SubmissionResult
+from autograder.cohort.kernels.confinement import BASE_UID, Limits
+from autograder.cohort.records import (
+    GRADER,
+    STUDENT,
+    Forced,
+    RunLimits,
+    RunRecord,
+    Sandbox,
+    StudentEntry,
+    SubmissionResult,
+)
 from autograder.cohort.worker import canary
+from autograder.cohort.worker.failures import KernelRun, explain_failure
 from autograder.cohort.worker.grader import Grader, Grading, _CellTracker
-from autograder.cohort.worker.submission import KernelRun, LogCapture, explain_failure
+from autograder.cohort.worker.submission import LogCapture
 from autograder.dev import nbtools
 
 NB = "demo"
@@ -39,7 +49,7 @@ def _texts(notes) -> list[str]:
 @pytest.fixture
 def worker(tmp_path):
     spec = RunSpec(config=Config(), template_db=b"", assignment=NB, notebook=NB, sandboxed=False,
-                   limits={"notebook_seconds": 60}, cell_timeout=10, tests=[("test_standardize_values", TEST)],
+                   limits=Limits(notebook_seconds=60), cell_timeout=10, tests=[("test_standardize_values", TEST)],
                    functions=["standardize"], locked={"setup": LOCKED}, data_files={"data.csv": b"1,2\n"})
     return Grader(spec, BASE_UID + 16 * 4095, tmp_path / "scratch")
 
@@ -135,9 +145,9 @@ def test_collect_notes_and_pack_the_autograded_notebook(worker, tmp_path):
 
 def test_a_failure_is_explained_by_this_notebooks_kernel_and_cell():
     log = LogCapture()
-    assert explain_failure(log, {"notebook_seconds": 30}, "cell 'test_f'", [KernelRun(wall_killed=True)]).reason == \
+    assert explain_failure(log, Limits(notebook_seconds=30), "cell 'test_f'", [KernelRun(wall_killed=True)]).reason == \
         "the notebook ran past its wall-clock limit (30 s) while running cell 'test_f'; its kernel was stopped"
-    assert "wall-clock" not in explain_failure(log, {"notebook_seconds": 30}, "", []).reason
+    assert "wall-clock" not in explain_failure(log, Limits(notebook_seconds=30), "", []).reason
 
 
 def _failed_with(*lines: str):
@@ -146,7 +156,7 @@ def _failed_with(*lines: str):
     log = LogCapture()
     for line in lines:
         log.emit(logging.LogRecord("nbgrader", logging.ERROR, __file__, 0, line, None, None))
-    return explain_failure(log, {"notebook_seconds": 30}, "the canary cells", [])
+    return explain_failure(log, Limits(notebook_seconds=30), "the canary cells", [])
 
 
 def test_a_grader_fault_names_the_machines_refusal_not_the_step_it_happened_in():
@@ -179,8 +189,9 @@ def _run_record(timings: dict) -> RunRecord:
     """A run record whose students carry these timings (and nothing else of note)."""
     students = {s: StudentEntry(status="graded", reason="", score=1.0, max_score=1.0, timings=t)
                 for s, t in timings.items()}
-    return RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=1, sandbox={"mode": "off"},
-                     limits={}, gradebook="sqlite://", functions=[], tests=[], calibration=None, forced={}, package={},
+    return RunRecord(assignment="a", notebook="a", graded_at="now", seconds=1.0, workers=1, sandbox=Sandbox(),
+                     limits=RunLimits(), gradebook="sqlite://", functions=[], tests=[], calibration=None, forced=Forced(),
+                     package=None,
                      kernel_cpu_seconds=0.0, students=students)
 
 
@@ -254,9 +265,9 @@ def test_the_metadata_check_with_its_schema_compiled_once_judges_as_nbgraders(ro
         return
     assert "failed to validate" in str(raised.value) and checker.failed, "the verdict is kept"
     quiet = LogCapture()  # nothing in the log: the verdict alone decides
-    failure = explain_failure(quiet, {}, "", [], checker.failed)
+    failure = explain_failure(quiet, Limits(), "", [], checker.failed)
     assert (failure.owner, failure.cause) == (STUDENT, "metadata"), failure
-    assert explain_failure(quiet, {}, "", []).cause != "metadata"
+    assert explain_failure(quiet, Limits(), "", []).cause != "metadata"
 
 
 def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_path):

@@ -10,8 +10,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .records import RecordError
+
+if TYPE_CHECKING:
+    from .kernels.confinement import Limits
 
 #: Files larger than this travel as their size only (the grader sees a sparse file of that size).
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -79,7 +83,7 @@ class RunSpec:
     assignment: str
     notebook: str
     sandboxed: bool
-    limits: dict  # Limits.as_dict() of every kernel
+    limits: Limits  # every kernel's
     cell_timeout: int
     tests: list  # (test grade id, source with hidden tests), in notebook order
     functions: list  # graded functions: the answer cells' grade ids

@@ -15,7 +15,7 @@ import json
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 
-from .score import checks_points, final_score, possible_points
+from .score import Score, checks_points, possible_points
 
 RECORD = "grading.json"
 #: Each student's entry, appended once their grades are in the gradebook; read back by the next run
@@ -27,18 +27,6 @@ REFERENCE = "__reference__"
 
 class RecordError(RuntimeError):
     """A run record that cannot be read."""
-
-
-class GradingError(RuntimeError):
-    """The run cannot start (no such assignment, no sandbox when one was required, ...)."""
-
-    exit_code = 2
-
-
-class CalibrationFailed(GradingError):
-    """The assignment's own solution did not score full marks under the run's set-up: nothing was written."""
-
-    exit_code = 3
 
 
 def _known(cls, data: dict) -> dict:
@@ -358,15 +346,15 @@ class SubmissionResult:
     reason: str = ""
     failure: Failure | None = None  # when status is not graded
     grades: dict[str, Grade] = field(default_factory=dict)  # test id -> its score in the worker's gradebook
-    comments: dict = field(default_factory=dict)  # solution cell id -> auto comment
+    comments: dict[str, str | None] = field(default_factory=dict)  # solution cell id -> auto comment
     late_penalty: float | None = None
     tests: list[TestOutcome] = field(default_factory=list)
     canary: dict[str, str] = field(default_factory=dict)  # canary cell -> observation
     findings: list[Finding] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)  # what nbgrader restored, cells that errored, ...
-    autograded: dict = field(default_factory=dict)  # pack_folder of the autograded notebook's folder
+    autograded: dict[str, bytes | int | None] = field(default_factory=dict)  # pack_folder of the autograded folder
     seconds: float = 0.0
-    timings: dict = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, finish
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase: prepare, kernel_start, cells, ...
     first_error: CellError | None = None
     reference: bool = False
     kernel: str = ""  # how its kernel started: warm | cold ("" when none started)
@@ -425,7 +413,8 @@ class StudentEntry:
     """One student's line in the run record: the coordinator's judgement of their result.
 
     ``raw_score`` is what the checks gave (0 when the notebook was not graded or the canary caught it);
-    ``score`` is always derived from it and the late penalty by :func:`~autograder.cohort.score.final_score`.
+    ``score`` is always derived from it and the late penalty: :attr:`marks` ``.final``
+    (:func:`~autograder.cohort.score.final_score`).
     """
 
     status: str
@@ -439,7 +428,7 @@ class StudentEntry:
     compromised: bool = False
     canary_verdict: CanaryVerdict = field(default_factory=lambda: CanaryVerdict("not run"))
     seconds: float = 0.0
-    timings: dict = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
     forced: bool = False  # graded by a run whose calibration failed or was skipped
     failure: Failure | None = None  # when status is failed
     raw_score: float | None = None  # None only while being built from a record that predates it
@@ -449,12 +438,17 @@ class StudentEntry:
     def __post_init__(self) -> None:
         if self.raw_score is None:  # a record written before raw scores were kept: its score had the penalty taken
             self.raw_score = float(self.score) + (self.late.penalty if self.late else 0.0)
-        self.score = final_score(self.raw_score, self.late.penalty if self.late else 0.0)
+        self.score = self.marks.final
+
+    @property
+    def marks(self) -> Score:
+        """The student's score as this run gave it: the checks' points, the points possible, the late penalty."""
+        return Score(self.raw_score, self.max_score, self.late.penalty if self.late else 0.0)
 
     def charge_late(self, late: Late | None) -> None:
         """The submission's lateness as the gradebook has it; the score follows."""
         self.late = late
-        self.score = final_score(self.raw_score, late.penalty if late else 0.0)
+        self.score = self.marks.final
 
     def as_dict(self) -> dict:
         return {"status": self.status, "reason": self.reason, "score": self.score, "max_score": self.max_score,
@@ -508,6 +502,168 @@ class Calibration:
                    dict(data.get("canary") or {}))
 
 
+@dataclass(frozen=True)
+class Sandbox:
+    """How the run confined its kernels: the mode it ran in (``bwrap`` or ``off``), what was asked, whether the
+    kernels were confined, the warning an unconfined run gives, how many other people work on the machine, and how
+    its kernels started (``warm``, ``cold`` or ``mixed``; what was asked; why they started cold)."""
+
+    mode: str = "off"
+    asked: str = ""
+    confined: bool = False
+    warning: str = ""
+    other_people: int = 0
+    kernels: str = ""
+    kernels_asked: str = ""
+    kernels_note: str = ""
+
+    def as_dict(self) -> dict:
+        return {"mode": self.mode, "asked": self.asked, "confined": self.confined, "warning": self.warning,
+                "other_people": self.other_people, "kernels": self.kernels, "kernels_asked": self.kernels_asked,
+                "kernels_note": self.kernels_note}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> Sandbox:
+        data = data or {}
+        mode = data.get("mode", "off")
+        return cls(mode, data.get("asked", ""), bool(data.get("confined", mode == "bwrap")), data.get("warning") or "",
+                   int(data.get("other_people") or 0), data.get("kernels", ""), data.get("kernels_asked", ""),
+                   data.get("kernels_note") or "")
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """The limits every notebook of the run was graded under: a kernel's
+    (:class:`~autograder.cohort.kernels.confinement.Limits`, the same fields) and the per-cell time limit."""
+
+    memory_mb: int = 4096
+    processes: int = 128
+    cpu_seconds: int = 1200
+    file_mb: int = 256
+    disk_mb: int = 512
+    open_files: int = 1024
+    notebook_seconds: int = 600
+    cell_seconds: int | None = None
+
+    @classmethod
+    def of(cls, limits, cell_seconds: int | None) -> RunLimits:
+        """A run's limits: a kernel's (a :class:`~autograder.cohort.kernels.confinement.Limits`) and the per-cell
+        time limit."""
+        return cls(**{f.name: getattr(limits, f.name) for f in fields(limits)}, cell_seconds=cell_seconds)
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> RunLimits:
+        return cls(**_known(cls, data or {}))
+
+
+@dataclass(frozen=True)
+class TestPoints:
+    """One test cell of the assignment and the points it is worth."""
+
+    test: str
+    max_score: float
+
+    def as_dict(self) -> dict:
+        return {"test": self.test, "max_score": self.max_score}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TestPoints:
+        return cls(data["test"], data["max_score"])
+
+
+@dataclass(frozen=True)
+class Forced:
+    """Whether the run was forced (graded although its calibration failed or could not run), why, and how many
+    students' grades it wrote and left unwritten (the grader's own failures)."""
+
+    forced: bool = False
+    reason: str = ""
+    written: int = 0
+    not_graded: int = 0
+
+    def as_dict(self) -> dict:
+        return {"forced": self.forced, "reason": self.reason, "written": self.written, "not_graded": self.not_graded}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> Forced:
+        data = data or {}
+        return cls(bool(data.get("forced")), data.get("reason") or "", int(data.get("written") or 0),
+                   int(data.get("not_graded") or 0))
+
+
+@dataclass(frozen=True)
+class Package:
+    """Where the ``autograder`` package the coordinator and the kernels imported lives."""
+
+    coordinator: str
+    kernel: str
+
+    def as_dict(self) -> dict:
+        return {"coordinator": self.coordinator, "kernel": self.kernel}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> Package | None:
+        """``None`` where the run checked no kernel's package (``{}`` in the record)."""
+        return cls(data.get("coordinator", ""), data.get("kernel", "")) if data else None
+
+
+@dataclass(frozen=True)
+class Engine:
+    """The grading engine: a local cluster or a scheduler (its address), whether its connection was
+    authenticated, and the students whose notebooks a worker died on (how many times)."""
+
+    kind: str = ""
+    scheduler: str = ""
+    authenticated: bool = False
+    retried: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "scheduler": self.scheduler, "authenticated": self.authenticated,
+                "retried": dict(self.retried)}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> Engine:
+        data = data or {}
+        return cls(data.get("kind", ""), data.get("scheduler") or "", bool(data.get("authenticated")),
+                   dict(data.get("retried") or {}))
+
+
+@dataclass(frozen=True)
+class OutputLimits:
+    """The bytes a graded notebook keeps of its outputs: each output's and the whole notebook's (see
+    ``submission.trim_outputs``)."""
+
+    output_bytes: int = 1024 * 1024
+    notebook_bytes: int = 5 * 1024 * 1024
+
+    def as_dict(self) -> dict:
+        return {"output_bytes": self.output_bytes, "notebook_bytes": self.notebook_bytes}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> OutputLimits | None:
+        """``None`` for a record written before the limits were kept (``{}``)."""
+        return cls(**_known(cls, data)) if data else None
+
+
+@dataclass(frozen=True)
+class WorkerCount:
+    """How many workers a local run started, and why (``"2 CPUs this process may use"``, ``"--workers"``)."""
+
+    workers: int
+    reason: str = ""
+
+    def as_dict(self) -> dict:
+        return {"workers": self.workers, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> WorkerCount | None:
+        """``None`` for a record written before the count was kept (``{}``)."""
+        return cls(int(data["workers"]), data.get("reason", "")) if data else None
+
+
 @dataclass
 class RunRecord:
     """``grading.json``: how a run graded an assignment, and every student's entry."""
@@ -517,41 +673,52 @@ class RunRecord:
     graded_at: str
     seconds: float
     workers: int
-    sandbox: dict  # {"mode": "bwrap" | "off", "asked", "confined", "warning", "other_people", "kernels", ...}
-    limits: dict
+    sandbox: Sandbox
+    limits: RunLimits
     gradebook: str  # the database URL, without its password
-    functions: list
-    tests: list  # [{"test", "max_score"}]
+    functions: list[str]
+    tests: list[TestPoints]
     calibration: Calibration | None
-    forced: dict  # {"forced": bool, "reason": str, "written": n, "not_graded": n}
-    package: dict
+    forced: Forced
+    package: Package | None
     kernel_cpu_seconds: float
     students: dict[str, StudentEntry]
-    engine: dict = field(default_factory=dict)  # {"kind": local | scheduler, "scheduler", "authenticated", "retried": {student: deaths}}
+    engine: Engine = field(default_factory=Engine)
     #: Students this run could not grade because of a fault of the grader; their entries in ``students`` (if any)
     #: are the previous run's, as their grades in the gradebook are.
     not_graded: dict[str, Failure] = field(default_factory=dict)
-    #: Bytes cut from graded notebooks' outputs (see ``submission.trim_outputs``): {"output_bytes", "notebook_bytes"}.
-    output_limits: dict = field(default_factory=dict)
-    #: How many workers a local run started and why: {"workers": n, "reason": "2 CPUs this process may use"}.
-    worker_count: dict = field(default_factory=dict)
+    #: Bytes cut from graded notebooks' outputs.
+    output_limits: OutputLimits | None = None
+    #: How many workers a local run started and why.
+    worker_count: WorkerCount | None = None
 
     def as_dict(self) -> dict:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data.update(calibration=self.calibration.as_dict() if self.calibration else None,
+        data.update(sandbox=self.sandbox.as_dict(), limits=self.limits.as_dict(), functions=list(self.functions),
+                    tests=[t.as_dict() for t in self.tests],
+                    calibration=self.calibration.as_dict() if self.calibration else None,
+                    forced=self.forced.as_dict(), package=_as_dict(self.package),
                     students={s: e.as_dict() for s, e in sorted(self.students.items())},
-                    not_graded={s: f.as_dict() for s, f in self.not_graded.items()})
+                    engine=self.engine.as_dict(), not_graded={s: f.as_dict() for s, f in self.not_graded.items()},
+                    output_limits=_as_dict(self.output_limits), worker_count=_as_dict(self.worker_count))
         return json.loads(json.dumps(data))  # a copy: nothing of the record is shared with the dict
 
     @classmethod
     def from_dict(cls, data: dict) -> RunRecord:
         kept = _known(cls, data)
-        kept["students"] = {s: StudentEntry.from_dict(e) for s, e in (data.get("students") or {}).items()}
-        kept["not_graded"] = {s: Failure.from_dict(f) for s, f in (data.get("not_graded") or {}).items()}
-        kept["calibration"] = Calibration.from_dict(data.get("calibration"))
         try:
+            kept.update(sandbox=Sandbox.from_dict(data.get("sandbox")), limits=RunLimits.from_dict(data.get("limits")),
+                        functions=list(data.get("functions") or []),
+                        tests=[TestPoints.from_dict(t) for t in data.get("tests") or []],
+                        calibration=Calibration.from_dict(data.get("calibration")),
+                        forced=Forced.from_dict(data.get("forced")), package=Package.from_dict(data.get("package")),
+                        students={s: StudentEntry.from_dict(e) for s, e in (data.get("students") or {}).items()},
+                        engine=Engine.from_dict(data.get("engine")),
+                        not_graded={s: Failure.from_dict(f) for s, f in (data.get("not_graded") or {}).items()},
+                        output_limits=OutputLimits.from_dict(data.get("output_limits")),
+                        worker_count=WorkerCount.from_dict(data.get("worker_count")))
             return cls(**kept)
-        except TypeError as error:
+        except (TypeError, ValueError, KeyError, AttributeError) as error:
             raise RecordError(f"not a run record: {error}") from None
 
     def save(self, path: Path) -> None:

@@ -2,13 +2,59 @@
 
 A student's final score is never computed anywhere else: the gradebook writer (the entry it journals), the run
 record (``grading.json``), the feedback page, the report and the LMS export all take it from
-:func:`final_score`, whether their points come from the run's record or from the gradebook (where an
-instructor's manual grades may have changed them).
+:func:`final_score`.  What a student scores *now* is the gradebook's :class:`Score` (:func:`gradebook_scores`),
+where an instructor's manual grades count: the feedback page, the report and the LMS export all read it there,
+so that after a manual grade they show one score for one student; ``grading.json`` keeps what the run gave
+(:attr:`~autograder.cohort.records.StudentEntry.marks`), which is also what a view shows for a student the
+gradebook has no submission of.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Score:
+    """A student's points, the points possible and the late penalty; :attr:`final` is their score."""
+
+    points: float
+    possible: float
+    penalty: float = 0.0
+
+    @property
+    def final(self) -> float:
+        return final_score(self.points, self.penalty)
+
+
+def submission_score(submission) -> Score:
+    """A submission's :class:`Score` as nbgrader's gradebook holds it (``submission``: a submitted assignment or
+    notebook): nbgrader's own sum of its cells' scores (an instructor's manual grade in place of the automatic
+    one, extra credit added), its points possible and its late penalty."""
+    return Score(float(submission.score), float(submission.max_score),
+                 float(submission.late_submission_penalty or 0.0))
+
+
+def gradebook_scores(gb, assignment: str) -> dict[str, Score]:
+    """Every student's :class:`Score` on ``assignment`` in the open nbgrader gradebook ``gb`` (students without a
+    submission left out)."""
+    found = {}
+    for student in gb.students:
+        score = student_score(gb, assignment, student.id)
+        if score is not None:
+            found[student.id] = score
+    return found
+
+
+def student_score(gb, assignment: str, student: str) -> Score | None:
+    """One student's :class:`Score` on ``assignment`` in the open gradebook ``gb``; ``None`` without a submission."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        return submission_score(gb.find_submission(assignment, student))
+    except MissingEntry:
+        return None
 
 
 def final_score(points: float, penalty: float | None = 0.0) -> float:
@@ -32,12 +78,6 @@ def earns_nothing(status: str, compromised: bool) -> bool:
     """The zero rule: a submission that was not graded (its grading failed) or whose kernel was compromised (the
     canary saw the checks changed) earns no point, whatever its test cells showed."""
     return status != "graded" or compromised
-
-
-def gradebook_points(scores: Mapping[str, tuple[float, float]]) -> tuple[float, float]:
-    """The points and the possible points of a student's test cells as the gradebook holds them
-    (``{cell: (score, max_score)}``, an instructor's manual grades included)."""
-    return sum(s for s, _ in scores.values()), sum(m for _, m in scores.values())
 
 
 def cells_possible(max_scores: Mapping[str, float]) -> float:

@@ -353,7 +353,7 @@ def run(students: int = 24, workers: int | tuple = 2, module: str = "04-five-lin
                         workers=int(arm.rsplit("-w", 1)[1]), sandbox=sandbox, kernels="warm" if kind == "ours" else "cold",
                         progress=False))
                     records[arm].append(record)
-                    sandbox_mode = record.sandbox["mode"]
+                    sandbox_mode = record.sandbox.mode
                 else:
                     submitted = built[next(k for k in kinds if k != "floor")] / "submitted"
                     floor_seconds([submitted / s / module / f"{module}.ipynb" for s in names], root, solution)

@@ -166,7 +166,7 @@ def scores_from_autograded(nb, points: dict) -> Scores:
     check spoke, from the error); it is a visible failure when that result came from a call before
     ``### BEGIN HIDDEN TESTS`` (each call shows one result, so its position says which call it was).
     """
-    from ..outcome import RESULT_MIME, Outcome
+    from ..outcome import RESULT_MIME, Outcome, ResultData
 
     failing = {str(Outcome.INCORRECT), str(Outcome.NOT_ATTEMPTED)}
     scores = Scores()
@@ -177,10 +177,10 @@ def scores_from_autograded(nb, points: dict) -> Scores:
         if score >= full and error is None:
             scores[test_id] = (score, full, "passed", "")
             continue
-        results = [o["data"][RESULT_MIME] for o in outputs if RESULT_MIME in o.get("data", {})]
-        at, result = next(((i, r) for i, r in enumerate(results) if r["outcome"] in failing), (len(results), None))
+        results = [ResultData.read(o["data"][RESULT_MIME]) for o in outputs if RESULT_MIME in o.get("data", {})]
+        at, result = next(((i, r) for i, r in enumerate(results) if r and r.outcome in failing), (len(results), None))
         if result is not None:
-            text, code = result["message"], result["code"]
+            text, code = result.message, result.code
         elif error is not None:
             text, code = f"{error.get('ename')}: {error.get('evalue')}", "error"
         else:

@@ -17,9 +17,10 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from traitlets import Bool, Dict, Int, Unicode
+from traitlets import Any, Bool, Instance, Int, Unicode
 
 from .box import lock_ipc
 from .bwrap import bwrap_argv
@@ -33,18 +34,44 @@ from .template import ForkedKernel, TemplateError, kernel_arguments, one_thread,
 KERNEL_TAG = "TORCH_LEDGER_KERNEL"
 
 
+@dataclass
+class KernelEvent:
+    """What happened to one kernel a manager launched, recorded as it goes: when it started and its process,
+    whether it was forked warm, whether the wall clock stopped it, when it was asked to shut down and the CPU time
+    its processes had used by then."""
+
+    started: float
+    process: object  # the kernel's process (a Popen or a forked kernel): how it ended
+    warm: bool = False
+    wall_killed: bool = False
+    shutdown_at: float | None = None
+    cpu_seconds: float = 0.0
+
+
+@dataclass
+class KernelLog:
+    """Where the kernels of one notebook are recorded (:class:`KernelEvent`, in launch order), and the warm template
+    they are forked from (``None``: they start cold).  A grader gives each notebook one, through its configuration
+    (``SandboxedKernelManager.kernels``), which traitlets copies: a copy is this same log."""
+
+    template: object = None
+    events: list[KernelEvent] = field(default_factory=list)
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 class SandboxedKernelManager(PromptKernelManager):
     """An ``AsyncKernelManager`` whose kernel runs in a bubblewrap sandbox over IPC sockets."""
 
     box = Unicode("", help="Per-notebook sandbox directory (with home/ and ipc/ inside).").tag(config=True)
     uid = Int(BASE_UID, help="Unprivileged uid the kernel runs as (one per worker).").tag(config=True)
-    limits = Dict({}, help="Limits as a dict (see autograder.cohort.kernels.confinement.Limits).").tag(config=True)
+    limits = Instance(Limits, args=(), help="The kernel's limits (autograder.cohort.kernels.confinement.Limits).",
+                      ).tag(config=True)
     sandboxed = Bool(True, help="False runs the kernel without bubblewrap (no isolation).").tag(config=True)
-    #: Where each launched kernel's record goes (its process, whether the wall clock stopped it, its CPU
-    #: time): a grader gives every notebook a subclass with a list of its own.
-    events: list | None = None
-    #: The warm template the kernel is forked from (:mod:`autograder.cohort.kernels.template`); ``None`` starts it cold.
-    template = None
+    kernels = Any(None, allow_none=True, help="A KernelLog: where each launched kernel's KernelEvent goes, and the "
+                                             "warm template it is forked from (None: cold, unrecorded)."
+                  ).tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -56,12 +83,13 @@ class SandboxedKernelManager(PromptKernelManager):
         self.connection_file = str(ipc / "kernel.json")
         self._wall_timer: asyncio.TimerHandle | None = None
         self._lock_task: asyncio.Task | None = None
-        self._event: dict = {}
+        self._event: KernelEvent | None = None
         self._tag = uuid.uuid4().hex  # marks every process of an unconfined kernel (processes.tagged)
 
     @property
-    def _limits(self) -> Limits:
-        return Limits(**self.limits) if self.limits else Limits()
+    def template(self):
+        """The warm template this notebook's kernels are forked from (:mod:`autograder.cohort.kernels.template`)."""
+        return self.kernels.template if self.kernels is not None else None
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         cmd = super().format_kernel_cmd(extra_arguments)
@@ -69,7 +97,7 @@ class SandboxedKernelManager(PromptKernelManager):
             return cmd
         if is_root():
             os.chown(self.connection_file, self.uid, self.uid)
-        return [*bwrap_argv(Path(self.box), self.uid, self._limits), *cmd]
+        return [*bwrap_argv(Path(self.box), self.uid, self.limits), *cmd]
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         template = self.template
@@ -82,11 +110,10 @@ class SandboxedKernelManager(PromptKernelManager):
                 forked = False  # the template went away: this kernel starts cold
         if not forked:
             await self._start_cold(kernel_cmd, **kw)
-        self._event = {"started": time.monotonic(), "wall_killed": False, "process": self.provisioner.process,
-                       "warm": forked}
-        if self.events is not None:
-            self.events.append(self._event)
-        seconds = self._limits.notebook_seconds
+        self._event = KernelEvent(time.monotonic(), self.provisioner.process, warm=forked)
+        if self.kernels is not None:
+            self.kernels.events.append(self._event)
+        seconds = self.limits.notebook_seconds
         loop = asyncio.get_running_loop()
         if seconds and seconds > 0:
             self._wall_timer = loop.call_later(seconds, self._kill_on_wall_clock)
@@ -150,17 +177,19 @@ class SandboxedKernelManager(PromptKernelManager):
         process = self.provisioner.process if self.provisioner else None
         if process is None or process.poll() is not None:
             return
-        self._event["wall_killed"] = True
+        self._event.wall_killed = True
         try:
             os.killpg(os.getpgid(process.pid), signal.SIGKILL)
         except (OSError, TypeError):  # TypeError: a forked kernel whose pid here is unknown
             process.kill()
 
     async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
-        self._event.setdefault("shutdown_at", time.monotonic())  # the notebook's last cell has ended
+        event = self._event
+        if event is not None and event.shutdown_at is None:
+            event.shutdown_at = time.monotonic()  # the notebook's last cell has ended
         process = self.provisioner.process if self.provisioner else None
-        if process is not None and process.poll() is None and process.pid is not None:
-            self._event["cpu_seconds"] = tree_cpu_seconds(process.pid)
+        if event is not None and process is not None and process.poll() is None and process.pid is not None:
+            event.cpu_seconds = tree_cpu_seconds(process.pid)
         await super()._async_shutdown_kernel(now=now, restart=restart)
 
     shutdown_kernel = _async_shutdown_kernel
@@ -180,11 +209,11 @@ class SandboxedKernelManager(PromptKernelManager):
                     pass
 
 
-def describe_exit(event: dict) -> str | None:
+def describe_exit(event: KernelEvent) -> str | None:
     """A readable cause for a kernel that ended on its own (``None`` when it was shut down normally)."""
-    if event.get("wall_killed"):
+    if event.wall_killed:
         return "the notebook ran past its wall-clock limit and its kernel was stopped"
-    process = event.get("process")
+    process = event.process
     code = process.poll() if process is not None else None
     if code is None:
         return None

@@ -138,10 +138,10 @@ class Template:
     sandbox, children run as this user with ``env`` (default: this process's environment).
     """
 
-    def __init__(self, root: Path, *, sandboxed: bool = False, uid: int = 0, limits: dict | None = None,
+    def __init__(self, root: Path, *, sandboxed: bool = False, uid: int = 0, limits: Limits | None = None,
                  env: dict | None = None, preload=PRELOAD) -> None:
         self.root, self.sandboxed, self.uid = Path(root), sandboxed, uid
-        self.limits, self.env, self.preload = dict(limits or {}), env, tuple(preload)
+        self.limits, self.env, self.preload = limits or Limits(), env, tuple(preload)
         self.process: subprocess.Popen | None = None
         self.kernels: dict[int, ForkedKernel] = {}
         self.info: dict = {}
@@ -264,7 +264,7 @@ class Template:
         if self.sandboxed:
             if box is None:
                 raise TemplateError("a sandboxed kernel needs its box")
-            request.update(Confinement(Path(box), self.uid, Limits(**self.limits)).request(self.root))
+            request.update(Confinement(Path(box), self.uid, self.limits).request(self.root))
         self._request(request)
         with self._cond:
             if not self._cond.wait_for(lambda: ident in self._replies or not self.alive(), timeout):

@@ -30,7 +30,7 @@ from ..course import Course
 from ..records import GRADER, Calibration, CanaryVerdict, Failure, Flag, StudentEntry, SubmissionResult
 from ..score import earns_nothing
 from ..score import full_marks as scored_full_marks
-from ..worker import canary
+from . import canary_verdict
 from .gradebook_writer import Writer
 
 # --------------------------------------------------------------------------------------------
@@ -47,7 +47,7 @@ def judge(result: SubmissionResult, expected: dict | None, max_total: float, for
     late penalty, from which the entry's score follows."""
     verdict = CanaryVerdict("not run")
     if result.status == "graded":
-        seen = canary.verdict(result.canary, expected)
+        seen = canary_verdict.verdict(result.canary, expected)
         verdict = CanaryVerdict(seen.status, seen.detail)
     points = 0.0 if earns_nothing(result.status, verdict.compromised) else result.points
     return StudentEntry(status=result.status, reason=result.reason, score=points, raw_score=points,
@@ -141,7 +141,7 @@ class Coordinator:
     def _calibrate(self, result: SubmissionResult) -> None:
         self.calibration = result
         self._note_kernel(result)
-        self.expected = canary.expectations(result.canary) if result.status == "graded" else None
+        self.expected = canary_verdict.expectations(result.canary) if result.status == "graded" else None
         self.waiting = False
         if not full_marks(result):
             explanation = self.explain(result) if self.explain else "the solution did not score full marks"

@@ -40,10 +40,11 @@ from .. import privacy
 from ..course import Course, copy_assignment
 from ..jobs import Job, RunSpec, pack_folder
 from ..kernels.preflight import kernel_package, nbgrader_package, package_mismatch
-from ..records import JOURNAL, REFERENCE, STUDENT, CalibrationFailed, Failure, GradingError, RunRecord, SubmissionResult
+from ..records import JOURNAL, REFERENCE, STUDENT, Failure, RunRecord, SubmissionResult, WorkerCount
 from ..worker.dask_plugin import grader_uid
 from .coordinator import Coordinator, explain_calibration, warn
 from .dask_cluster import ClusterError, DaskCluster, scheduler_security, wait_any
+from .errors import CalibrationFailed, GradingError
 from .gradebook_writer import Writer
 from .journal import Journal
 from .machine import available_cpus, resolve_sandbox
@@ -140,12 +141,12 @@ def grade(course: Course, assignment: str, options: GradeOptions | None = None) 
         if options.kernels not in ("warm", "cold"):
             raise GradingError(f"--kernels must be warm or cold, not {options.kernels!r}")
         spec = RunSpec(assignment=assignment, notebook=notebook, sandboxed=sandboxed, warm=options.kernels == "warm",
-                       limits=options.limits.as_dict(), cell_timeout=cell_timeout, tests=facts.tests,
+                       limits=options.limits, cell_timeout=cell_timeout, tests=facts.tests,
                        functions=facts.functions, locked=facts.locked, config=course.config,
                        template_db=template.read_bytes(), data_files=_pack_data(course.data_files(assignment)),
                        output_limits=options.output_limits)
         setup = RunSetup(course, assignment, notebook, students, options, sandboxed, sandbox_warning, package, facts,
-                         cell_timeout, reference_dir, {"workers": workers, "reason": why}, others)
+                         cell_timeout, reference_dir, WorkerCount(workers, why), others)
         return _run(setup, spec, engine, forced)
     finally:
         engine.close()  # a no-op when the run closed it

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ..kernels.bwrap import diagnose
-from ..records import GradingError
+from .errors import GradingError
 
 
 def available_cpus() -> tuple[int, str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..course import Course
 from ..kernels.confinement import Limits
+from ..records import WorkerCount
 from ..score import cells_possible
 from ..worker.submission import OUTPUT_LIMITS
 
@@ -59,5 +60,5 @@ class RunSetup:
     facts: Assignment
     cell_timeout: int
     reference_dir: Path
-    workers: dict  # {"workers": n, "reason": why}
+    workers: WorkerCount  # how many workers, and why
     others: list[str] = field(default_factory=list)  # who else works on this machine (privacy.other_people)

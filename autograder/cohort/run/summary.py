@@ -6,7 +6,21 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from ..course import Course
-from ..records import RECORD, Late, RunRecord, StudentEntry, load_students, safe_url
+from ..records import (
+    RECORD,
+    Engine,
+    Forced,
+    Late,
+    OutputLimits,
+    Package,
+    RunLimits,
+    RunRecord,
+    Sandbox,
+    StudentEntry,
+    TestPoints,
+    load_students,
+    safe_url,
+)
 from .coordinator import Coordinator, calibration_of
 from .dask_cluster import DaskCluster
 from .options import RunSetup
@@ -29,37 +43,34 @@ def build_record(setup: RunSetup, students: dict[str, StudentEntry], coordinator
         graded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         seconds=round(seconds, 1),
         workers=engine.seen_workers,
-        sandbox={"mode": "bwrap" if setup.sandboxed else "off", "asked": options.sandbox, "confined": setup.sandboxed,
-                 "warning": setup.sandbox_warning, "other_people": len(setup.others),
-                 **_kernels(options.kernels, kernels, coordinator.kernel_notes)},
-        limits={**options.limits.as_dict(), "cell_seconds": setup.cell_timeout},
+        sandbox=Sandbox("bwrap" if setup.sandboxed else "off", options.sandbox, setup.sandboxed, setup.sandbox_warning,
+                        len(setup.others), *_kernels(options.kernels, kernels, coordinator.kernel_notes)),
+        limits=RunLimits.of(options.limits, setup.cell_timeout),
         gradebook=safe_url(course.db_url),
         functions=list(setup.facts.functions),
-        tests=[{"test": t, "max_score": setup.facts.max_scores[t]} for t, _ in setup.facts.tests],
+        tests=[TestPoints(t, setup.facts.max_scores[t]) for t, _ in setup.facts.tests],
         calibration=calibration_of(calibration),
-        forced={"forced": bool(coordinator.forced), "reason": coordinator.forced,
-                "written": coordinator.written, "not_graded": len(coordinator.not_graded)},
-        package={"coordinator": setup.package.coordinator, "kernel": setup.package.kernel} if setup.package else {},
+        forced=Forced(bool(coordinator.forced), coordinator.forced, coordinator.written, len(coordinator.not_graded)),
+        package=Package(setup.package.coordinator, setup.package.kernel) if setup.package else None,
         kernel_cpu_seconds=round(sum((e.timings or {}).get("kernel_cpu", 0.0) for e in students.values())
                                  + (calibration.timings.get("kernel_cpu", 0.0) if calibration else 0.0), 2),
         students={**kept, **students},
-        engine={"kind": engine.kind, "scheduler": options.scheduler or "", "authenticated": engine.authenticated,
-                "retried": dict(sorted(engine.retried.items()))},
-        worker_count=dict(setup.workers),
+        engine=Engine(engine.kind, options.scheduler or "", engine.authenticated, dict(sorted(engine.retried.items()))),
+        worker_count=setup.workers,
         not_graded=dict(sorted(coordinator.not_graded.items())),
-        output_limits=dict(options.output_limits),
+        output_limits=OutputLimits(**options.output_limits),
     )
     record.save(path)
     return record
 
 
-def _kernels(asked: str, started: list[str], notes) -> dict:
+def _kernels(asked: str, started: list[str], notes) -> tuple[str, str, str]:
     """How the run's kernels really started (``started``: each result's way, "" where none started):
     ``kernels`` is warm, cold or mixed, with the reasons (``notes``) when they started cold although warm
     ones were asked for."""
     seen = {k for k in started if k}
     kind = "mixed" if len(seen) > 1 else (seen.pop() if seen else asked)
-    return {"kernels": kind, "kernels_asked": asked, "kernels_note": "; ".join(sorted(notes))}
+    return kind, asked, "; ".join(sorted(notes))
 
 
 def summarise(record: RunRecord, graded: list[str], course: Course) -> None:
@@ -67,14 +78,14 @@ def summarise(record: RunRecord, graded: list[str], course: Course) -> None:
     failed = {s: r for s, r in students.items() if r.status != "graded"}
     flagged = {s: r for s, r in students.items() if r.flags and r.status == "graded"}
     late = {s: r for s, r in students.items() if r.late}
-    where = f"Dask scheduler {record.engine['scheduler']}" if record.engine.get("scheduler") else "local cluster"
-    where += ", TLS" if record.engine.get("authenticated") else ", unauthenticated"
+    where = f"Dask scheduler {record.engine.scheduler}" if record.engine.scheduler else "local cluster"
+    where += ", TLS" if record.engine.authenticated else ", unauthenticated"
     total = len(students) + len(record.not_graded)
     lines = [f"graded {len(students) - len(failed)} of {total} submissions of {record.assignment} "
              f"in {record.seconds} s ({record.workers} worker{'s' if record.workers != 1 else ''}, {where}, "
-             f"sandbox: {record.sandbox['mode']}, kernels: {record.sandbox['kernels']})"]
-    if record.sandbox.get("kernels_note"):
-        lines.append(f"kernels: {record.sandbox['kernels_note']}")
+             f"sandbox: {record.sandbox.mode}, kernels: {record.sandbox.kernels})"]
+    if record.sandbox.kernels_note:
+        lines.append(f"kernels: {record.sandbox.kernels_note}")
     if failed:
         lines.append("not graded (scored 0):")
         lines += [f"  {s}: {r.reason}" for s, r in failed.items()]
@@ -94,11 +105,11 @@ def summarise(record: RunRecord, graded: list[str], course: Course) -> None:
     lines.append(f"gradebook: {record.gradebook}")
     lines.append(f"autograded notebooks: {course.folder('autograded')}/STUDENT/{record.assignment}/")
     lines.append(f"run record: {course.reports(record.assignment) / RECORD}")
-    if record.sandbox["warning"]:
-        lines.append("WARNING: " + record.sandbox["warning"])
-    if record.forced["forced"]:
-        lines.append(f"WARNING: FORCED RUN (--force): {record.forced['reason']} Written: the grades of "
-                     f"{record.forced['written']} student(s); not written: {record.forced['not_graded']} (internal "
+    if record.sandbox.warning:
+        lines.append("WARNING: " + record.sandbox.warning)
+    if record.forced.forced:
+        lines.append(f"WARNING: FORCED RUN (--force): {record.forced.reason} Written: the grades of "
+                     f"{record.forced.written} student(s); not written: {record.forced.not_graded} (internal "
                      "errors, their previous grades stand).")
     print("\n".join(lines), flush=True)
 

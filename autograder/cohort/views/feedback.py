@@ -27,7 +27,7 @@ from ...outcome import css_class, css_rules
 from ..course import Course
 from ..records import RECORD, StudentEntry, TestOutcome, load
 from ..run.summary import late_duration
-from ..score import final_score, gradebook_points
+from ..score import Score, student_score
 
 #: A feedback page's mode: the student reads the copy that ``nbgrader release_feedback`` puts in the exchange.
 PAGE_MODE = 0o644
@@ -65,25 +65,27 @@ def _answers(path: Path) -> dict[str, str]:
     return answer_sources(nb)
 
 
-def _gradebook_scores(course: Course, assignment: str, notebook: str, student: str) -> dict[str, tuple]:
+def _gradebook_scores(course: Course, assignment: str, notebook: str, student: str) -> tuple[dict, Score | None]:
+    """Each test cell's points in the gradebook and the student's :class:`~autograder.cohort.score.Score`, the one
+    the report and the LMS export read (``{}, None`` where the gradebook has no submission)."""
     from nbgrader.api import MissingEntry
 
     try:
         with course.gradebook() as gb:
             sub = gb.find_submission_notebook(notebook, assignment, student)
-            return {g.name: (float(g.score), float(g.max_score)) for g in sub.grades}
+            return ({g.name: (float(g.score), float(g.max_score)) for g in sub.grades},
+                    student_score(gb, assignment, student))
     except MissingEntry:
-        return {}
+        return {}, None
 
 
 def render(student: str, assignment: str, entry: StudentEntry, answers: dict[str, str], functions: list[str],
-           scores: dict[str, tuple]) -> str:
+           scores: dict[str, tuple], marks: Score | None = None) -> str:
     """The feedback page of one student.  ``scores``: each test's points in the gradebook, where an instructor's
-    manual grade may have changed them; without them, the run record's."""
+    manual grade may have changed them; ``marks``: the student's score there (without it, the run record's)."""
     late = entry.late
-    penalty = late.penalty if late else 0.0
-    raw, maximum = gradebook_points(scores) if scores else (entry.raw_score, entry.max_score)
-    total = final_score(raw, penalty)
+    marks = marks or entry.marks
+    raw, maximum, penalty, total = marks.points, marks.possible, marks.penalty, marks.final
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(assignment)} — "
            f"{html.escape(student)}</title><style>{_STYLE}</style></head><body>",
            f"<h1>Feedback: {html.escape(assignment)}</h1>",
@@ -134,7 +136,7 @@ def generate(course: Course, assignment: str, students: list[str] | None = None)
             continue
         page = render(student, assignment, entry,
                       _answers(course.autograded(student, assignment) / f"{notebook}.ipynb"),
-                      record.functions, _gradebook_scores(course, assignment, notebook, student))
+                      record.functions, *_gradebook_scores(course, assignment, notebook, student))
         dest = course.feedback(student, assignment)
         dest.mkdir(parents=True, exist_ok=True)
         (dest / f"{notebook}.html").write_text(page)

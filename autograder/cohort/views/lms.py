@@ -6,7 +6,8 @@ student id is matched to a roster row through one column of the roster (``--matc
 Login ID`` and the ``Email address`` of Moodle's default export), case-insensitively: the whole value first; in a
 column of e-mail addresses, the part before the ``@`` when exactly one row has it.  A hub id that two rows match
 (``ada@uni.example`` and ``ada@other.example``) is matched to neither: it is named, and its grade left out.  The scores are the gradebook's final ones: nbgrader's score minus its
-late penalty, never below zero (:func:`~autograder.cohort.score.final_score`), as ``nbgrader export`` computes them.
+late penalty, never below zero (:func:`~autograder.cohort.score.gradebook_scores`, which the report and the
+feedback pages read too), as ``nbgrader export`` computes them.
 
 * **Canvas** (its gradebook import CSV): ``Student, ID, SIS User ID, SIS Login ID, Section``, then one column per
   assignment, then a ``Points Possible`` row under the header.  An assignment the roster export already holds
@@ -34,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..score import final_score
+from ..score import gradebook_scores
 
 FORMATS = ("canvas", "moodle", "csv")
 #: The roster column a hub id is matched against, per format, when ``--match`` is not given.
@@ -107,7 +108,7 @@ class LmsExport:
 
 def final_scores(db_url: str, assignments=None) -> Scores:
     """Every assignment's (or those named) final score per student, read from the gradebook at ``db_url``."""
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import Gradebook
 
     from ..course import ensure_tools_on_path
 
@@ -122,13 +123,8 @@ def final_scores(db_url: str, assignments=None) -> Scores:
             raise RosterError(f"the gradebook has no assignment {', '.join(unknown)}; it has {', '.join(names) or 'none'}")
         for name in wanted:
             points[name] = float(gb.find_assignment(name).max_score)
-            for student in gb.students:
-                try:
-                    sub = gb.find_submission(name, student.id)
-                except MissingEntry:
-                    continue
-                score = final_score(sub.score, sub.late_submission_penalty)
-                by_student.setdefault(student.id, {})[name] = score
+            for student, score in gradebook_scores(gb, name).items():
+                by_student.setdefault(student, {})[name] = score.final
             for student in gb.students:
                 by_student.setdefault(student.id, {})
     return Scores(points, by_student)

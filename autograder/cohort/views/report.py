@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ...diagnoses import meaning
 from ...outcome import COLOURS, Outcome
 from ..course import Course
 from ..records import RECORD, Note, RunRecord, StudentEntry, TestOutcome, load
+from ..score import Score, gradebook_scores
 from ..worker.check_results import OUTCOMES
 
 
@@ -126,16 +127,24 @@ def _plot_diagnoses(stats: list[FunctionStats], path: Path, top: int = 4) -> boo
     return True
 
 
-def _plot_scores(record: RunRecord, path: Path) -> None:
+def current_scores(course: Course, record: RunRecord) -> dict[str, Score]:
+    """Each student's score now: the gradebook's (an instructor's manual grades counted), read as the LMS export
+    reads it (:func:`~autograder.cohort.score.gradebook_scores`); the run's for a student the gradebook has no
+    submission of."""
+    with course.gradebook() as gb:
+        held = gradebook_scores(gb, record.assignment)
+    return {s: held.get(s, e.marks) for s, e in sorted(record.students.items())}
+
+
+def _plot_scores(scores: dict[str, Score], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    scores = [e.score for e in record.students.values()]
-    top = max((e.max_score for e in record.students.values()), default=1) or 1
+    top = max((s.possible for s in scores.values()), default=1) or 1
     fig, ax = plt.subplots(figsize=(6, 3))
-    ax.hist(scores, bins=min(20, int(top) + 1), range=(0, top), color="#0969da")
+    ax.hist([s.final for s in scores.values()], bins=min(20, int(top) + 1), range=(0, top), color="#0969da")
     ax.set_xlabel("score")
     ax.set_ylabel("students")
     fig.tight_layout()
@@ -159,13 +168,15 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem aut
           "font-weight:600}.num{text-align:right}img{max-width:100%}")
 
 
-def _html(record: RunRecord, stats: list[FunctionStats], plots: list[str]) -> str:
+def _html(record: RunRecord, stats: list[FunctionStats], plots: list[str],
+          scores: dict[str, Score] | None = None) -> str:
     e = html.escape
     students = record.students
+    scores = scores if scores is not None else {s: v.marks for s, v in students.items()}
     out = ["<!doctype html><html><head><meta charset='utf-8'>",
            f"<title>Cohort report — {e(record.assignment)}</title><style>", _STYLE, "</style></head><body>",
            f"<h1>Cohort report — {e(record.assignment)}</h1>",
-           *_warnings(record), _overview(record),
+           *_warnings(record), *_changed(record, scores), _overview(record),
            *_outcomes(stats, plots), *_diagnoses(stats), *_flagged(students), *_notes(students),
            "</body></html>"]
     return "\n".join(out)
@@ -182,21 +193,33 @@ def _warnings(record: RunRecord) -> list[str]:
         out.append("<p class='warn'>NOT GRADED, INTERNAL ERROR: " + "; ".join(
             f"{e(k)}: {e(f.reason)}" for k, f in sorted(record.not_graded.items()))
                    + ". Nothing was written for them; their previous grades stand.</p>")
-    if record.sandbox["mode"] != "bwrap":
-        out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record.sandbox['warning'])}</p>")
-    forced = record.forced or {}
-    if forced.get("forced"):
+    if record.sandbox.mode != "bwrap":
+        out.append(f"<p class='warn'>Graded WITHOUT the sandbox: {e(record.sandbox.warning)}</p>")
+    forced = record.forced
+    if forced.forced:
         out.append(f"<p class='warn'>FORCED RUN (--force): graded although calibration failed. "
-                   f"{e(forced.get('reason', ''))}</p>")
+                   f"{e(forced.reason)}</p>")
     forced_students = sorted(k for k, v in students.items() if v.forced)
-    if forced_students and not forced.get("forced"):
+    if forced_students and not forced.forced:
         out.append(f"<p class='warn'>{len(forced_students)} student(s) were last graded by a forced run "
                    f"(--force, calibration failed): {e(', '.join(forced_students))}.</p>")
     cal = record.calibration
-    if cal and not cal.full_marks and not forced.get("forced"):
+    if cal and not cal.full_marks and not forced.forced:
         out.append("<p class='warn'>The assignment's own solution did not score full marks under this grading "
                    f"set-up ({e(cal.reason or 'see grading.json')}): check the limits before trusting grades.</p>")
     return out
+
+
+def _changed(record: RunRecord, scores: dict[str, Score]) -> list[str]:
+    """The students whose score in the gradebook is no longer the one this run gave (a manual grade, say)."""
+    changed = {s: (e.marks, scores[s]) for s, e in sorted(record.students.items())
+               if s in scores and scores[s].final != e.marks.final}
+    if not changed:
+        return []
+    return ["<p>Scores changed in the gradebook since this run (a manual grade; the plot, the feedback pages and "
+            "the LMS export show the gradebook's): " + "; ".join(
+                f"{html.escape(s)}: {run.final:g} → {now.final:g} / {now.possible:g}"
+                for s, (run, now) in changed.items()) + "</p>"]
 
 
 def _overview(record: RunRecord) -> str:
@@ -206,8 +229,8 @@ def _overview(record: RunRecord) -> str:
     flagged = sum(1 for v in students.values() if v.flags)
     return (f"<p>{len(students)} submissions, {graded} graded, {failed} not gradable, {flagged} flagged "
             f"for review. Graded {e(record.graded_at)} with {record.workers} workers in {record.seconds} s; "
-            f"sandbox: {e(record.sandbox['mode'])}; limits: "
-            + ", ".join(f"{e(k)}={v}" for k, v in record.limits.items()) + ".</p>")
+            f"sandbox: {e(record.sandbox.mode)}; limits: "
+            + ", ".join(f"{e(f.name)}={getattr(record.limits, f.name)}" for f in fields(record.limits)) + ".</p>")
 
 
 def _outcomes(stats: list[FunctionStats], plots: list[str]) -> list[str]:
@@ -265,13 +288,14 @@ def write(course: Course, assignment: str) -> Path:
     record_path = folder / RECORD
     record = load(record_path)
     stats = analyse(record)
+    scores = current_scores(course, record)
     plots = ["outcomes.png", "scores.png"]
     _plot_outcomes(stats, folder / "outcomes.png")
-    _plot_scores(record, folder / "scores.png")
+    _plot_scores(scores, folder / "scores.png")
     if _plot_diagnoses(stats, folder / "diagnoses.png"):
         plots.insert(1, "diagnoses.png")
     page = folder / "report.html"
-    page.write_text(_html(record, stats, plots))
+    page.write_text(_html(record, stats, plots, scores))
     return page
 
 
@@ -279,8 +303,8 @@ def summary(course: Course, assignment: str) -> str:
     """A few lines for the terminal."""
     record = load(course.reports(assignment) / RECORD)
     lines = []
-    if record.sandbox["mode"] != "bwrap":
-        lines.append("WARNING: graded without the sandbox: " + record.sandbox["warning"])
+    if record.sandbox.mode != "bwrap":
+        lines.append("WARNING: graded without the sandbox: " + record.sandbox.warning)
     for s in analyse(record):
         shares = ", ".join(f"{o} {s.share(o):.0%}" for o in OUTCOMES)
         top = f"; most frequent: {_short(s.diagnoses[0].key, 70)} ({s.diagnoses[0].students})" if s.diagnoses else ""

@@ -19,6 +19,9 @@ notebook scores zero and is flagged for review.
 This raises the bar; it is not a proof.  Code that reads the cells it is given can,
 in principle, recognise the canary, which is why the static scan (``scan.py``) also
 flags answer cells that reach for the kernel's machinery.
+
+This module builds the cells and reads what they did in the worker; the coordinator judges those observations
+against the calibration run's (:mod:`autograder.cohort.run.canary_verdict`).
 """
 
 from __future__ import annotations
@@ -26,8 +29,6 @@ from __future__ import annotations
 import secrets
 
 import nbformat
-
-from ..records import CanaryVerdict
 
 MARK = "autograder"  # cell metadata key of the cells appended here
 
@@ -119,44 +120,3 @@ def observe(nb, nonce: str) -> dict[str, str]:
         else:
             seen[name] = f"error:{error[0]}"
     return seen
-
-
-def expectations(reference: dict[str, str]) -> dict[str, str]:
-    """What each canary copy must do, learnt from the reference solution's own canary run.
-
-    A check that reports the stand-in's error without its message can only be required to
-    fail with ``CheckFailed``; one whose copy passed even for the reference checks nothing
-    the canary can use, and is left out.
-    """
-    return {name: obs for name, obs in reference.items() if name != "setup" and obs != "passed"}
-
-
-def _acceptable(observed: str, expected: str) -> bool:
-    if expected == "checkfailed":
-        return observed in ("nonce", "checkfailed")
-    return observed == expected
-
-
-def verdict(observed: dict[str, str], expected: dict[str, str] | None = None) -> CanaryVerdict:
-    """Judge a notebook's canary observations against the expectations (default: every copy shows the nonce)."""
-    tests = {k: v for k, v in observed.items() if k != "setup"}
-    if not observed or all(v == "not run" for v in observed.values()):
-        return CanaryVerdict("not run", "the kernel ended before the canary cells ran", observed)
-    if expected is None:
-        expected = {k: "nonce" for k in tests}
-    problems: list[str] = []
-    if observed.get("setup", "ok") != "ok":
-        problems.append(f"the canary set-up cell failed ({observed['setup']})")
-    for test_id, want in expected.items():
-        got = tests.get(test_id, "not run")
-        if _acceptable(got, want):
-            continue
-        if got == "passed":
-            problems.append(f"a copy of {test_id} passed although the function it checks had been replaced "
-                            "by a stand-in that always raises")
-        else:
-            problems.append(f"a copy of {test_id} did not fail the way the check fails ({got})")
-    if problems:
-        more = f"; and {len(problems) - 2} more" if len(problems) > 2 else ""
-        return CanaryVerdict("compromised", "; ".join(problems[:2]) + more, observed)
-    return CanaryVerdict("ok", "every test cell ran as written", observed)

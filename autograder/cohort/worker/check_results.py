@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ...cells import nbgrader_meta
-from ...outcome import RESULT_MIME, RESULT_VERSION, Outcome
+from ...outcome import RESULT_MIME, Outcome, ResultData
 from ..records import TestOutcome
 
 #: A graded test cell's outcomes, in the order reports show them.
@@ -49,23 +49,22 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def results(cell) -> list[dict]:
-    """The data of every check result among a cell's outputs, in order."""
+def results(cell) -> list[ResultData]:
+    """Every check result among a cell's outputs, in order (the type the check showed: :class:`ResultData`)."""
     found = []
     for out in cell.get("outputs", []):
-        data = out.get("data", {}).get(RESULT_MIME)
-        if isinstance(data, dict) and data.get("version") == RESULT_VERSION:
-            found.append(data)
+        result = ResultData.read(out.get("data", {}).get(RESULT_MIME))
+        if result is not None:
+            found.append(result)
     return found
 
 
 def read_cell(cell) -> Reading:
     """What one executed test cell reported: its first result that failed it, else the error it raised."""
-    failed = next((r for r in results(cell) if r.get("outcome") in _FAILING), None)
+    failed = next((r for r in results(cell) if r.outcome in _FAILING), None)
     if failed is not None:
-        return Reading(Outcome(failed["outcome"]), _first_line(str(failed.get("message", "")), 1000),
-                       str(failed.get("code", "")), str(failed.get("seen", "")), str(failed.get("owner", "")),
-                       str(failed.get("do", "")))
+        return Reading(Outcome(failed.outcome), _first_line(failed.message, 1000), failed.code, failed.seen,
+                       failed.owner, failed.do)
     for out in cell.get("outputs", []):
         if out.get("output_type") != "error":
             continue

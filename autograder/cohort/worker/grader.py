@@ -37,23 +37,14 @@ from ..course import reset_dir
 from ..jobs import Job, RunSpec, pack_folder, unpack_folder
 from ..kernels.box import drain, prepare_box
 from ..kernels.confinement import package_dir, package_root, unconfined_env
-from ..kernels.managers import SandboxedKernelManager
+from ..kernels.managers import KernelEvent, KernelLog, SandboxedKernelManager
 from ..kernels.template import Template, TemplateError, preload_for
 from ..preprocessors.restored import Restored
 from ..records import STUDENT, Failure, Grade, Note, SubmissionResult
 from . import canary, check_results, scan
+from .failures import KernelRun, explain_failure, grader_error
 from .sqlalchemy_engines import share_engines
-from .submission import (
-    KernelRun,
-    LogCapture,
-    explain_failure,
-    first_error,
-    grader_error,
-    notes_from_cells,
-    notes_from_log,
-    read_submission,
-    trim_outputs,
-)
+from .submission import LogCapture, first_error, notes_from_cells, notes_from_log, read_submission, trim_outputs
 
 MAX_EXTRA_FILE_BYTES = 32 * 1024 * 1024
 PRIVATE_FILES = {"timestamp.txt", "submission_secret.txt"}  # nbgrader's bookkeeping, not for the kernel
@@ -128,7 +119,7 @@ class Grading:
     nonce: str = ""
     capture: LogCapture = field(default_factory=LogCapture)  # nbgrader's log
     tracker: _CellTracker = field(default_factory=_CellTracker)
-    kernel_events: list = field(default_factory=list)  # the kernel manager's own records (kernels/managers.py)
+    kernel_events: list[KernelEvent] = field(default_factory=list)  # the kernel manager's own records
     kernels: list[KernelRun] = field(default_factory=list)  # what happened to the kernels, read from those
     restored: list[Restored] = field(default_factory=list)  # what the course's preprocessors put back
     invalid_metadata: str = ""  # why the course's metadata check refused the notebook ("" when it did not)
@@ -411,16 +402,16 @@ class Grader:
         # notebook here, RestoreCellMetadata included); once, after each pass's last, rejects the same invalid
         # notebook.
         cfg.Exporter.optimistic_validation = True
-        # A kernel manager class of this notebook's own, so that what happens to its kernels lands here.
-        cfg.Execute.kernel_manager_class = type("NotebookKernelManager", (SandboxedKernelManager,),
-                                                {"events": g.kernel_events, "template": g.template})
+        # What happens to this notebook's kernels lands in its own log, handed over with the configuration.
+        cfg.Execute.kernel_manager_class = SandboxedKernelManager
+        cfg.SandboxedKernelManager.kernels = KernelLog(g.template, g.kernel_events)
         cfg.Execute.timeout = spec.cell_timeout
         cfg.Execute.interrupt_on_timeout = True
         cfg.Execute.on_cell_start = g.tracker
         cfg.Execute.shutdown_kernel = "immediate"  # its state is discarded anyway
         cfg.SandboxedKernelManager.box = str(g.box)
         cfg.SandboxedKernelManager.uid = self.uid
-        cfg.SandboxedKernelManager.limits = dict(spec.limits)
+        cfg.SandboxedKernelManager.limits = spec.limits
         cfg.SandboxedKernelManager.sandboxed = spec.sandboxed
         return cfg
 
