@@ -48,16 +48,20 @@ def report(cohort, code):
 def test_every_disguised_cell_is_found_and_no_independent_pair_is_flagged(cohort, report):
     measures = planted.measure(cohort, report)
     missed = [(sorted(pair), cell) for pair, cell in cohort.disguised if (pair, cell) not in report.matching_cells()]
+    assert missed == [], missed
     # Two copies of repair_train_epoch are the released starter code with the same repair lines: once every
     # variable is written v, what the two share beyond the starter weighs less than a match needs, as it does
-    # for two honest students making the one repair the lesson asks for.
-    assert missed == [(["copier-rename", "honest-03"], "repair_train_epoch"),
-                      (["copier-recomment", "honest-05"], "repair_train_epoch")], missed
+    # for two honest students making the one repair the lesson asks for.  They match as support only: the two
+    # answers are identical once normalised, rare in the cohort, and the pair matches in other cells.
     cell = sim.Cohort([report.answers[s, "repair_train_epoch"] for s in report.cells["repair_train_epoch"].compared])
+    pairs = {frozenset((p.a, p.b)): p for p in report.pairs}
     for a, b in (("copier-rename", "honest-03"), ("copier-recomment", "honest-05")):
         m = sim.match(report.answers[a, "repair_train_epoch"], report.answers[b, "repair_train_epoch"], cell, sim.THRESHOLD)
-        assert m.counted < sim.MIN_EVIDENCE and "weigh" in m.why_not(), m
-    assert (measures.disguised_found, measures.disguised) == (13, 15)
+        assert m.counted < sim.MIN_EVIDENCE and "weigh" in m.why_not() and m.identical, m
+        shown = next(c for c in pairs[frozenset((a, b))].cells if c.cell == "repair_train_epoch")
+        assert shown.matches and shown.supports and any("as support only" in r for r in shown.reasons())
+        assert len([c for c in pairs[frozenset((a, b))].matching if not c.supports]) >= 2
+    assert (measures.disguised_found, measures.disguised) == (15, 15)
     assert report.flagged() == set(cohort.copied), report.flagged() ^ set(cohort.copied)
     assert measures.false_pairs == 0 and measures.independent_pairs == 184
     # one entry per pair, every cell the two answered in it; a cluster is a copied pair (two cells or more)
@@ -306,6 +310,11 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
     ("def f(m, x, y, l):\n    out = m(x)\n    loss = l(out, y)\n    return loss.item()\n",
      "def f(m, x, y, l):\n    return l(m(x), y).item()\n"),
     ("def f(m, x):\n    g = lambda t: torch.sigmoid(t)\n    return g(m(x))\n", "def f(m, x):\n    return m(x).sigmoid()\n"),
+    ("def f(m, was):\n    m.eval()\n    if was:\n        m.train()\n    else:\n        m.eval()\n",
+     "def f(m, was):\n    m.eval()\n    m.train(was)\n"),
+    ("def f(m, was):\n    m.eval()\n    if not was:\n        m.eval()\n    else:\n        m.train()\n",
+     "def f(m, was):\n    m.eval()\n    m.train(was)\n"),
+    ("def f(xs):\n    t = 0.0\n    for x in xs:\n        t += x\n    return t\n", "def f(xs):\n    return sum(x for x in xs)\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)

@@ -19,6 +19,7 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
    ``for x in xs`` when ``i`` serves nothing else;
 8. branches: a guard (``if c: return``) takes what follows as its ``else``; ``if not c: A else: B`` is
    ``if c: B else: A`` (``!=``, ``is not`` and ``not in`` likewise); an empty branch goes;
+   ``if c: m.train() else: m.eval()`` is ``m.train(bool(c))``;
 9. temporaries: a local read once, by the next statement, before anything there is called, is written in
    its place;
 10. the order of independent statements: within a run of statements that neither jump (``return``,
@@ -29,7 +30,8 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
 
 :func:`fingerprint_lines` writes the normalised tree as the text :mod:`.similarity` fingerprints: every local
 written ``v`` (so the numbering, which follows first use, never enters a fingerprint), no indentation,
-``x += e`` written ``x = x + e``, each line with the line of the submitted cell it came from.
+``x += e`` written ``x = x + e``, a whole float written as an int (``0.0`` is ``0``), ``m.train(bool(c))`` as
+``m.train(c)``, each line with the line of the submitted cell it came from.
 """
 
 from __future__ import annotations
@@ -1256,9 +1258,38 @@ def _orient_if(stmt: ast.If) -> ast.If:
     return stmt
 
 
+def _mode_call(body: list[ast.stmt]) -> tuple[str, ast.AST] | None:
+    """``("train" | "eval", model)`` when ``body`` is the one call ``model.train()`` or ``model.eval()``."""
+    if len(body) != 1 or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Call):
+        return None
+    call = body[0].value
+    f = call.func
+    if isinstance(f, ast.Attribute) and f.attr in ("train", "eval") and not call.args and not call.keywords:
+        return f.attr, f.value
+    return None
+
+
+class _ModeBranches(ast.NodeTransformer):
+    """``if c: m.train() else: m.eval()`` is ``m.train(bool(c))`` (``m.eval()`` is ``m.train(False)``); the
+    other way round, ``m.train(not c)``."""
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        first, second = _mode_call(node.body), _mode_call(node.orelse)
+        if not first or not second or first[0] == second[0] or ast.dump(first[1]) != ast.dump(second[1]):
+            return node
+        if first[0] == "train":
+            mode = ast.Call(ast.Name("bool", ast.Load()), [node.test], [])
+        else:
+            mode = ast.UnaryOp(ast.Not(), node.test)
+        call = ast.Call(ast.Attribute(first[1], "train", ast.Load()), [mode], [])
+        return ast.copy_location(ast.Expr(call), node)
+
+
 def orient_branches(tree: ast.Module) -> None:
     for fn in _functions(tree):
         fn.body = _orient(fn.body)
+    _ModeBranches().visit(tree)
     ast.fix_missing_locations(tree)
 
 
@@ -1583,6 +1614,11 @@ class _Near(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "train" and len(node.args) == 1 and not node.keywords:
+            mode = node.args[0]
+            if isinstance(mode, ast.Call) and isinstance(mode.func, ast.Name) and mode.func.id == "bool" and len(
+                    mode.args) == 1 and not mode.keywords:
+                node.args = [mode.args[0]]  # a mode that is already a flag, made one
         if isinstance(f, ast.Attribute) and f.attr == "forward":
             return ast.copy_location(ast.Call(f.value, node.args, node.keywords), node)
         if isinstance(f, ast.Attribute) and len(node.args) == 1 and not node.keywords:
@@ -1591,6 +1627,11 @@ class _Near(ast.NodeTransformer):
                 return ast.copy_location(ast.Call(ast.Attribute(f.value, "reshape", ast.Load()), [shape], []), node)
             if f.attr == "view":
                 return ast.copy_location(ast.Call(ast.Attribute(f.value, "reshape", ast.Load()), node.args, []), node)
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if type(node.value) is float and node.value.is_integer() and abs(node.value) < 2 ** 53:
+            return ast.copy_location(ast.Constant(int(node.value)), node)  # 0.0 and 0 start a sum alike
         return node
 
 

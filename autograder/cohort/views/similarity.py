@@ -20,7 +20,9 @@ that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one
 :data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
 :data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own.  A pair that matches in one cell only is
-reported when that cell carries :data:`STRONG`.  An answer of one statement, or with fewer than
+reported when that cell carries :data:`STRONG`.  In a pair reported, a cell whose two answers are identical
+once normalised (neither the reference, and no more students wrote it than hold a rare fingerprint) matches
+*as support*, however few fingerprints of its own it has: a copied cell made mostly of the course's lines.  An answer of one statement, or with fewer than
 :data:`MIN_FINGERPRINTS` fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is
 counted, not compared.
 
@@ -284,6 +286,7 @@ class CellMatch:
     identical: bool  # the normalised answers are the same
     writers: int  # students whose answers were compared in this cell
     matches: bool  # from the threshold on, with at least MIN_EVIDENCE counted
+    supports: bool = False  # matches only as support: identical once normalised, in a pair matching elsewhere
 
     def reasons(self) -> list[str]:
         discounted = self.course + self.common
@@ -293,6 +296,11 @@ class CellMatch:
                 f"{discounted} more shared fingerprints were discounted: {self.course} lie on the course's own "
                 f"lines (reference or lesson) and {self.common} are common in the cohort (more than "
                 f"{COMMON:.0%} of it has them)"]
+        if self.supports:
+            said.append("it matches as support only: the two answers are identical once normalised, no more "
+                        f"students than a rare fingerprint's ({COMMON:.0%} of the cohort, at least two) wrote "
+                        "that answer, it is not the reference, and the pair matches in another cell on its own "
+                        "evidence (alone, the cell's own fingerprints are too few or too common to tell)")
         if self.identical:
             said.append("the two answers are identical once names, comments, layout, helpers, classes, "
                         "comprehensions, dead code, loop forms, branch orientation, spellings and the order of "
@@ -487,9 +495,28 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES):
             report.weak.append(Pair(a, b, found + others))
             continue  # one cell, on little evidence: a coincidence as often as a copy
+        for m in others:
+            if _supports(m, cohorts[m.cell], a, b):
+                m.matches = m.supports = True
+        found += [m for m in others if m.supports]
+        others = [m for m in others if not m.supports]
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
     report.pairs.sort(key=lambda p: (tuple(-x for x in p.evidence), p.a, p.b))
     return report
+
+
+def _supports(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
+    """Whether a cell of a pair that matches elsewhere matches as support: the two answers are identical once
+    normalised, neither is the reference, and no more students wrote that answer than hold a rare fingerprint
+    (a copied cell that is mostly the course's lines, or common, has too few fingerprints of its own to score;
+    its identity to the copy's other cells is the evidence)."""
+    if not m.identical:
+        return False
+    first, second = cohort.by_student(a), cohort.by_student(b)
+    if first.reference or second.reference:
+        return False
+    holders = sum(answer.text == first.text for answer in cohort.answers)
+    return holders <= max(2, math.floor(COMMON * len(cohort.answers)))
 
 
 def _read_cell(cell, by_student, stub, code, report) -> tuple[CellSummary, list[Answer]]:
