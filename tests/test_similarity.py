@@ -187,7 +187,7 @@ def torch_one_thread():
     torch.set_num_threads(threads)
 
 
-@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_06"])
+@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_06"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     import importlib
 
@@ -315,6 +315,18 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
     ("def f(m, was):\n    m.eval()\n    if not was:\n        m.eval()\n    else:\n        m.train()\n",
      "def f(m, was):\n    m.eval()\n    m.train(was)\n"),
     ("def f(xs):\n    t = 0.0\n    for x in xs:\n        t += x\n    return t\n", "def f(xs):\n    return sum(x for x in xs)\n"),
+    ("def f(a, b):\n    if not a or not b:\n        return 1\n    return 2\n",
+     "def f(a, b):\n    if a and b:\n        return 2\n    else:\n        return 1\n"),
+    ("def f(m):\n    if not m.training:\n        r = m.eval\n    else:\n        r = m.train\n    return r\n",
+     "def f(m):\n    r = m.train if m.training else m.eval\n    return r\n"),
+    ("def f(e, a):\n    print('epoch {}: {:.3f}'.format(e, a))\n", "def f(e, a):\n    print(f'epoch {e}: {a:.3f}')\n"),
+    ("def g(m, x, d):\n    return m(x.to(d))\n\ndef f(m, x, d):\n    return g(m, d=d, x=x)\n",
+     "def g(m, x, d):\n    return m(x.to(d))\n\ndef f(m, x, d):\n    return g(m, x, d)\n"),
+    ("def f(m, loader):\n    for i, batch in enumerate(loader):\n        x, y = batch\n        m(x, y)\n",
+     "def f(m, loader):\n    for x, y in loader:\n        m(x, y)\n"),
+    ("def f(m, a, b, d):\n    def move(t):\n        return t.to(device=d)\n    return m(move(a), move(b))\n",
+     "def f(m, a, b, d):\n    return m(a.to(d), b.to(d))\n"),
+    ("def f(t):\n    return torch.argmax(t, dim=1), dict(b=1, a=2)\n", "def f(t):\n    return t.argmax(1), {'a': 2, 'b': 1}\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
@@ -339,6 +351,19 @@ def test_the_held_out_cohort_keeps_its_floor_and_never_flags_the_courses_answer(
     assert m.disguised_found >= 14 and m.copies_found >= 12, m  # the figures when it was last measured
 
 
+def test_the_second_tuning_cohort_finds_the_disguises_it_was_written_for():
+    from autograder.dev import planted_05b
+
+    cohort = planted_05b.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_05b.MODULE,
+                         code=planted.course_code_of(planted_05b.MODULE))
+    m = planted.measure(cohort, report)
+    assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
+    assert m.copies_found == m.copies == 8 and m.disguised_found >= 14, m
+    # copier-headers' fit is honest-02's, which is the reference once normalised: the course's answer, never a pair
+    assert report.cells["fit"].reference.get("honest-02") == "same code"
+
+
 def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     _, report = held_out
     chain = next(g for g in report.stories() if "chain-b" in g)
@@ -352,3 +377,24 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     assert "does not match: the score" in page  # every cell that does not match says why
     evidence = [p.evidence for p in report.pairs]
     assert evidence == sorted(evidence, reverse=True)
+
+
+@pytest.mark.parametrize("source,calls", [
+    ("def f(a, b):\n    if not a or not (b is None):\n        return 1\n    return 2\n", [(0, None), (1, None), (1, 2), (0, 0)]),
+    ("def f(a):\n    if a > 1:\n        r = 'big'\n    else:\n        r = 'small'\n    return r + ('!' if not a else '?')\n", [(0,), (2,)]),
+    ("def f(e, a):\n    return 'epoch {}: {:.3f} {!r}'.format(e, a, e)\n", [(1, 0.5), ("x", 2.0)]),
+    ("def g(a, b, c=3):\n    return [a, b, c]\n\ndef f(x, y):\n    return g(x, c=y, b=x), g(b=y, a=x)\n", [(1, 2)]),
+    ("def f(xs):\n    out = []\n    for i, p in enumerate(xs):\n        a, b = p\n        out.append(a - b)\n    for _ in range(0, 2):\n"
+     "        out.append(dict(z=1, y=2))\n    return out\n", [([(1, 2), (5, 3)],)]),
+    ("def f(xs, k):\n    def scaled(t):\n        return t * k\n    return [scaled(x) for x in xs] + [scaled(k)]\n", [([1, 2], 3)]),
+])
+def test_each_new_form_does_what_it_did(source, calls):
+    """The forms brought to one (De Morgan, conditional expressions, str.format, keywords by position, loop
+    headers, helpers called more than once, dict(...)) run as written and normalised give the same."""
+    normal = normalise.normalise(source)
+    assert normal != source
+    written, normalised = {}, {}
+    exec(source, written)  # noqa: S102 - the test's own code
+    exec(normal, normalised)  # noqa: S102
+    for args in calls:
+        assert written["f"](*args) == normalised["f"](*args), (normal, args)

@@ -227,8 +227,8 @@ def _plain(source: str) -> list[str]:
 
 
 def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, stub_lines: set[str],
-                code: CourseCode, reference_normal: str | None) -> Answer:
-    normal, text, lines = _normalised(source, frozenset(keep))
+                code: CourseCode, reference_normal: str | None, signatures: tuple = ()) -> Answer:
+    normal, text, lines = _normalised(source, frozenset(keep), signatures)
     answer = Answer(student, cell, source, normal, fingerprint(text, boilerplate), starts=_line_starts(text),
                     text=text, source_lines=lines)
     _read_lines(answer, code, stub_lines)
@@ -242,10 +242,10 @@ def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, st
 
 
 @lru_cache(maxsize=4096)
-def _normalised(source: str, keep: frozenset) -> tuple[str, str, list[int]]:
+def _normalised(source: str, keep: frozenset, signatures: tuple = ()) -> tuple[str, str, list[int]]:
     """``(normalised code, fingerprinted text, submitted line of each text line)``: an answer handed in by
     several students (copies, the reference, the starter) is normalised once."""
-    tree = norm.normalise_tree(source, keep)
+    tree = norm.normalise_tree(source, keep, dict(signatures))
     return (source if tree is None else ast.unparse(tree)), *_text(source, tree)
 
 
@@ -481,8 +481,9 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
     report = Report(assignment, threshold, len(students), course_sources=list(code.sources))
     by_pair: dict[tuple[str, str], list[CellMatch]] = {}
     cohorts: dict[str, Cohort] = {}
+    signatures = stub_signatures(stubs)
     for cell, by_student in sorted(answers_by_cell.items()):
-        report.cells[cell], answers = _read_cell(cell, by_student, stubs.get(cell, ""), code, report)
+        report.cells[cell], answers = _read_cell(cell, by_student, stubs.get(cell, ""), code, report, signatures)
         cohort = cohorts[cell] = Cohort(answers)
         for i, j in candidates(cohort):
             m = match(answers[i], answers[j], cohort, threshold)
@@ -519,16 +520,30 @@ def _supports(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
     return holders <= max(2, math.floor(COMMON * len(cohort.answers)))
 
 
-def _read_cell(cell, by_student, stub, code, report) -> tuple[CellSummary, list[Answer]]:
+def stub_signatures(stubs: dict[str, str]) -> tuple:
+    """``((function, (parameter, ...)), ...)``: the functions the assignment's stubs ask for, with their
+    parameters (a call of one passes its keyword arguments by position once normalised)."""
+    found = {}
+    for source in stubs.values():
+        tree = norm._tree(source)
+        for node in tree.body if tree is not None else ():
+            a = getattr(node, "args", None)
+            if isinstance(node, ast.FunctionDef) and not (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs):
+                found[node.name] = tuple(p.arg for p in a.args)
+    return tuple(sorted(found.items()))
+
+
+def _read_cell(cell, by_student, stub, code, report, signatures=()) -> tuple[CellSummary, list[Answer]]:
     keep = norm.defined(stub)
-    stub_text, _ = _text(stub, norm.normalise_tree(stub, keep))
+    stub_text, _ = _text(stub, norm.normalise_tree(stub, keep, dict(signatures)))
     boilerplate = fingerprint(stub_text).hashes if stub_text.strip() else set()
     stub_lines = {line.strip() for line in stub_text.splitlines()}
     reference = code.reference.get(cell)
-    reference_normal = None if reference is None else _text(reference, norm.normalise_tree(reference, keep))[0]
+    reference_normal = None if reference is None else _text(reference, norm.normalise_tree(
+        reference, keep, dict(signatures)))[0]
     summary, answers = CellSummary(), []
     for student, source in sorted(by_student.items()):
-        answer = make_answer(student, cell, source, keep, boilerplate, stub_lines, code, reference_normal)
+        answer = make_answer(student, cell, source, keep, boilerplate, stub_lines, code, reference_normal, signatures)
         if answer.text == stub_text:
             continue  # the released stub or starter code, untouched: not an answer
         report.answers[student, cell] = answer
