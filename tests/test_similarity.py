@@ -364,6 +364,22 @@ def test_the_second_tuning_cohort_finds_the_disguises_it_was_written_for():
     assert report.cells["fit"].reference.get("honest-02") == "same code"
 
 
+def test_a_merge_is_found_through_the_one_long_cell_taken_from_each_classmate():
+    from autograder.dev import planted_05
+
+    cohort = planted_05.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_05.MODULE,
+                         code=planted.course_code_of(planted_05.MODULE))
+    m = planted.measure(cohort, report)
+    assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
+    assert (m.disguised_found, m.copies_found) >= (16, 10), m
+    merge = next(p for p in report.pairs if {p.a, p.b} == {"copier-merge", "honest-05"})
+    assert [c.cell for c in merge.matching] == ["evaluate"] and merge.matching[0].identical
+    assert merge.matching[0].counted < sim.STRONG <= sim.IDENTICAL_LONG <= merge.matching[0].smaller
+    # what the merge took from honest-02 is the reference once normalised: the course's answer, never a pair
+    assert report.cells["fit"].reference.get("honest-02") == "same code"
+
+
 def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     _, report = held_out
     chain = next(g for g in report.stories() if "chain-b" in g)

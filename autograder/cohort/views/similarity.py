@@ -20,7 +20,8 @@ that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one
 :data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
 :data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own.  A pair that matches in one cell only is
-reported when that cell carries :data:`STRONG`.  In a pair reported, a cell whose two answers are identical
+reported when that cell carries :data:`STRONG`, or when its two answers are the same long answer once
+normalised (:data:`IDENTICAL_LONG` fingerprints beyond the course's, no one else wrote it).  In a pair reported, a cell whose two answers are identical
 once normalised (neither the reference, and no more students wrote it than hold a rare fingerprint) matches
 *as support*, however few fingerprints of its own it has: a copied cell made mostly of the course's lines.  An answer of one statement, or with fewer than
 :data:`MIN_FINGERPRINTS` fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is
@@ -71,6 +72,11 @@ THRESHOLD = 0.5
 MIN_EVIDENCE, MIN_LINES = 6.0, 2
 #: The least shared weight of a pair that matches in one cell only: one cell must carry what two would.
 STRONG = 16.0
+#: A pair that matches in one cell only whose two answers are identical once normalised (and written by no one
+#: else) is reported when the answer has this many fingerprints of its own, common ones included: a whole long
+#: answer the same is evidence however common its parts (a copier who took one cell from each of two
+#: classmates matches each in that one cell).
+IDENTICAL_LONG = 2 * STRONG
 
 
 # ---- the course's own code
@@ -493,7 +499,8 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         done = {m.cell for m in found}
         others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
                   if cell not in done and {a, b} <= set(report.cells[cell].compared)]
-        if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES):
+        if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES) and not (
+                _identical_long(found[0], cohorts[found[0].cell], a, b)):
             report.weak.append(Pair(a, b, found + others))
             continue  # one cell, on little evidence: a coincidence as often as a copy
         for m in others:
@@ -504,6 +511,14 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
     report.pairs.sort(key=lambda p: (tuple(-x for x in p.evidence), p.a, p.b))
     return report
+
+
+def _identical_long(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
+    """Whether a pair's one matching cell carries the pair alone by being the same long answer: identical once
+    normalised, no one else wrote it, and at least :data:`IDENTICAL_LONG` fingerprints beyond the course's."""
+    first = cohort.by_student(a)
+    return (m.identical and m.smaller >= IDENTICAL_LONG and m.lines >= 2 * MIN_LINES
+            and sum(answer.text == first.text for answer in cohort.answers) == 2)
 
 
 def _supports(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
