@@ -402,6 +402,8 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     ("def g(a, b, c=3):\n    return [a, b, c]\n\ndef f(x, y):\n    return g(x, c=y, b=x), g(b=y, a=x)\n", [(1, 2)]),
     ("def f(xs):\n    out = []\n    for i, p in enumerate(xs):\n        a, b = p\n        out.append(a - b)\n    for _ in range(0, 2):\n"
      "        out.append(dict(z=1, y=2))\n    return out\n", [([(1, 2), (5, 3)],)]),
+    ("def f(m, d):\n    out = []\n    for name, p in m.named_parameters():\n        out.append(p)\n    for k, v in d.items():\n"
+     "        out.append(v)\n    return out\n", [(__import__("torch").nn.Linear(2, 1), {"a": 1})]),
     ("def f(xs, k):\n    def scaled(t):\n        return t * k\n    return [scaled(x) for x in xs] + [scaled(k)]\n", [([1, 2], 3)]),
 ])
 def test_each_new_form_does_what_it_did(source, calls):

@@ -1452,6 +1452,14 @@ def _headers_unpacked(fn: ast.AST) -> bool:
                 ast.fix_missing_locations(node)
                 return True
         if (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+                and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args
+                and not it.keywords and it.func.attr in ("named_parameters", "items")
+                and _name_uses(fn, target.elts[0].id) == 1):
+            # for name, p in m.named_parameters() with name unused is for p in m.parameters(); items() values()
+            it.func.attr = "parameters" if it.func.attr == "named_parameters" else "values"
+            node.target = target.elts[1]
+            return True
+        if (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
                 and isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate"
                 and len(it.args) == 1 and not it.keywords and not isinstance(it.args[0], ast.Starred)
                 and _name_uses(fn, "enumerate") == 1 and _name_uses(fn, target.elts[0].id) == 1):
@@ -1884,7 +1892,7 @@ class _Near(ast.NodeTransformer):
     ``t.view(u.shape)`` and ``t.reshape(u.shape)`` are one reshape (contiguity aside), ``float(t)`` is
     ``t.item()`` (a one-element tensor's), ``zero_grad(set_to_none=True)`` is ``zero_grad()`` (torch 2's default),
     ``not a == b`` is ``a != b`` (and each comparison its opposite), keyword arguments and a dict's string keys
-    in one order (their evaluation order aside)."""
+    in one order (their evaluation order aside), ``float("inf")`` is ``math.inf``."""
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
@@ -1898,6 +1906,11 @@ class _Near(ast.NodeTransformer):
                 node.keywords[0].arg == "set_to_none" and isinstance(node.keywords[0].value, ast.Constant)
                 and node.keywords[0].value.value is True):
             node.keywords = []  # the default since torch 2.0
+        if isinstance(f, ast.Name) and f.id == "float" and len(node.args) == 1 and not node.keywords and isinstance(
+                node.args[0], ast.Constant) and str(node.args[0].value).strip().lower() in ("inf", "-inf", "nan"):
+            word = str(node.args[0].value).strip().lower()
+            value = ast.Attribute(ast.Name("math", ast.Load()), word.lstrip("-"), ast.Load())
+            return ast.copy_location(ast.UnaryOp(ast.USub(), value) if word.startswith("-") else value, node)
         if isinstance(f, ast.Name) and f.id == "float" and len(node.args) == 1 and not node.keywords and not isinstance(
                 node.args[0], ast.Constant):
             return ast.copy_location(ast.Call(ast.Attribute(node.args[0], "item", ast.Load()), [], []), node)
