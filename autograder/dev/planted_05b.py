@@ -6,8 +6,8 @@ conditions negated and turned inside out (De Morgan, ``not a == b``, conditional
 ``if``/``else`` statements for conditional expressions and ``str.format`` for f-strings; arguments passed by
 keyword in another order; loop headers rewritten (the batch unpacked in the body, ``enumerate`` with an unused
 index, ``range(0, n)``); a helper extracted and called more than once; augmented assignments written out;
-other spellings of the same call (``zero_grad(set_to_none=True)``, ``@torch.no_grad()`` for the ``with`` block,
-``.to(device=device)``, ``dim=`` by keyword).  The truth follows from where each answer came from
+other spellings of the same call (``zero_grad(set_to_none=True)``, ``torch.no_grad()`` called on a lambda for
+the ``with`` block, ``.to(device=device)``, ``dim=`` by keyword); one cell taken from each of two classmates.  The truth follows from where each answer came from
 (:func:`.planted.assemble`).
 """
 
@@ -353,6 +353,40 @@ _DECORATED = {  # honest-04's no_grad blocks and loops respelled
 """,
 }
 
+_MERGED = {  # honest-07's evaluate and honest-08's fit, renamed, in one notebook
+    "evaluate": EV + """\
+    def per_batch():
+        for inp, tgt in loader:
+            inp, tgt = inp.to(device), tgt.to(device)
+            yield loss_fn(model(inp), tgt).item() * len(tgt), len(tgt)
+
+    was = model.training
+    model.eval()
+    with torch.no_grad():
+        rows = list(per_batch())
+    model.train(was)
+    return sum(r[0] for r in rows) / sum(r[1] for r in rows)
+""",
+    "fit": FI + """\
+    curves = {"train_loss": [], "val_loss": []}
+    for ep in range(epochs):
+        model.train()
+        acc, cnt = 0.0, 0
+        for xs, ys in train_loader:
+            xs, ys = xs.to(device), ys.to(device)
+            optimizer.zero_grad()
+            l = loss_fn(model(xs), ys)
+            l.backward()
+            optimizer.step()
+            acc += l.item() * len(xs)
+            cnt += len(xs)
+        curves["train_loss"].append(acc / cnt)
+        curves["val_loss"].append(evaluate(model, val_loader, loss_fn, device))
+        print(f"epoch {ep}: train {curves['train_loss'][-1]:.4f} val {curves['val_loss'][-1]:.4f}")
+    return curves
+""",
+}
+
 _ALL = ("evaluate", "accuracy", "predict_proba", "fit", "repair_evaluate")
 
 
@@ -370,9 +404,23 @@ COPIES = [
     Copy("copier-written-out", "augmented assignments written out, tuples indexed", _taken("honest-07"), _WRITTEN_OUT),
     Copy("copier-respelled", "other spellings of the same calls", _taken("honest-03"), _RESPELLED),
     Copy("copier-decorated", "no_grad called, while for range, sums written out", _taken("honest-04"), _DECORATED),
+    Copy("copier-merged", "two classmates merged, renamed", {"evaluate": "honest-07", "fit": "honest-08"}, _MERGED,
+         {"accuracy": AC + """\
+    before = model.training
+    model.eval()
+    yes = 0
+    alls = 0
+    with torch.no_grad():
+        for a, b in loader:
+            z = model(a.to(device)).squeeze(-1)
+            yes += int(((z >= 0).long() == b.to(device).view(-1).long()).sum())
+            alls += b.numel()
+    model.train(before)
+    return yes / alls
+"""}),
 ]
 
 
 def planted_cohort() -> Planted:
-    """The second tuning cohort of module 05 (eighteen students)."""
+    """The second tuning cohort of module 05 (nineteen students)."""
     return assemble(MODULE, HONEST, COPIES, CANONICAL_OWN_NAMES, ("evaluate", "accuracy"))
