@@ -8,18 +8,26 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
    its constructor's arguments its first arguments and its constructor's own statements its first lines;
 3. single-use helpers and lambdas: a function the cell defines and calls once (a lambda: called only) is
    written out where it is called, its locals renamed apart from the caller's; one that reads a name the
-   caller binds otherwise is left alone;
+   caller binds otherwise is left alone; a helper whose body is one ``return e`` is written out at every
+   call, as a lambda is;
 4. comprehensions: ``[f(a) for a in xs]`` is the loop that appends ``f(a)`` to a list (``sum(...)`` of one
    the loop that adds), its loop variable renamed apart (a comprehension has its own scope);
 5. other spellings of one PyTorch call: :data:`SPELLINGS`, a table the course keeps and tests call by call;
+   then other forms of one expression (:func:`rewrite_forms`): ``range(0, n)``, ``dict(a=x)``, ``str.format``
+   as an f-string, keyword arguments by position where the parameters are known (the cell's functions, the
+   assignment's stubs) and the arguments only read, ``dim=``/``device=``/``mode=`` by position, De Morgan
+   (``not a or not b`` is ``not (a and b)``), a conditional expression on ``not c`` swapped, a test read for
+   its truth only (``c or False`` is ``c``);
 6. dead code: a local bound once to a constant is that constant, a branch on a constant goes, stores no one
    reads go (their calls stay, as calls);
 7. loops: ``i = 0; while i < n: ...; i += 1`` is ``for i in range(n)`` when nothing else moves ``i``, no
    ``continue`` skips the step and ``i`` is not read after; ``for i in range(len(xs)): x = xs[i]`` is
-   ``for x in xs`` when ``i`` serves nothing else;
+   ``for x in xs`` when ``i`` serves nothing else; ``for b in xs: x, y = b`` is ``for x, y in xs``, an
+   unread ``enumerate`` index, ``named_parameters()`` name or ``items()`` key goes;
 8. branches: a guard (``if c: return``) takes what follows as its ``else``; ``if not c: A else: B`` is
    ``if c: B else: A`` (``!=``, ``is not`` and ``not in`` likewise); an empty branch goes;
-   ``if c: m.train() else: m.eval()`` is ``m.train(bool(c))``;
+   ``if c: m.train() else: m.eval()`` is ``m.train(bool(c))``; ``if c: x = a else: x = b`` is
+   ``x = a if c else b``;
 9. temporaries: a local read once, by the next statement, before anything there is called, is written in
    its place;
 10. the order of independent statements: within a run of statements that neither jump (``return``,
@@ -1185,6 +1193,9 @@ def rewrite_forms(tree: ast.Module, signatures: dict[str, list[str]] | None = No
             known[fn.name] = [p.arg for p in a.args]
     stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
     stored |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    stored |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+               for a in n.names}
+    stored |= {n.name for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler) and n.name}
     redefined = [n.name for n in ast.walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))]
     shadowed = stored | {name for name in redefined if redefined.count(name) > 1}
     for holder, at in list(_tests_of(tree)):
