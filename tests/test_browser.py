@@ -428,3 +428,33 @@ def test_nbgrader_validate_on_blank_exercise(page, lab):
     assert "not attempted" in report, report[:2000]  # the checks' own message for a stub
     shot(page, "11-exercise-validate-failures")
     dialog.locator("button", has_text="Ok").first.click()
+
+
+def test_similarity_page_by_student_shows_a_chain_and_a_merge(browser, tmp_path):
+    """The similarity page of module 06's planted cohort (the one the normaliser was never tuned on), opened in
+    Chromium: the view by student, with the chain (honest-02 -> chain-b -> chain-c) as one group, and the group of
+    the copier who merged two classmates' cells.  No JupyterLab: the page is a file an instructor opens."""
+    from autograder.cohort.views import similarity as sim
+    from autograder.dev import planted, planted_06
+
+    cohort = planted_06.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_06.MODULE, code=planted.course_code_of(planted_06.MODULE))
+    path = sim.write_report(report, tmp_path)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(path.resolve().as_uri())
+        heading = page.locator("#by-student")
+        heading.wait_for(state="visible", timeout=10_000)
+        chain = page.locator(".story-group", has_text="chain-b, chain-c, honest-02")
+        assert chain.count() == 1 and chain.is_visible()
+        rows = chain.locator("tr")
+        assert rows.count() == 4  # a header and one row per student of the chain
+        middle = rows.filter(has=page.locator("th", has_text="chain-b")).first.inner_text()
+        assert "chain-c" in middle and "honest-02" in middle  # the middle link sees both ends
+        shot(page, "12-similarity-by-student-chain", heading)
+        merge = page.locator(".story-group", has_text="copier-merge")
+        assert merge.count() == 1 and merge.is_visible()
+        shot(page, "13-similarity-by-student-merge", merge)
+    finally:
+        context.close()

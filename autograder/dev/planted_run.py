@@ -154,13 +154,15 @@ def differences(module: str, answers: dict[str, dict[str, str]], stubs: dict[str
                 reference: dict[str, str]) -> list[tuple[str, str]]:
     """``(cell, student)`` of every answer whose normalised form does not do what it does."""
     from ..cohort.views import normalise as norm
+    from ..cohort.views.similarity import stub_signatures
 
+    signatures = dict(stub_signatures(stubs))
     wrong = []
     for cell, by_student in answers.items():
         keep = norm.defined(stubs[cell])
         for student, source in sorted(by_student.items()):
             if source == stubs[cell]:
                 continue
-            if not same(run(module, cell, source, reference), run(module, cell, norm.normalise(source, keep), reference)):
+            if not same(run(module, cell, source, reference), run(module, cell, norm.normalise(source, keep, signatures), reference)):
                 wrong.append((cell, student))
     return wrong

@@ -8,17 +8,26 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
    its constructor's arguments its first arguments and its constructor's own statements its first lines;
 3. single-use helpers and lambdas: a function the cell defines and calls once (a lambda: called only) is
    written out where it is called, its locals renamed apart from the caller's; one that reads a name the
-   caller binds otherwise is left alone;
+   caller binds otherwise is left alone; a helper whose body is one ``return e`` is written out at every
+   call, as a lambda is;
 4. comprehensions: ``[f(a) for a in xs]`` is the loop that appends ``f(a)`` to a list (``sum(...)`` of one
    the loop that adds), its loop variable renamed apart (a comprehension has its own scope);
 5. other spellings of one PyTorch call: :data:`SPELLINGS`, a table the course keeps and tests call by call;
+   then other forms of one expression (:func:`rewrite_forms`): ``range(0, n)``, ``dict(a=x)``, ``str.format``
+   as an f-string, keyword arguments by position where the parameters are known (the cell's functions, the
+   assignment's stubs) and the arguments only read, ``dim=``/``device=``/``mode=`` by position, De Morgan
+   (``not a or not b`` is ``not (a and b)``), a conditional expression on ``not c`` swapped, a test read for
+   its truth only (``c or False`` is ``c``);
 6. dead code: a local bound once to a constant is that constant, a branch on a constant goes, stores no one
    reads go (their calls stay, as calls);
 7. loops: ``i = 0; while i < n: ...; i += 1`` is ``for i in range(n)`` when nothing else moves ``i``, no
    ``continue`` skips the step and ``i`` is not read after; ``for i in range(len(xs)): x = xs[i]`` is
-   ``for x in xs`` when ``i`` serves nothing else;
+   ``for x in xs`` when ``i`` serves nothing else; ``for b in xs: x, y = b`` is ``for x, y in xs``, an
+   unread ``enumerate`` index, ``named_parameters()`` name or ``items()`` key goes;
 8. branches: a guard (``if c: return``) takes what follows as its ``else``; ``if not c: A else: B`` is
    ``if c: B else: A`` (``!=``, ``is not`` and ``not in`` likewise); an empty branch goes;
+   ``if c: m.train() else: m.eval()`` is ``m.train(bool(c))``; ``if c: x = a else: x = b`` is
+   ``x = a if c else b``;
 9. temporaries: a local read once, by the next statement, before anything there is called, is written in
    its place;
 10. the order of independent statements: within a run of statements that neither jump (``return``,
@@ -29,7 +38,8 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
 
 :func:`fingerprint_lines` writes the normalised tree as the text :mod:`.similarity` fingerprints: every local
 written ``v`` (so the numbering, which follows first use, never enters a fingerprint), no indentation,
-``x += e`` written ``x = x + e``, each line with the line of the submitted cell it came from.
+``x += e`` written ``x = x + e``, a whole float written as an int (``0.0`` is ``0``), ``m.train(bool(c))`` as
+``m.train(c)``, each line with the line of the submitted cell it came from.
 """
 
 from __future__ import annotations
@@ -668,8 +678,37 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
 
 def _inline_helpers(tree: ast.Module, keep: set[str]) -> None:
     for _ in range(8):  # helpers of helpers, a few deep
-        if not _inline_one(tree, keep):
+        if not (_inline_one(tree, keep) or _inline_expression(tree, keep)):
             return
+
+
+def _inline_expression(tree: ast.Module, keep: set[str]) -> bool:
+    """A helper the cell defines whose body is one ``return e`` and that is only ever called (once or more):
+    each call is ``e`` with its arguments in place of the parameters, as a lambda's (:func:`_inline_lambdas`)."""
+    loads = _loads(tree)
+    for holder, fn in _defs(tree):
+        a = fn.args
+        if (fn.name in keep or not _inlinable(fn) or a.defaults or len(fn.body) != 1
+                or not isinstance(fn.body[0], ast.Return) or fn.body[0].value is None
+                or any(isinstance(n, (ast.NamedExpr, *_ALL_SCOPES)) for n in ast.walk(fn.body[0]))):
+            continue
+        params = [p.arg for p in a.args]
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                 and n.func.id == fn.name]
+        lam = ast.Lambda(a, fn.body[0].value)
+        once = len(params) == 1 and _first_use(ast.Expr(lam.body), params[0]) is not None and sum(
+            isinstance(n, ast.Name) and n.id == params[0] for n in ast.walk(lam.body)) == 1
+        if len(calls) != loads.get(fn.name, 0) or not calls or any(
+                len(c.args) != len(params) or c.keywords or any(isinstance(x, ast.Starred) for x in c.args)
+                or not (once or all(_pure(x) for x in c.args)) or not _same_meaning(tree, fn, c) for c in calls):
+            continue
+        for c in calls:
+            _replace(tree, c, _Sub({}).visit(_bound_body(lam, params, c.args)))
+        holder.remove(fn)
+        if not holder:
+            holder.append(ast.Pass())
+        return True
+    return False
 
 
 def _inline_one(tree: ast.Module, keep: set[str]) -> bool:
@@ -978,6 +1017,212 @@ def respell(tree: ast.AST) -> ast.AST:
     return ast.fix_missing_locations(_Spellings().visit(tree))
 
 
+# ---- 5b. other forms of one expression or statement
+
+def _simple(node: ast.AST) -> bool:
+    """A value whose evaluation does nothing but read: a name, a constant, an attribute or item of one."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _simple(node.value)
+    if isinstance(node, ast.Subscript):
+        return _simple(node.value) and _simple(node.slice)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _simple(node.operand)
+    return False
+
+
+#: Methods whose first positional parameter is ``dim``: ``t.sum(dim=1)`` is ``t.sum(1)``.
+_DIM_FIRST = {"sum", "mean", "argmax", "argmin", "softmax", "log_softmax", "max", "min", "cumsum", "unsqueeze",
+              "squeeze", "prod", "all", "any", "std", "var", "logsumexp"}
+
+
+def _format_as_fstring(node: ast.Call) -> ast.AST | None:
+    """``"a {} b {:.2f}".format(x, y)`` as ``f"a {x} b {y:.2f}"`` when each argument is used once, in order
+    (or every argument only reads), with no field name but an index and no nested field."""
+    import string
+
+    f = node.func
+    if not (isinstance(f, ast.Attribute) and f.attr == "format" and isinstance(f.value, ast.Constant)
+            and isinstance(f.value.value, str) and not node.keywords
+            and not any(isinstance(a, ast.Starred) for a in node.args)):
+        return None
+    try:
+        parts = list(string.Formatter().parse(f.value.value))
+    except ValueError:
+        return None
+    values, auto, used = [], 0, []
+    for literal, field, spec, conversion in parts:
+        if literal:
+            values.append(ast.Constant(literal))
+        if field is None:
+            continue
+        if field == "":
+            index, auto = auto, auto + 1
+        elif field.isdigit():
+            index = int(field)
+        else:
+            return None
+        if index >= len(node.args) or (spec and "{" in spec) or conversion not in (None, "r", "s", "a"):
+            return None
+        used.append(index)
+        spec_node = ast.JoinedStr([ast.Constant(spec)]) if spec else None
+        values.append(ast.FormattedValue(copy.deepcopy(node.args[index]), ord(conversion) if conversion else -1,
+                                         spec_node))
+    if used != list(range(len(node.args))) and not all(_simple(a) for a in node.args):
+        return None
+    return ast.copy_location(ast.JoinedStr(values), node)
+
+
+class _Forms(ast.NodeTransformer):
+    """Forms that are one program: ``range(0, n)`` is ``range(n)``; ``dict(a=x)`` is ``{'a': x}``;
+    ``str.format`` is an f-string; a call of a function whose parameters are known (the cell's own, or the
+    assignment's stubs) takes its keyword arguments by position when they only read; ``t.to(device=d)`` is
+    ``t.to(d)``, ``m.train(mode=c)`` is ``m.train(c)``, ``t.sum(dim=1)`` is ``t.sum(1)``; ``not a or not b``
+    is ``not (a and b)`` (De Morgan; likewise ``and``); a conditional expression on ``not c`` (or ``!=``,
+    ``is not``, ``not in``) is the one on ``c`` with its two values swapped."""
+
+    def __init__(self, signatures: dict[str, list[str]], shadowed: set[str]) -> None:
+        self.signatures = signatures
+        self.shadowed = shadowed
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        fstring = _format_as_fstring(node)
+        if fstring is not None:
+            return fstring
+        plain = not any(isinstance(a, ast.Starred) for a in node.args) and all(k.arg for k in node.keywords)
+        if not plain:
+            return node
+        if isinstance(f, ast.Name) and f.id not in self.shadowed:
+            if f.id == "range" and len(node.args) == 2 and not node.keywords and isinstance(node.args[0], ast.Constant) \
+                    and node.args[0].value == 0 and type(node.args[0].value) is int:
+                node.args = node.args[1:]
+            elif f.id == "dict" and not node.args and node.keywords:
+                return ast.copy_location(ast.Dict([ast.Constant(k.arg) for k in node.keywords],
+                                                  [k.value for k in node.keywords]), node)
+            elif f.id in self.signatures and node.keywords:
+                self._by_position(node, self.signatures[f.id])
+        elif isinstance(f, ast.Attribute) and len(node.keywords) == 1 and not node.args:
+            kw = node.keywords[0]
+            if (f.attr, kw.arg) in (("to", "device"), ("train", "mode")) or (f.attr in _DIM_FIRST and kw.arg == "dim"):
+                if f.attr in ("sum", "mean") and isinstance(kw.value, ast.Constant) and kw.value.value is None:
+                    node.keywords = []  # t.sum(dim=None) is t.sum()
+                else:
+                    node.args, node.keywords = [kw.value], []
+        return node
+
+    @staticmethod
+    def _by_position(node: ast.Call, params: list[str]) -> None:
+        rest = params[len(node.args):]
+        given = {k.arg: k.value for k in node.keywords}
+        if len(given) != len(node.keywords) or set(given) != set(rest[:len(given)]):
+            return  # a keyword the function does not take, or a gap: left as written
+        if not all(_simple(v) for v in given.values()):
+            return  # the order they are evaluated in could matter
+        node.args = [*node.args, *(given[p] for p in rest[:len(given)])]
+        node.keywords = []
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        self.generic_visit(node)
+        if all(isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not) for v in node.values):
+            dual = ast.And() if isinstance(node.op, ast.Or) else ast.Or()
+            inner = ast.BoolOp(dual, [v.operand for v in node.values])
+            return ast.copy_location(ast.UnaryOp(ast.Not(), ast.copy_location(inner, node)), node)
+        return node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not) and isinstance(node.operand, ast.UnaryOp) and isinstance(
+                node.operand.op, ast.Not) and isinstance(node.operand.operand, ast.UnaryOp) and isinstance(
+                node.operand.operand.op, ast.Not):
+            return node.operand.operand  # not not not c is not c
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        test = node.test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            node.test = test.operand
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
+            node.test = ast.copy_location(ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators), test)
+        else:
+            return node
+        node.body, node.orelse = node.orelse, node.body
+        return node
+
+
+def _tests_of(tree: ast.AST):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            yield node, "test"
+        elif isinstance(node, ast.Assert):
+            yield node, "test"
+        elif isinstance(node, ast.comprehension):
+            for i in range(len(node.ifs)):
+                yield node.ifs, i
+
+
+def _truth(test: ast.AST) -> ast.AST:
+    """``test`` where only its truth counts: ``x or False`` is ``x``, ``x and True`` is ``x``, ``not not x`` is
+    ``x``."""
+    if isinstance(test, ast.BoolOp):
+        drop = False if isinstance(test.op, ast.Or) else True
+        values = [_truth(v) for v in test.values]
+        kept = [v for v in values if not (isinstance(v, ast.Constant) and v.value is drop)]
+        if kept and len(kept) < len(values):
+            return kept[0] if len(kept) == 1 else ast.copy_location(ast.BoolOp(test.op, kept), test)
+        test.values = values
+        return test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _truth(test.operand)
+        if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not):
+            return inner.operand
+        test.operand = inner
+    return test
+
+
+def rewrite_forms(tree: ast.Module, signatures: dict[str, list[str]] | None = None) -> None:
+    """Step 5b in place: :class:`_Forms`, and every test (``if``, ``while``, a conditional expression) read
+    for its truth only."""
+    known = dict(signatures or {})
+    for fn in _functions(tree):
+        a = fn.args
+        if not (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs):
+            known[fn.name] = [p.arg for p in a.args]
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    stored |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    stored |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+               for a in n.names}
+    stored |= {n.name for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler) and n.name}
+    redefined = [n.name for n in ast.walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))]
+    shadowed = stored | {name for name in redefined if redefined.count(name) > 1}
+    for holder, at in list(_tests_of(tree)):
+        if isinstance(at, int):
+            holder[at] = _truth(holder[at])
+        else:
+            setattr(holder, at, _truth(getattr(holder, at)))
+    _Forms({k: v for k, v in known.items() if k not in shadowed}, shadowed).visit(tree)
+    ast.fix_missing_locations(tree)
+
+
+class _IfAsExpression(ast.NodeTransformer):
+    """``if c: x = a else: x = b`` (one plain name bound in both branches) is ``x = a if c else b``."""
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.body) != 1 or len(node.orelse) != 1:
+            return node
+        first, second = node.body[0], node.orelse[0]
+        if not (isinstance(first, ast.Assign) and isinstance(second, ast.Assign) and len(first.targets) == 1
+                and len(second.targets) == 1 and isinstance(first.targets[0], ast.Name)
+                and isinstance(second.targets[0], ast.Name) and first.targets[0].id == second.targets[0].id):
+            return node
+        value = ast.IfExp(node.test, first.value, second.value)
+        return ast.copy_location(ast.Assign([first.targets[0]], ast.copy_location(value, node)), node)
+
+
 # ---- 6. dead code
 
 def _constant_test(test: ast.AST):
@@ -1195,10 +1440,50 @@ def _index_reads_only(loop: ast.For, fn: ast.AST, seq: str, i: str) -> bool:
     return True
 
 
+def _name_uses(fn: ast.AST, name: str) -> int:
+    return sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(fn))
+
+
+def _headers_unpacked(fn: ast.AST) -> bool:
+    """``for b in xs: x, y = b; ...`` as ``for x, y in xs: ...``, and ``for i, x in enumerate(xs)`` as
+    ``for x in xs``, when ``b`` (``i``) serves nothing else."""
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.For) or node.orelse:
+            continue
+        target, it = node.target, node.iter
+        if isinstance(target, ast.Name) and node.body:
+            first = node.body[0]
+            if (isinstance(first, ast.Assign) and len(first.targets) == 1
+                    and isinstance(first.targets[0], (ast.Tuple, ast.List))
+                    and all(isinstance(e, ast.Name) for e in first.targets[0].elts)
+                    and isinstance(first.value, ast.Name) and first.value.id == target.id
+                    and _name_uses(fn, target.id) == 2):
+                node.target = ast.copy_location(ast.Tuple(first.targets[0].elts, ast.Store()), target)
+                node.body = node.body[1:] or [ast.Pass()]
+                ast.fix_missing_locations(node)
+                return True
+        if (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+                and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args
+                and not it.keywords and it.func.attr in ("named_parameters", "items")
+                and _name_uses(fn, target.elts[0].id) == 1):
+            # for name, p in m.named_parameters() with name unused is for p in m.parameters(); items() values()
+            it.func.attr = "parameters" if it.func.attr == "named_parameters" else "values"
+            node.target = target.elts[1]
+            return True
+        if (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+                and isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate"
+                and len(it.args) == 1 and not it.keywords and not isinstance(it.args[0], ast.Starred)
+                and _name_uses(fn, "enumerate") == 1 and _name_uses(fn, target.elts[0].id) == 1):
+            node.target = target.elts[1]
+            node.iter = it.args[0]
+            return True
+    return False
+
+
 def unify_loops(tree: ast.Module) -> None:
     for fn in _functions(tree):
         for _ in range(12):
-            if not (_whiles_as_fors(fn) or _indices_as_elements(fn)):
+            if not (_whiles_as_fors(fn) or _indices_as_elements(fn) or _headers_unpacked(fn)):
                 break
 
 
@@ -1256,9 +1541,39 @@ def _orient_if(stmt: ast.If) -> ast.If:
     return stmt
 
 
+def _mode_call(body: list[ast.stmt]) -> tuple[str, ast.AST] | None:
+    """``("train" | "eval", model)`` when ``body`` is the one call ``model.train()`` or ``model.eval()``."""
+    if len(body) != 1 or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Call):
+        return None
+    call = body[0].value
+    f = call.func
+    if isinstance(f, ast.Attribute) and f.attr in ("train", "eval") and not call.args and not call.keywords:
+        return f.attr, f.value
+    return None
+
+
+class _ModeBranches(ast.NodeTransformer):
+    """``if c: m.train() else: m.eval()`` is ``m.train(bool(c))`` (``m.eval()`` is ``m.train(False)``); the
+    other way round, ``m.train(not c)``."""
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        first, second = _mode_call(node.body), _mode_call(node.orelse)
+        if not first or not second or first[0] == second[0] or ast.dump(first[1]) != ast.dump(second[1]):
+            return node
+        if first[0] == "train":
+            mode = ast.Call(ast.Name("bool", ast.Load()), [node.test], [])
+        else:
+            mode = ast.UnaryOp(ast.Not(), node.test)
+        call = ast.Call(ast.Attribute(first[1], "train", ast.Load()), [mode], [])
+        return ast.copy_location(ast.Expr(call), node)
+
+
 def orient_branches(tree: ast.Module) -> None:
     for fn in _functions(tree):
         fn.body = _orient(fn.body)
+    _ModeBranches().visit(tree)
+    _IfAsExpression().visit(tree)
     ast.fix_missing_locations(tree)
 
 
@@ -1496,9 +1811,11 @@ def _tree(source: str) -> ast.Module | None:
         return None
 
 
-def normalise_tree(source: str, keep=()) -> ast.Module | None:
+def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
     """The normalised tree of ``source`` (``None`` when it does not parse); ``keep`` names the definitions the
-    cell is asked for (never unwrapped or inlined).  Each statement keeps the line of ``source`` it came from."""
+    cell is asked for (never unwrapped or inlined); ``signatures`` (``{function: [parameter]}``, the
+    assignment's other answers) lets a call pass its keyword arguments by position.  Each statement keeps the
+    line of ``source`` it came from."""
     tree = _tree(source)
     if tree is None:
         return None
@@ -1510,6 +1827,7 @@ def normalise_tree(source: str, keep=()) -> ast.Module | None:
     _expand_comprehensions(tree)
     _drop(tree, _no_op)
     tree = respell(tree)
+    rewrite_forms(tree, dict(signatures or {}))
     drop_dead_code(tree)
     unify_loops(tree)
     orient_branches(tree)
@@ -1530,9 +1848,9 @@ def _reorder_all(tree: ast.Module, callables: set[str]) -> None:
     tree.body = _reorder(tree.body, _Aliases(tree), callables)
 
 
-def normalise(source: str, keep=()) -> str:
+def normalise(source: str, keep=(), signatures=None) -> str:
     """``source`` normalised (see the module's docstring); code that does not parse is returned as it is."""
-    tree = normalise_tree(source, keep)
+    tree = normalise_tree(source, keep, signatures)
     return source if tree is None else ast.unparse(tree)
 
 
@@ -1575,14 +1893,40 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
     return ast.fix_missing_locations(_Near().visit(tree))
 
 
+_OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
+             ast.NotIn: ast.In, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+
+
 class _Near(ast.NodeTransformer):
     """Spellings that do the same in a training loop but not in every program, folded in the fingerprinted text
     only (the normalised program keeps them): ``m.forward(x)`` is ``m(x)`` (hooks aside), ``t.view_as(u)``,
-    ``t.view(u.shape)`` and ``t.reshape(u.shape)`` are one reshape (contiguity aside)."""
+    ``t.view(u.shape)`` and ``t.reshape(u.shape)`` are one reshape (contiguity aside), ``float(t)`` is
+    ``t.item()`` (a one-element tensor's), ``zero_grad(set_to_none=True)`` is ``zero_grad()`` (torch 2's default),
+    ``not a == b`` is ``a != b`` (and each comparison its opposite), keyword arguments and a dict's string keys
+    in one order (their evaluation order aside), ``float("inf")`` is ``math.inf``."""
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "train" and len(node.args) == 1 and not node.keywords:
+            mode = node.args[0]
+            if isinstance(mode, ast.Call) and isinstance(mode.func, ast.Name) and mode.func.id == "bool" and len(
+                    mode.args) == 1 and not mode.keywords:
+                node.args = [mode.args[0]]  # a mode that is already a flag, made one
+        if isinstance(f, ast.Attribute) and f.attr == "zero_grad" and not node.args and len(node.keywords) == 1 and (
+                node.keywords[0].arg == "set_to_none" and isinstance(node.keywords[0].value, ast.Constant)
+                and node.keywords[0].value.value is True):
+            node.keywords = []  # the default since torch 2.0
+        if isinstance(f, ast.Name) and f.id == "float" and len(node.args) == 1 and not node.keywords and isinstance(
+                node.args[0], ast.Constant) and str(node.args[0].value).strip().lower() in ("inf", "-inf", "nan"):
+            word = str(node.args[0].value).strip().lower()
+            value = ast.Attribute(ast.Name("math", ast.Load()), word.lstrip("-"), ast.Load())
+            return ast.copy_location(ast.UnaryOp(ast.USub(), value) if word.startswith("-") else value, node)
+        if isinstance(f, ast.Name) and f.id == "float" and len(node.args) == 1 and not node.keywords and not isinstance(
+                node.args[0], ast.Constant):
+            return ast.copy_location(ast.Call(ast.Attribute(node.args[0], "item", ast.Load()), [], []), node)
+        if len(node.keywords) > 1 and all(k.arg for k in node.keywords):
+            node.keywords = sorted(node.keywords, key=lambda k: k.arg)
         if isinstance(f, ast.Attribute) and f.attr == "forward":
             return ast.copy_location(ast.Call(f.value, node.args, node.keywords), node)
         if isinstance(f, ast.Attribute) and len(node.args) == 1 and not node.keywords:
@@ -1591,6 +1935,26 @@ class _Near(ast.NodeTransformer):
                 return ast.copy_location(ast.Call(ast.Attribute(f.value, "reshape", ast.Load()), [shape], []), node)
             if f.attr == "view":
                 return ast.copy_location(ast.Call(ast.Attribute(f.value, "reshape", ast.Load()), node.args, []), node)
+        return node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        test = node.operand
+        if isinstance(node.op, ast.Not) and isinstance(test, ast.Compare) and len(test.ops) == 1 and type(
+                test.ops[0]) in _OPPOSITE:
+            return ast.copy_location(ast.Compare(test.left, [_OPPOSITE[type(test.ops[0])]()], test.comparators), node)
+        return node
+
+    def visit_Dict(self, node: ast.Dict) -> ast.AST:
+        self.generic_visit(node)
+        if node.keys and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+            pairs = sorted(zip(node.keys, node.values), key=lambda kv: kv[0].value)
+            node.keys, node.values = [k for k, _ in pairs], [v for _, v in pairs]
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if type(node.value) is float and node.value.is_integer() and abs(node.value) < 2 ** 53:
+            return ast.copy_location(ast.Constant(int(node.value)), node)  # 0.0 and 0 start a sum alike
         return node
 
 

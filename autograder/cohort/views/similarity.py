@@ -20,7 +20,10 @@ that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one
 :data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
 :data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own.  A pair that matches in one cell only is
-reported when that cell carries :data:`STRONG`.  An answer of one statement, or with fewer than
+reported when that cell carries :data:`STRONG`, or when its two answers are the same long answer once
+normalised (:data:`IDENTICAL_LONG` fingerprints beyond the course's, no one else wrote it).  In a pair reported, a cell whose two answers are identical
+once normalised (neither the reference, and no more students wrote it than hold a rare fingerprint) matches
+*as support*, however few fingerprints of its own it has: a copied cell made mostly of the course's lines.  An answer of one statement, or with fewer than
 :data:`MIN_FINGERPRINTS` fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is
 counted, not compared.
 
@@ -69,6 +72,11 @@ THRESHOLD = 0.5
 MIN_EVIDENCE, MIN_LINES = 6.0, 2
 #: The least shared weight of a pair that matches in one cell only: one cell must carry what two would.
 STRONG = 16.0
+#: A pair that matches in one cell only whose two answers are identical once normalised (and written by no one
+#: else) is reported when the answer has this many fingerprints of its own, common ones included: a whole long
+#: answer the same is evidence however common its parts (a copier who took one cell from each of two
+#: classmates matches each in that one cell).
+IDENTICAL_LONG = 2 * STRONG
 
 
 # ---- the course's own code
@@ -225,8 +233,8 @@ def _plain(source: str) -> list[str]:
 
 
 def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, stub_lines: set[str],
-                code: CourseCode, reference_normal: str | None) -> Answer:
-    normal, text, lines = _normalised(source, frozenset(keep))
+                code: CourseCode, reference_normal: str | None, signatures: tuple = ()) -> Answer:
+    normal, text, lines = _normalised(source, frozenset(keep), signatures)
     answer = Answer(student, cell, source, normal, fingerprint(text, boilerplate), starts=_line_starts(text),
                     text=text, source_lines=lines)
     _read_lines(answer, code, stub_lines)
@@ -240,10 +248,10 @@ def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, st
 
 
 @lru_cache(maxsize=4096)
-def _normalised(source: str, keep: frozenset) -> tuple[str, str, list[int]]:
+def _normalised(source: str, keep: frozenset, signatures: tuple = ()) -> tuple[str, str, list[int]]:
     """``(normalised code, fingerprinted text, submitted line of each text line)``: an answer handed in by
     several students (copies, the reference, the starter) is normalised once."""
-    tree = norm.normalise_tree(source, keep)
+    tree = norm.normalise_tree(source, keep, dict(signatures))
     return (source if tree is None else ast.unparse(tree)), *_text(source, tree)
 
 
@@ -284,6 +292,7 @@ class CellMatch:
     identical: bool  # the normalised answers are the same
     writers: int  # students whose answers were compared in this cell
     matches: bool  # from the threshold on, with at least MIN_EVIDENCE counted
+    supports: bool = False  # matches only as support: identical once normalised, in a pair matching elsewhere
 
     def reasons(self) -> list[str]:
         discounted = self.course + self.common
@@ -293,6 +302,11 @@ class CellMatch:
                 f"{discounted} more shared fingerprints were discounted: {self.course} lie on the course's own "
                 f"lines (reference or lesson) and {self.common} are common in the cohort (more than "
                 f"{COMMON:.0%} of it has them)"]
+        if self.supports:
+            said.append("it matches as support only: the two answers are identical once normalised, no more "
+                        f"students than a rare fingerprint's ({COMMON:.0%} of the cohort, at least two) wrote "
+                        "that answer, it is not the reference, and the pair matches in another cell on its own "
+                        "evidence (alone, the cell's own fingerprints are too few or too common to tell)")
         if self.identical:
             said.append("the two answers are identical once names, comments, layout, helpers, classes, "
                         "comprehensions, dead code, loop forms, branch orientation, spellings and the order of "
@@ -473,8 +487,9 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
     report = Report(assignment, threshold, len(students), course_sources=list(code.sources))
     by_pair: dict[tuple[str, str], list[CellMatch]] = {}
     cohorts: dict[str, Cohort] = {}
+    signatures = stub_signatures(stubs)
     for cell, by_student in sorted(answers_by_cell.items()):
-        report.cells[cell], answers = _read_cell(cell, by_student, stubs.get(cell, ""), code, report)
+        report.cells[cell], answers = _read_cell(cell, by_student, stubs.get(cell, ""), code, report, signatures)
         cohort = cohorts[cell] = Cohort(answers)
         for i, j in candidates(cohort):
             m = match(answers[i], answers[j], cohort, threshold)
@@ -484,24 +499,66 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         done = {m.cell for m in found}
         others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
                   if cell not in done and {a, b} <= set(report.cells[cell].compared)]
-        if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES):
+        if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES) and not (
+                _identical_long(found[0], cohorts[found[0].cell], a, b)):
             report.weak.append(Pair(a, b, found + others))
             continue  # one cell, on little evidence: a coincidence as often as a copy
+        for m in others:
+            if _supports(m, cohorts[m.cell], a, b):
+                m.matches = m.supports = True
+        found += [m for m in others if m.supports]
+        others = [m for m in others if not m.supports]
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
     report.pairs.sort(key=lambda p: (tuple(-x for x in p.evidence), p.a, p.b))
     return report
 
 
-def _read_cell(cell, by_student, stub, code, report) -> tuple[CellSummary, list[Answer]]:
+def _identical_long(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
+    """Whether a pair's one matching cell carries the pair alone by being the same long answer: identical once
+    normalised, no one else wrote it, and at least :data:`IDENTICAL_LONG` fingerprints beyond the course's."""
+    first = cohort.by_student(a)
+    return (m.identical and m.smaller >= IDENTICAL_LONG and m.lines >= 2 * MIN_LINES
+            and sum(answer.text == first.text for answer in cohort.answers) == 2)
+
+
+def _supports(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
+    """Whether a cell of a pair that matches elsewhere matches as support: the two answers are identical once
+    normalised, neither is the reference, and no more students wrote that answer than hold a rare fingerprint
+    (a copied cell that is mostly the course's lines, or common, has too few fingerprints of its own to score;
+    its identity to the copy's other cells is the evidence)."""
+    if not m.identical:
+        return False
+    first, second = cohort.by_student(a), cohort.by_student(b)
+    if first.reference or second.reference:
+        return False
+    holders = sum(answer.text == first.text for answer in cohort.answers)
+    return holders <= max(2, math.floor(COMMON * len(cohort.answers)))
+
+
+def stub_signatures(stubs: dict[str, str]) -> tuple:
+    """``((function, (parameter, ...)), ...)``: the functions the assignment's stubs ask for, with their
+    parameters (a call of one passes its keyword arguments by position once normalised)."""
+    found = {}
+    for source in stubs.values():
+        tree = norm._tree(source)
+        for node in tree.body if tree is not None else ():
+            a = getattr(node, "args", None)
+            if isinstance(node, ast.FunctionDef) and not (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs):
+                found[node.name] = tuple(p.arg for p in a.args)
+    return tuple(sorted(found.items()))
+
+
+def _read_cell(cell, by_student, stub, code, report, signatures=()) -> tuple[CellSummary, list[Answer]]:
     keep = norm.defined(stub)
-    stub_text, _ = _text(stub, norm.normalise_tree(stub, keep))
+    stub_text, _ = _text(stub, norm.normalise_tree(stub, keep, dict(signatures)))
     boilerplate = fingerprint(stub_text).hashes if stub_text.strip() else set()
     stub_lines = {line.strip() for line in stub_text.splitlines()}
     reference = code.reference.get(cell)
-    reference_normal = None if reference is None else _text(reference, norm.normalise_tree(reference, keep))[0]
+    reference_normal = None if reference is None else _text(reference, norm.normalise_tree(
+        reference, keep, dict(signatures)))[0]
     summary, answers = CellSummary(), []
     for student, source in sorted(by_student.items()):
-        answer = make_answer(student, cell, source, keep, boilerplate, stub_lines, code, reference_normal)
+        answer = make_answer(student, cell, source, keep, boilerplate, stub_lines, code, reference_normal, signatures)
         if answer.text == stub_text:
             continue  # the released stub or starter code, untouched: not an answer
         report.answers[student, cell] = answer
