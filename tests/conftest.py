@@ -78,13 +78,14 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_configure(config):
-    if config.getoption("markexpr") == "check":
-        # One thread, as in a grading kernel (kernels/confinement.py, ONE_THREAD): the checks' tensors are small,
-        # and on a busy machine torch's threads mostly wait for each other (half the loop's CPU time).
-        for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            os.environ.setdefault(variable, "1")
-        if "torch" in sys.modules:  # started already (a plugin): tell it directly
-            sys.modules["torch"].set_num_threads(1)
+    # One thread, as in a grading kernel (kernels/confinement.py, ONE_THREAD) and as every check runs
+    # (autograder.core.one_intra_op_thread): the course's tensors are small, and with the suite's processes on two
+    # cores torch's threads mostly wait for each other (half the loop's CPU time).  The kernels the suite starts
+    # (lessons, nbgrader) inherit it; a test that needs more threads sets them itself.
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+    if "torch" in sys.modules:  # started already (a plugin): tell it directly
+        sys.modules["torch"].set_num_threads(1)
 
 
 def _catalogue_module(item) -> str | None:
