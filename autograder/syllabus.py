@@ -63,7 +63,7 @@ MODULES: tuple[Module, ...] = (
     Module("03-nn-module", "Who owns the parameters",
            ("MLP", "plan_mlp", "count_parameters", "freeze", "untrained_parameters")),
     Module("04-five-line-step", "The order is not arbitrary",
-           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "trace_batch",
+           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "predict_trace", "trace_batch",
             "repair_train_epoch")),
     Module("05-train-vs-eval", "Two switches, two jobs",
            ("evaluate", "accuracy", "predict_proba", "fit", "repair_evaluate")),

@@ -107,18 +107,33 @@ from torch import nn
 
 
 def predict_trace(start, body):
+    # build the section's network, put it in the described start, run the body and read every owner
     model = nn.Sequential(OrderedDict(hidden=nn.Linear(3, 4), act=nn.Tanh(), out=nn.Linear(4, 1)))
     params = dict(model.named_parameters())
     optimizer = torch.optim.SGD([params[n] for n in start["held"]], lr=0.1, momentum=0.9)
-    x, y = torch.randn(6, 3), torch.ones(6, 1)
-    loss_fn = nn.BCEWithLogitsLoss()
+    x, y, loss_fn = torch.randn(6, 3), torch.ones(6, 1), nn.BCEWithLogitsLoss()
     if start["momentum"]:
         loss_fn(model(x), y).backward()
         optimizer.step()
     for n, p in params.items():
-        if start["grad"][n] == "none":
-            p.grad = None
-    return trace_batch(model, optimizer, loss_fn, x, y, body)
+        p.grad = None if start["grad"][n] == "none" else p.grad
+    scope, graph, rows = {"model": model, "optimizer": optimizer, "loss_fn": loss_fn, "x": x, "y": y}, "none", []
+    for statement in body:
+        values = {n: p.detach().clone() for n, p in params.items()}
+        bufs = {n: optimizer.state.get(p, {}).get("momentum_buffer") for n, p in params.items()}
+        bufs = {n: None if b is None else b.clone() for n, b in bufs.items()}
+        wrote = statement == "optimizer.step()" and any(params[n].grad is not None for n in start["held"])
+        exec(statement, {}, scope)
+        graph = {"loss = loss_fn(model(x), y)": "alive", "loss.backward()": "freed"}.get(statement, graph)
+        graph = "unusable" if wrote and graph == "alive" else graph
+        after = {n: optimizer.state.get(p, {}).get("momentum_buffer") for n, p in params.items()}
+        rows.append({"graph": graph,
+                     "grad": {n: "none" if p.grad is None else "nonzero" if p.grad.any() else "zero"
+                              for n, p in params.items()},
+                     "momentum": {n: "absent" if after[n] is None else "created" if bufs[n] is None
+                                  else "kept" if torch.equal(bufs[n], after[n]) else "updated" for n in params},
+                     "changed": {n: not torch.equal(values[n], p) for n, p in params.items()}})
+    return rows
 ''',
 }
 
