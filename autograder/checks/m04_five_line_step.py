@@ -797,7 +797,9 @@ def trace_rules(cases, seed: int) -> set[tuple]:
 PREDICTED = ("graph", "grad", "momentum", "changed")
 #: The cases the visible checks ask to predict (those trace_batch traces), and the hidden ones: other bodies, whose
 #: every rule a visible case judges first (tests/test_trace_batch.py holds it).
-PREDICT_VISIBLE = VISIBLE_CASES
+PREDICT_VISIBLE = VISIBLE_CASES + (
+    ("after_one_step", (STEP, ZERO_GRAD, STEP)),  # a step() before any forward pass: it writes, and there is no graph
+)
 PREDICT_HIDDEN = HIDDEN_CASES + (
     ("head_only_after_one_step", (ZERO_FILL, STEP, FORWARD, BACKWARD, ZERO_GRAD, STEP)),
     ("fresh", (MODEL_ZERO_GRAD, FORWARD, STEP, BACKWARD, ZERO_FILL, STEP, STEP)),
