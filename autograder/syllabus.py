@@ -64,7 +64,7 @@ MODULES: tuple[Module, ...] = (
            ("MLP", "plan_mlp", "count_parameters", "freeze", "untrained_parameters")),
     Module("04-five-line-step", "The order is not arbitrary",
            ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "predict_trace", "trace_batch",
-            "repair_train_epoch")),
+            "repair_train_epoch"), parts=2),
     Module("05-train-vs-eval", "Two switches, two jobs",
            ("evaluate", "accuracy", "predict_proba", "fit", "repair_evaluate")),
     Module("06-failure-modes", "Failures that do not raise",

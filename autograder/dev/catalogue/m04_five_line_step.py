@@ -1,8 +1,8 @@
 """Module 04-five-line-step: mutants and correct variants."""
 
 from ...starters import REPAIR_TRAIN_EPOCH
-from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
 from .. import predict_redteam as _redteam
+from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
 from .found import mutants as found_mutants
 
 MODULE = "04-five-line-step"
