@@ -904,6 +904,7 @@ def hint_for(checks_module: str):
     names = ", ".join(f for m in MODULES if m.id == module_id for f in m.functions)
     bound.__name__ = bound.__qualname__ = "hint"
     bound.__doc__ = (f'A hint for a graded function of module {module_id}: `check.hint("name")` for the first, '
-                     f'`check.hint("name", 2)` for the next. Functions: {names}. Hints never give the answer; '
-                     "how many you used is noted in your own progress file only.")
+                     f'`check.hint("name", 2)` for the next. Functions: {names}. The hints point the way '
+                     'without writing your code; after the last one, `check.solution("name")` shows the reference '
+                     "answer. How many you used is noted in your own progress file only.")
     return bound

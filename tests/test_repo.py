@@ -563,6 +563,26 @@ def test_start_page_states_every_sitting_and_the_total():
         assert f"[on Colab]({colab_url(m.exercise)}) | {m.exercise_minutes} |" in table
 
 
+def test_each_exercise_states_the_time_its_work_gives():
+    """An exercise's stated time is the time model's (autograder.syllabus.EXERCISE_MINUTES_MODEL: a fixed part, each
+    graded function, each line of their reference answers, each repair), and the model puts the exercises a teacher
+    estimated inside the estimates."""
+    from autograder import syllabus
+
+    for m in syllabus.MODULES:
+        assert m.exercise_minutes == syllabus.modelled_exercise_minutes(m.id, ROOT), (m.id, m.exercise_minutes)
+    model = syllabus.EXERCISE_MINUTES_MODEL
+    estimated = {  # (functions, reference lines, repairs) when estimated: the minutes a teacher gave
+        "01b-by-hand": ((3, 30, 0), (60, 80)), "04-five-line-step": ((5, 59, 1), (90, 120)),
+        "06-failure-modes": ((5, 71, 1), (100, 130)), "09-debug-a-real-run": ((6, 84, 1), (100, 140))}
+    for module_id, ((functions, lines, repairs), (low, high)) in estimated.items():
+        minutes = (model["fixed"] + model["per_function"] * functions + model["per_line"] * lines
+                   + model["per_repair"] * repairs)
+        assert low <= minutes <= high, (module_id, minutes)
+    work = syllabus.exercise_work("04-five-line-step", ROOT)
+    assert work == {"functions": 6, "lines": work["lines"], "repairs": 1} and work["lines"] > 59
+
+
 def test_every_lesson_links_each_glossary_terms_first_use():
     """Each lesson links the first use of every glossary term it uses (running the linker again changes
     nothing), every link names an anchor the glossary has, and the first cell says where the glossary is on
