@@ -700,7 +700,7 @@ def _why(column: str, statement: str, want: dict, previous) -> str:
         return "autograd's graph: a forward pass records a new graph, and `loss` holds it."
     if statement == BACKWARD:
         return "autograd's graph: backward() walks it once and frees it."
-    if statement == STEP and graph == "unusable":
+    if statement == STEP and graph == "unusable" and previous is not None and previous["graph"] == "alive":
         return ("autograd's graph: step() wrote into the parameters in place while the graph was alive (an update "
                 "of zeros is a write too), and the graph saved `out.weight` for its backward pass: the version "
                 "counter (module 02) makes backward() refuse it.")
@@ -708,9 +708,18 @@ def _why(column: str, statement: str, want: dict, previous) -> str:
         return ("autograd's graph: this step() updated no parameter (none it holds had a .grad), so nothing the "
                 "graph saved was written.")
     if graph == "freed":
-        return ("autograd's graph: a backward() walked and freed it earlier, and this statement records nothing: it "
-                "stays freed until a forward pass records a new one.")
-    return "autograd's graph: this statement records, walks and writes nothing the graph saved; it stays as it was."
+        wrote = " (a step() writes into the parameters, but a freed graph has nothing left to spoil)" if (
+            statement == STEP) else ""
+        return ("autograd's graph: a backward() walked and freed it earlier, and this statement records nothing"
+                f"{wrote}: it stays freed until a forward pass records a new one.")
+    if graph == "none":
+        return ("autograd's graph: no forward pass has run yet, so `loss` holds no graph; only the forward statement "
+                "records one.")
+    if graph == "unusable":
+        return ("autograd's graph: a step() wrote into the parameters while it was alive, and nothing repairs that: "
+                "it stays unusable until a forward pass records a new one.")
+    return ("autograd's graph: this statement clears or fills .grad, which the graph did not save, so it stays as it "
+            "was: alive until a backward() walks it or a step() writes into the parameters.")
 
 
 #: Per column: what to do, and the diagnosis code.

@@ -494,8 +494,9 @@ _PREDICTED = {  # red-team name: (cells it loses, diagnosis, words)
 }
 MUTANTS.update({f"predict_{name}": Mutant({"predict_trace": _redteam.WRONG[name]}, cells, [code], words=words)
                 for name, (cells, code, words) in _PREDICTED.items()})
-VARIANTS.update({f"predict_{name}": {"predict_trace": source} for name, source in _redteam.RIGHT.items()
-                 if name != "the_solution"})
+# Two of the right ones go through real nbgrader with the catalogue; tests/test_trace_batch.py judges the others.
+VARIANTS.update({f"predict_{name}": {"predict_trace": _redteam.RIGHT[name]}
+                 for name in ("a_class_per_owner", "numbers_for_the_buffers")})
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 # Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
