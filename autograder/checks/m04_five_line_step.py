@@ -717,7 +717,7 @@ def _why(column: str, statement: str, want: dict, previous) -> str:
                 "records one.")
     if graph == "unusable":
         return ("autograd's graph: a step() wrote into the parameters while it was alive, and nothing repairs that: "
-                "it stays unusable until a forward pass records a new one.")
+                "it stays as it was, unusable, until a forward pass records a new one.")
     return ("autograd's graph: this statement clears or fills .grad, which the graph did not save, so it stays as it "
             "was: alive until a backward() walks it or a step() writes into the parameters.")
 
