@@ -9,13 +9,16 @@ update.
 from __future__ import annotations
 
 import math
+import os
 from collections import OrderedDict
+from pathlib import Path
 
 import torch
 from torch import nn
 from torch.nn.utils import skip_init
+from torch.utils._python_dispatch import TorchDispatchMode
 
-from .. import owners
+from .. import course_code, owners
 from ..core import call, describe, fail, graded, job_not_done
 from ..devices import each_device, generator, manual_seed
 from ..hints import hint_for, solution_for
@@ -854,8 +857,38 @@ def _expect_prediction_form(row, names: list[str], where: str) -> None:
                 bad(f"has {column}[{name!r}]={describe(state)}, not one of {states}", code="trace_wrong_type")
 
 
+class _Dispatched(TorchDispatchMode):
+    """Notes the first operation that reaches PyTorch's dispatcher (a tensor made, read or changed), which a torch
+    function mode switched off (``torch._C.DisableTorchFunction``) does not hide."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = ""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.first = self.first or str(func)
+        return func(*args, **(kwargs or {}))
+
+
+_TORCH_DIR = f"{os.sep}torch{os.sep}"
+
+
+def _ran_pytorch(torch_functions, dispatched, codes) -> str:
+    """What of PyTorch a prediction ran, in words ('' for nothing): a torch function, an operation of the
+    dispatcher, or PyTorch's own Python code (a module, an optimizer, a tensor method)."""
+    if torch_functions.first:
+        return f"torch's {torch_functions.first}"
+    if dispatched.first:
+        return f"the operation {dispatched.first}"
+    torch_code = sorted(f"{Path(c.co_filename).name}:{c.co_qualname}" for c in codes if _TORCH_DIR in c.co_filename)
+    return f"PyTorch's own code ({torch_code[0]})" if torch_code else ""
+
+
 def _call_prediction(predict_trace, start: str, body) -> list:
-    """The learner's prediction of one case, made with no tensor, its form checked."""
+    """The learner's prediction of one case, made with no tensor, its form checked.  PyTorch is watched three ways
+    (torch functions, the dispatcher, and PyTorch's Python code among the calls), so that switching one watch off
+    does not hide a model built and run; a prediction that switches off both modes and calls only PyTorch's C
+    functions is not seen."""
     import copy
 
     from .m03_nn_module import _Allocations
@@ -863,10 +896,12 @@ def _call_prediction(predict_trace, start: str, body) -> list:
     description = start_of(start)
     names = list(description["grad"])
     where = f"predict_trace(start, {list(body)}) (start: {STARTS[start][2]})"
-    with _Allocations() as watch:
-        out = call(predict_trace, copy.deepcopy(description), list(body))
-    if watch.first:
-        fail(f"{where} ran torch's {watch.first}: it built tensors (or a model) to read the answer off.",
+    given, statements = copy.deepcopy(description), list(body)
+    with _Allocations() as watch, _Dispatched() as dispatched, course_code.calls() as ran:
+        out = call(predict_trace, given, statements)
+    what = _ran_pytorch(watch, dispatched, ran.codes)
+    if what:
+        fail(f"{where} ran {what}: it built tensors (or a model) to read the answer off.",
              "the prediction: the point is to know what every owner will hold before anything runs, from the "
              "description of the start and the rules of each statement.",
              "follow the states with plain Python (strings, bools, dicts) and build nothing; trace_batch is the "

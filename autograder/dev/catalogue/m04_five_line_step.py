@@ -494,6 +494,16 @@ _PREDICTED = {  # red-team name: (cells it loses, diagnosis, words)
 }
 MUTANTS.update({f"predict_{name}": Mutant({"predict_trace": _redteam.WRONG[name]}, cells, [code], words=words)
                 for name, (cells, code, words) in _PREDICTED.items()})
+# The model run with PyTorch's watches switched off (written after the checks): the dispatcher, or PyTorch's own
+# Python code among the calls, still shows it.
+_INNER = ("def predict_trace(start, body):\n", "def predict_trace(start, body):\n    with {off}:\n"
+          "        return _inner(start, body)\n\n\ndef _inner(start, body):\n")
+for _name, _off in (("torch_function_off", "torch._C.DisableTorchFunction()"),
+                    ("both_modes_off", "torch._C.DisableTorchFunction(), torch._C._DisableTorchDispatch()")):
+    MUTANTS[f"predict_runs_a_model_with_{_name}"] = Mutant(
+        {"predict_trace": edited(_redteam.WRONG["runs_a_model_to_predict"], (_INNER[0], _INNER[1].format(off=_off)))},
+        _PT, ["built_to_predict"], words=("built tensors (or a model)",))
+
 # Two of the right ones go through real nbgrader with the catalogue; tests/test_trace_batch.py judges the others.
 VARIANTS.update({f"predict_{name}": {"predict_trace": _redteam.RIGHT[name]}
                  for name in ("a_class_per_owner", "numbers_for_the_buffers")})
