@@ -43,7 +43,7 @@ _PACKAGE_DIR = str(_PACKAGE) + os.sep
 #: Per module of the package: the top-level names that are reference implementations (``None``: the whole
 #: module), and what to call them in a message.
 REFERENCES: dict[str, tuple[tuple[str, ...] | None, str]] = {
-    "autograder.owners": (None, "the owners' trace that grades trace_batch"),
+    "autograder.owners": (None, "the owners' trace and predictor that grade trace_batch and predict_trace"),
     "autograder.checks._training": (("ref_step", "ref_epoch_losses", "ref_epoch", "ref_evaluate"),
                                     "a reference loop of the checks"),
     "autograder.checks.m01b_by_hand": (("_reference_gradients", "_reference_sgd_step"),

@@ -42,7 +42,7 @@ DIAGNOSES: dict[str, str] = {
     "broadcast": "broadcast or expanded the targets instead of reshaping them",
     "buffer_aliases_grad": "a momentum buffer is the parameter's .grad tensor itself, not a copy",
     "buffers_changed": "evaluation changed BatchNorm's running statistics (the model was left in train mode)",
-    "built_to_predict": "built tensors or a module to read off a state_dict it was asked to predict",
+    "built_to_predict": "built tensors or a module to read off what it was asked to predict (a state_dict, a trace)",
     "caller_no_grad": "fails when called inside torch.no_grad()",
     "changed_model": "counting changed the model's requires_grad flags or mode",
     "changed_state": "changed the optimizer's param groups or the model's requires_grad flags",

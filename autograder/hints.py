@@ -276,6 +276,21 @@ HINTS: dict[str, dict[str, tuple[str, ...]]] = {
             "its gradients from. Aim for `steps` Python floats, the first one the untouched model's loss, the last far "
             "below it.",
         ),
+        "predict_trace": (
+            "Keep one state per owner, as plain Python, and update it statement by statement: the graph (one word), "
+            "each parameter's .grad (one word per name), and for each parameter whether it has a momentum buffer "
+            "and whether that buffer holds only zeros. Start them from `start`; the graph starts at \"none\".",
+            "Write down, for each of the six statements, which owner it writes and for which parameters: the two "
+            "zero_grad()s of the optimizer touch only the tensors it holds (one sets None, the other fills an "
+            "existing .grad with zeros and leaves None alone); the model's zero_grad() touches every parameter; "
+            "backward() adds a gradient to every parameter on the path and frees the graph; a forward pass "
+            "records a new graph. Lesson 04 part 2, section 7, has the table.",
+            "step() is the statement with conditions: it touches a tensor it holds whose .grad is not None (zeros "
+            "included) and skips the rest. For each one it touches, the buffer is made from the .grad the first "
+            "time and becomes momentum × buffer + .grad after; the parameter moves by lr × buffer, so zeros in and "
+            "zeros in the buffer mean no change. Any tensor touched while a graph is alive is a write that makes "
+            "the graph unusable, even a write of zeros.",
+        ),
         "trace_batch": (
             "One statement at a time, ask each owner what it holds, as the lesson's owner table does: the loss, each "
             "parameter's `.grad`, the optimizer's buffers, the parameters' values, autograd's graph. Five of them "
@@ -889,6 +904,7 @@ def hint_for(checks_module: str):
     names = ", ".join(f for m in MODULES if m.id == module_id for f in m.functions)
     bound.__name__ = bound.__qualname__ = "hint"
     bound.__doc__ = (f'A hint for a graded function of module {module_id}: `check.hint("name")` for the first, '
-                     f'`check.hint("name", 2)` for the next. Functions: {names}. Hints never give the answer; '
-                     "how many you used is noted in your own progress file only.")
+                     f'`check.hint("name", 2)` for the next. Functions: {names}. The hints point the way '
+                     'without writing your code; after the last one, `check.solution("name")` shows the reference '
+                     "answer. How many you used is noted in your own progress file only.")
     return bound

@@ -127,3 +127,43 @@ def run(model: nn.Module, optimizer, loss_fn, x, y, body, watch=("out.weight", (
         exec(statement, {}, scope)  # noqa: S102 - one of the course's own statements above
         snaps.append(snapshot(model, optimizer, scope["loss"]))
     return rows(snaps, watch)
+
+
+# --------------------------------------------------------------------------
+# The same columns predicted from the rules alone (exercise 04's predict_trace), with no model to run
+
+
+def predict(start: dict, body) -> list[dict]:
+    """The symbolic columns (graph, grad, momentum, changed) after each statement of ``body``, from the rules of
+    lesson 04 alone.  ``start`` describes the objects before the first statement: ``{"held": [names the optimizer
+    holds], "grad": {name: one of GRAD_STATES} for every parameter, "momentum": [names with a momentum buffer]}``
+    (a buffer at the start holds an earlier step's gradients, not zeros).  No tensor is made."""
+    held = set(start["held"])
+    grad = dict(start["grad"])
+    buffer = {n: ("nonzero" if n in start["momentum"] else None) for n in grad}  # None, "zero" or "nonzero"
+    graph, out = "none", []
+    for statement in body:
+        momentum = {n: "absent" if buffer[n] is None else "kept" for n in grad}
+        changed = dict.fromkeys(grad, False)
+        if statement == STATEMENTS[0]:  # optimizer.zero_grad(): None for the tensors it holds
+            grad.update({n: "none" for n in held})
+        elif statement == STATEMENTS[1]:  # set_to_none=False: zeros into an existing .grad it holds
+            grad.update({n: "zero" for n in held if grad[n] != "none"})
+        elif statement == STATEMENTS[2]:  # model.zero_grad(): None for every parameter
+            grad = dict.fromkeys(grad, "none")
+        elif statement == STATEMENTS[3]:  # a forward pass records a new graph
+            graph = "alive"
+        elif statement == STATEMENTS[4]:  # backward() adds a gradient to every parameter, walks and frees the graph
+            grad, graph = dict.fromkeys(grad, "nonzero"), "freed"
+        elif statement == STATEMENTS[5]:  # step(): every tensor it holds whose .grad is not None
+            stepped = [n for n in grad if n in held and grad[n] != "none"]
+            for n in stepped:
+                new = "nonzero" if "nonzero" in (grad[n], buffer[n]) else "zero"  # momentum × buffer + grad
+                momentum[n] = "created" if buffer[n] is None else "kept" if new == buffer[n] == "zero" else "updated"
+                buffer[n], changed[n] = new, new == "nonzero"  # the parameter moves by lr × buffer
+            if stepped and graph == "alive":  # an in-place write (of zeros too) into weights the graph saved
+                graph = "unusable"
+        else:
+            raise ValueError(f"not a statement of a traced step: {statement!r}; the statements are {STATEMENTS}")
+        out.append({"graph": graph, "grad": dict(grad), "momentum": momentum, "changed": changed})
+    return out

@@ -63,8 +63,8 @@ MODULES: tuple[Module, ...] = (
     Module("03-nn-module", "Who owns the parameters",
            ("MLP", "plan_mlp", "count_parameters", "freeze", "untrained_parameters")),
     Module("04-five-line-step", "The order is not arbitrary",
-           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "trace_batch",
-            "repair_train_epoch")),
+           ("train_step", "train_epoch", "accumulate_step", "overfit_one_batch", "predict_trace", "trace_batch",
+            "repair_train_epoch"), parts=2),
     Module("05-train-vs-eval", "Two switches, two jobs",
            ("evaluate", "accuracy", "predict_proba", "fit", "repair_evaluate")),
     Module("06-failure-modes", "Failures that do not raise",
@@ -156,6 +156,52 @@ def lesson_minutes(path: str, root=None) -> tuple[int, bool]:
                 if c["cell_type"] == "markdown")
     lines = sum(1 for c in cells if c["cell_type"] == "code" for line in text(c).splitlines() if line.strip())
     return round(words / 150 + lines / 10), False
+
+
+#: How long an exercise takes the course's learner, from its work: a fixed part (reading the exercise, the set-up, the
+#: restart and run at the end), each graded function to write, each line of the reference answers of those
+#: functions (a quarter of a minute a line: to write, run and correct) and each repair task.  Calibrated on a
+#: teacher's estimates for the target learner (01b 60-80 minutes, 04 90-120 with the five functions and 59
+#: reference lines it had then, 06 100-130, 09 100-140): among round weights that put every estimate inside its
+#: range, the closest to their midpoints but one whose repair weighs more than five minutes. It gives 67.5,
+#: 104.75, 107.75 and 121 minutes for those four.
+EXERCISE_MINUTES_MODEL = {"fixed": 30, "per_function": 10, "per_line": 0.25, "per_repair": 10}
+
+
+def exercise_work(module_id: str, root=None) -> dict:
+    """What an exercise asks, read from its solution notebook: the graded functions to write (repairs apart), the
+    lines of their reference answers (between the solution markers, comments and blank lines left out) and the
+    repair tasks."""
+    import json
+    from pathlib import Path
+
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    from .cells import answer_cells
+
+    nb = json.loads((root / "solutions" / module_id / f"{module_id}.ipynb").read_text())
+    functions = repairs = lines = 0
+    for name, cell in answer_cells(nb).items():
+        if name.startswith("repair_"):
+            repairs += 1
+            continue
+        functions += 1
+        inside = False
+        for line in "".join(cell["source"]).splitlines():
+            text = line.strip()
+            if text.startswith("### BEGIN SOLUTION") or text.startswith("### END SOLUTION"):
+                inside = text.startswith("### BEGIN")
+            elif inside and text and not text.startswith("#"):
+                lines += 1
+    return {"functions": functions, "lines": lines, "repairs": repairs}
+
+
+def modelled_exercise_minutes(module_id: str, root=None) -> int:
+    """The exercise's time by :data:`EXERCISE_MINUTES_MODEL`, to the nearest five minutes: the time its first cell
+    states (a test holds them equal)."""
+    work, model = exercise_work(module_id, root), EXERCISE_MINUTES_MODEL
+    minutes = (model["fixed"] + model["per_function"] * work["functions"] + model["per_line"] * work["lines"]
+               + model["per_repair"] * work["repairs"])
+    return int(5 * round(minutes / 5))
 
 
 def start_table() -> str:

@@ -20,6 +20,8 @@ API = re.compile(r"\b((?:torch|nn|F)\.[A-Za-z_][\w.]*)")
 #: Concepts an exercise grades, and what its lessons (or an earlier module's) must say about them.
 CONCEPTS = {
     "02-autograd-ledger": {"softmax": ("**Softmax**", "overflow", "max")},
+    "04-five-line-step": {"predicting a trace": ("`model.zero_grad()`", "set_to_none=False", "a `None` is skipped",
+                                                 "even when the update adds zeros", "**kept**", "**created**")},
     "06-failure-modes": {"a random split": ("random_split", "generator=", "RandomSampler")},
 }
 

@@ -9,13 +9,16 @@ update.
 from __future__ import annotations
 
 import math
+import os
 from collections import OrderedDict
+from pathlib import Path
 
 import torch
 from torch import nn
 from torch.nn.utils import skip_init
+from torch.utils._python_dispatch import TorchDispatchMode
 
-from .. import owners
+from .. import course_code, owners
 from ..core import call, describe, fail, graded, job_not_done
 from ..devices import each_device, generator, manual_seed
 from ..hints import hint_for, solution_for
@@ -700,7 +703,7 @@ def _why(column: str, statement: str, want: dict, previous) -> str:
         return "autograd's graph: a forward pass records a new graph, and `loss` holds it."
     if statement == BACKWARD:
         return "autograd's graph: backward() walks it once and frees it."
-    if statement == STEP and graph == "unusable":
+    if statement == STEP and graph == "unusable" and previous is not None and previous["graph"] == "alive":
         return ("autograd's graph: step() wrote into the parameters in place while the graph was alive (an update "
                 "of zeros is a write too), and the graph saved `out.weight` for its backward pass: the version "
                 "counter (module 02) makes backward() refuse it.")
@@ -708,9 +711,18 @@ def _why(column: str, statement: str, want: dict, previous) -> str:
         return ("autograd's graph: this step() updated no parameter (none it holds had a .grad), so nothing the "
                 "graph saved was written.")
     if graph == "freed":
-        return ("autograd's graph: a backward() walked and freed it earlier, and this statement records nothing: it "
-                "stays freed until a forward pass records a new one.")
-    return "autograd's graph: this statement records, walks and writes nothing the graph saved; it stays as it was."
+        wrote = " (a step() writes into the parameters, but a freed graph has nothing left to spoil)" if (
+            statement == STEP) else ""
+        return ("autograd's graph: a backward() walked and freed it earlier, and this statement records nothing"
+                f"{wrote}: it stays freed until a forward pass records a new one.")
+    if graph == "none":
+        return ("autograd's graph: no forward pass has run yet, so `loss` holds no graph; only the forward statement "
+                "records one.")
+    if graph == "unusable":
+        return ("autograd's graph: a step() wrote into the parameters while it was alive, and nothing repairs that: "
+                "it stays as it was, unusable, until a forward pass records a new one.")
+    return ("autograd's graph: this statement clears or fills .grad, which the graph did not save, so it stays as it "
+            "was: alive until a backward() walks it or a step() writes into the parameters.")
 
 
 #: Per column: what to do, and the diagnosis code.
@@ -788,3 +800,171 @@ def trace_rules(cases, seed: int) -> set[tuple]:
                 rules.add(("changed", statement, n in held, before["grad"][n], had, row["changed"][n]))
             before = row
     return rules
+
+
+# --------------------------------------------------------------------------
+# predict_trace: the same symbolic columns, predicted from the rules alone, with no model or optimizer to run
+
+#: The columns a prediction holds (loss and delta are numbers a run measures; the rules cannot give them).
+PREDICTED = ("graph", "grad", "momentum", "changed")
+#: The cases the visible checks ask to predict (those trace_batch traces), and the hidden ones: other bodies, whose
+#: every rule a visible case judges first (tests/test_trace_batch.py holds it).
+PREDICT_VISIBLE = VISIBLE_CASES + (
+    ("after_one_step", (STEP, ZERO_GRAD, STEP)),  # a step() before any forward pass: it writes, and there is no graph
+)
+PREDICT_HIDDEN = HIDDEN_CASES + (
+    ("head_only_after_one_step", (ZERO_FILL, STEP, FORWARD, BACKWARD, ZERO_GRAD, STEP)),
+    ("fresh", (MODEL_ZERO_GRAD, FORWARD, STEP, BACKWARD, ZERO_FILL, STEP, STEP)),
+    ("after_one_step", (STEP, ZERO_FILL, STEP, FORWARD, BACKWARD, STEP)),
+)
+
+
+def start_of(start: str) -> dict:
+    """What ``predict_trace`` is told about the objects of ``trace_setup(start, ...)`` before the first statement:
+    read off the real objects (which parameters the optimizer holds, each .grad, which have a momentum buffer)."""
+    model, optimizer, _, _, _ = trace_setup(start, 0)
+    held = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    params = list(model.named_parameters())
+    return {"held": [n for n, p in params if id(p) in held],
+            "grad": {n: owners.grad_state(p) for n, p in params},
+            "momentum": [n for n, p in params if owners._buffer(optimizer, p) is not None]}
+
+
+def _expect_prediction_form(row, names: list[str], where: str) -> None:
+    """Fail unless ``row`` is a plain dict with the four predicted columns, each of the stated words."""
+    def bad(problem: str, *, code: str) -> None:
+        fail(f"{where} {problem}.", f"the prediction's rows: each a dict with the keys {', '.join(PREDICTED)}, in the "
+             "words trace_batch uses.", "build every row from plain Python values: str, bool and dicts keyed by the "
+             "parameters' names (the keys of start[\"grad\"]).", code=code)
+
+    if type(row) is not dict:
+        bad(f"is {describe(row)}, not a dict", code="trace_wrong_type")
+    missing = [c for c in PREDICTED if c not in row]
+    if missing:
+        bad(f"has no key {missing[0]!r}", code="wrong_keys")
+    if type(row["graph"]) is not str or row["graph"] not in owners.GRAPH_STATES:
+        bad(f"has graph={describe(row['graph'])}, not one of {owners.GRAPH_STATES}", code="trace_wrong_type")
+    for column, states in (("grad", owners.GRAD_STATES), ("momentum", owners.MOMENTUM_STATES),
+                           ("changed", (True, False))):
+        value = row[column]
+        if type(value) is not dict:
+            bad(f"has {column}={describe(value)}, not a dict keyed by the parameters' names", code="trace_wrong_type")
+        if sorted(k for k in value if type(k) is str) != sorted(names) or len(value) != len(names):
+            bad(f"has {column} keyed by {sorted(map(str, value))}; the parameters are {names}", code="wrong_keys")
+        kind = bool if column == "changed" else str
+        for name, state in value.items():
+            if type(state) is not kind or state not in states:
+                bad(f"has {column}[{name!r}]={describe(state)}, not one of {states}", code="trace_wrong_type")
+
+
+class _Dispatched(TorchDispatchMode):
+    """Notes the first operation that reaches PyTorch's dispatcher (a tensor made, read or changed), which a torch
+    function mode switched off (``torch._C.DisableTorchFunction``) does not hide."""
+
+    def __init__(self):
+        super().__init__()
+        self.first = ""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.first = self.first or str(func)
+        return func(*args, **(kwargs or {}))
+
+
+_TORCH_DIR = f"{os.sep}torch{os.sep}"
+
+
+def _ran_pytorch(torch_functions, dispatched, codes) -> str:
+    """What of PyTorch a prediction ran, in words ('' for nothing): a torch function, an operation of the
+    dispatcher, or PyTorch's own Python code (a module, an optimizer, a tensor method)."""
+    if torch_functions.first:
+        return f"torch's {torch_functions.first}"
+    if dispatched.first:
+        return f"the operation {dispatched.first}"
+    torch_code = sorted(f"{Path(c.co_filename).name}:{c.co_qualname}" for c in codes if _TORCH_DIR in c.co_filename)
+    return f"PyTorch's own code ({torch_code[0]})" if torch_code else ""
+
+
+def _call_prediction(predict_trace, start: str, body) -> list:
+    """The learner's prediction of one case, made with no tensor, its form checked.  PyTorch is watched three ways
+    (torch functions, the dispatcher, and PyTorch's Python code among the calls), so that switching one watch off
+    does not hide a model built and run; a prediction that switches off both modes and calls only PyTorch's C
+    functions is not seen."""
+    import copy
+
+    from .m03_nn_module import _Allocations
+
+    description = start_of(start)
+    names = list(description["grad"])
+    where = f"predict_trace(start, {list(body)}) (start: {STARTS[start][2]})"
+    given, statements = copy.deepcopy(description), list(body)
+    with _Allocations() as watch, _Dispatched() as dispatched, course_code.calls() as ran:
+        out = call(predict_trace, given, statements)
+    what = _ran_pytorch(watch, dispatched, ran.codes)
+    if what:
+        fail(f"{where} ran {what}: it built tensors (or a model) to read the answer off.",
+             "the prediction: the point is to know what every owner will hold before anything runs, from the "
+             "description of the start and the rules of each statement.",
+             "follow the states with plain Python (strings, bools, dicts) and build nothing; trace_batch is the "
+             "function that runs the statements, to check a prediction in a cell of your own.",
+             code="built_to_predict")
+    if out is None:
+        job_not_done(f"{where} returned None.", "nothing", "the prediction predict_trace returns.",
+                     f"return a list of {len(body)} dictionaries, one per statement, in order.")
+    if type(out) is not list:
+        fail(f"{where} returned {describe(out)}, not a list.", "the prediction: one row per statement, in order.",
+             f"return a plain list of {len(body)} dictionaries.", code="not_a_list")
+    if len(out) != len(body):
+        fail(f"{where} returned {len(out)} rows for {len(body)} statements.",
+             "the prediction: one row after every statement of the body.", f"return exactly {len(body)} rows, in order.",
+             code="wrong_length")
+    for n, row in enumerate(out):
+        _expect_prediction_form(row, names, f"{where}: row {n} (after `{body[n]}`)")
+    return list(out)
+
+
+#: Per column: what to do when a prediction is wrong (the owner's reason is :func:`_why`'s, as for trace_batch).
+_PREDICT_DO = {
+    "grad": "follow each .grad from start[\"grad\"] with the rules of lesson 04 part 2 (section 7): which statement "
+            "sets None, which fills zeros, which adds a gradient, and for which parameters (held or not).",
+    "momentum": "follow each buffer from start[\"momentum\"]: step() reads only a held tensor whose .grad is not None, "
+                "and whether the buffer changes depends on whether it and the .grad hold zeros.",
+    "changed": "a parameter moves by lr × its buffer after step() updated that buffer: follow whether each buffer "
+               "holds zeros.",
+    "graph": "mark where each graph is recorded, walked and freed, and whether a step() wrote into the parameters "
+             "while it was alive (lesson 04 part 2, section 7).",
+}
+
+
+def _judge_prediction(predict_trace, hidden: bool, columns) -> None:
+    for start, body in PREDICT_HIDDEN if hidden else PREDICT_VISIBLE:
+        got, want = _call_prediction(predict_trace, start, body), owners.predict(start_of(start), body)
+        for n, (g, w) in enumerate(zip(got, want)):
+            for column in columns:
+                name = _differs(column, g[column], w[column])
+                if name is None:
+                    continue
+                cell = column if name is True else f"{column}[{name!r}]"
+                value = (lambda row: row[column]) if name is True else (lambda row: row[column][name])  # noqa: B023
+                fail(f"predicting {list(body)} ({STARTS[start][2]}): after statement {n + 1}, `{body[n]}`, your "
+                     f"{cell} is {value(g)!r}; running these statements gives {value(w)!r}.",
+                     _why(column, body[n], w, want[n - 1] if n else None), _PREDICT_DO[column],
+                     code=_COLUMNS[column][1])
+
+
+@graded("predict_trace")
+def predict_trace_grads(predict_trace, hidden: bool = False, *, notes):
+    """The grad column predicted: what each parameter's .grad holds after every statement, with nothing run"""
+    _judge_prediction(predict_trace, hidden, ("grad",))
+
+
+@graded("predict_trace")
+def predict_trace_optimizer_and_parameters(predict_trace, hidden: bool = False, *, notes):
+    """The momentum and changed columns predicted: what step() will write into the optimizer's state and the
+    parameters"""
+    _judge_prediction(predict_trace, hidden, ("momentum", "changed"))
+
+
+@graded("predict_trace")
+def predict_trace_graph(predict_trace, hidden: bool = False, *, notes):
+    """The graph column predicted: after every statement, whether loss.backward() could walk the graph"""
+    _judge_prediction(predict_trace, hidden, ("graph",))

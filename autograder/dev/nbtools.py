@@ -237,10 +237,11 @@ def hint_line(functions) -> str:
     second = " and ".join(f"`{next_call(f, 2)}`" for f in functions)
     after = " and ".join(f'`check.solution("{f}")`' for f in functions)
     if len(functions) == 1:
-        return (f"{HINT_LINE_MARKER} {first} gives a first hint; {second} the next. Hints never give the answer; "
-                f"after the last one, {after} shows the reference answer.")
+        return (f"{HINT_LINE_MARKER} {first} gives a first hint; {second} the next. The hints point the way "
+                f"without writing your code; after the last one, {after} shows the reference answer.")
     return (f"{HINT_LINE_MARKER} {first} give a first hint for each; {second} the next. "
-            f"Hints never give the answer; after the last one, {after} show the reference answers.")
+            f"The hints point the way without writing your code; after the last one, {after} show the reference "
+            "answers.")
 
 
 def ensure_hint_lines(nb, module_id: str) -> nbformat.NotebookNode:

@@ -36,6 +36,12 @@ CASES = {
           "        exec(s, {}, scope)\n"
           "        snaps.append(owners.snapshot(model, optimizer, scope['loss']))\n"
           "    return owners.rows(snaps, ('out.weight', (0, 0)))\n")}, "autograder.owners"),
+    # --- the prediction: the course's predictor, or its reference answer, handed in ---------------------------
+    "owners_predict_imported": ("04-five-line-step", "predict_trace", {"predict_trace": (
+        "from autograder.owners import predict as predict_trace\n")}, "autograder.owners.predict"),
+    "predict_trace_exec_reference_answer": ("04-five-line-step", "predict_trace", {"predict_trace": (
+        "from autograder.hints import reference_answer\n\n"
+        "exec(reference_answer('04-five-line-step', 'predict_trace'))\n")}, "reference answer"),
     # --- more ways -------------------------------------------------------------------------------------------
     "getsource_exec_of_run": ("04-five-line-step", "trace_batch", {"trace_batch": (
         "import inspect\nfrom autograder import owners\n\n"

@@ -1,6 +1,7 @@
 """Module 04-five-line-step: mutants and correct variants."""
 
 from ...starters import REPAIR_TRAIN_EPOCH
+from .. import predict_redteam as _redteam
 from . import Mutant, do_nothing, edited, hold_to_words, patched, repair_catalogue
 from .found import mutants as found_mutants
 
@@ -466,6 +467,46 @@ WORDS = {
     "trace_rows_only_for_the_steps": ("returned 1 rows for 4 statements", "one row after every statement"),
 }
 hold_to_words(MUTANTS, WORDS)
+
+# --- predict_trace: the wrong predictions written before its checks (autograder/dev/predict_redteam.py), each
+# with the cells it must lose, its diagnosis and the words its message must say; the right ones keep full marks.
+_PT = ["test_predict_trace_grads", "test_predict_trace_optimizer_and_parameters", "test_predict_trace_graph"]
+_PREDICTED = {  # red-team name: (cells it loses, diagnosis, words)
+    "zero_grad_clears_every_parameter": ([_PT[0]], "trace_wrong_grad", ("your grad['hidden.weight'] is 'none'",
+                                                                       "the tensors the optimizer holds, and only those")),
+    "zero_fill_makes_zeros_from_none": ([_PT[0]], "trace_wrong_grad", ("is 'zero'", "a .grad that is None stays None")),
+    "zero_grad_leaves_zeros": ([_PT[0]], "trace_wrong_grad", ("is 'zero'", "sets .grad to None")),
+    "backward_fills_held_only": ([_PT[0]], "trace_wrong_grad", ("every parameter on the path",)),
+    "momentum_rolls_without_a_grad": ([_PT[1]], "trace_wrong_momentum", ("a None .grad is skipped",)),
+    "step_of_zeros_keeps_the_graph": ([_PT[2]], "trace_wrong_graph", ("your graph is 'alive'",
+                                                                      "an update of zeros is a write too")),
+    "buffers_for_tensors_not_held": ([_PT[1]], "trace_wrong_momentum", ("is 'created'", "does not hold gets no buffer")),
+    "first_step_updates_the_buffer": ([_PT[1]], "trace_wrong_momentum", ("is 'updated'", "creates a buffer the first time")),
+    "zero_grad_drops_the_buffers": ([_PT[1]], "trace_wrong_momentum", ("is 'absent'", "never a buffer")),
+    "step_spoils_a_freed_graph": ([_PT[2]], "trace_wrong_graph", ("your graph is 'unusable'", "walked and freed it")),
+    "forward_does_not_replace_the_graph": ([_PT[2]], "trace_wrong_graph", ("records a new graph",)),
+    "step_always_moves": ([_PT[1]], "trace_wrong_weights", ("is True", "lr × its buffer")),
+    "buffer_updated_when_written": ([_PT[1]], "trace_wrong_momentum", ("is 'updated'", "gives 'kept'")),
+    "backward_leaves_no_graph": ([_PT[2]], "trace_wrong_graph", ("your graph is 'none'", "walks it once and frees it")),
+    "model_zero_grad_clears_held_only": ([_PT[0]], "trace_wrong_grad", ("model.zero_grad() sets every parameter's",)),
+    "step_clears_the_grads": ([_PT[0]], "trace_wrong_grad", ("is 'none'", "neither changes .grad")),
+    "runs_a_model_to_predict": (_PT, "built_to_predict", ("built tensors (or a model)", "build nothing")),
+}
+MUTANTS.update({f"predict_{name}": Mutant({"predict_trace": _redteam.WRONG[name]}, cells, [code], words=words)
+                for name, (cells, code, words) in _PREDICTED.items()})
+# The model run with PyTorch's watches switched off (written after the checks): the dispatcher, or PyTorch's own
+# Python code among the calls, still shows it.
+_INNER = ("def predict_trace(start, body):\n", "def predict_trace(start, body):\n    with {off}:\n"
+          "        return _inner(start, body)\n\n\ndef _inner(start, body):\n")
+for _name, _off in (("torch_function_off", "torch._C.DisableTorchFunction()"),
+                    ("both_modes_off", "torch._C.DisableTorchFunction(), torch._C._DisableTorchDispatch()")):
+    MUTANTS[f"predict_runs_a_model_with_{_name}"] = Mutant(
+        {"predict_trace": edited(_redteam.WRONG["runs_a_model_to_predict"], (_INNER[0], _INNER[1].format(off=_off)))},
+        _PT, ["built_to_predict"], words=("built tensors (or a model)",))
+
+# Two of the right ones go through real nbgrader with the catalogue; tests/test_trace_batch.py judges the others.
+VARIANTS.update({f"predict_{name}": {"predict_trace": _redteam.RIGHT[name]}
+                 for name in ("a_class_per_owner", "numbers_for_the_buffers")})
 
 # Stand-ins that run and do nothing, generated for every graded function: zero on every test cell.
 # Mistakes found where beginners make them (autograder/dev/catalogue/found.py), each caught and named.
