@@ -470,9 +470,9 @@ def pick_lr(sweep):
     add("compile_result_discarded", M07, _p(M07, "compile_model", "    return torch.compile(model)",
         "    torch.compile(model)\n    return model"), ("torch.compile",), "F [e]")
     add("compile_with_jit_script", M07, _p(M07, "compile_model", "    return torch.compile(model)",
-        "    return torch.jit.script(model)"), ("torch.compile",), "F")
+        "    return torch.jit.script(model)"), ("torch.jit",), "F")
     add("compile_half_precision", M07, _p(M07, "compile_model", "    return torch.compile(model)",
-        "    return torch.compile(model.half())"), ("dtype",), "F [f]")
+        "    return torch.compile(model.half())"), ("float16",), "F [f]")
     add("compile_forward_under_no_grad", M07, {"compile_model": """
 class _Fast(nn.Module):
     def __init__(self, model):
@@ -493,16 +493,16 @@ def compile_model(model):
     add("compile_forces_training_mode", M07, _p(M07, "compile_model", "    return torch.compile(model)",
         "    model.train()\n    return torch.compile(model)"), ("mode",), "I [e]", True)
     add("compile_a_double_copy", M07, _p(M07, "compile_model", "    return torch.compile(model)",
-        "    return torch.compile(model.double())"), ("dtype",), "F [f]", True)
+        "    return torch.compile(model.double())"), ("float64",), "F [f]", True)
     # export_program
     add("export_example_of_one", M07, _p(M07, "export_program", "torch.export.export(model, (example,),",
         "torch.export.export(model, (example[:1],),"), ("size 1",), "I [c]")
     add("export_with_jit_trace", M07, {"export_program": _jit_trace_export()},
         ("torch.export",), "F")
     add("export_dynamic_second_dim", M07, _p(M07, "export_program", "dynamic_shapes=({0: batch},)",
-        "dynamic_shapes=({1: batch},)"), ("batch",), "I [c]")
+        "dynamic_shapes=({1: batch},)"), ("dimension 0",), "I [c]")
     add("export_one_example_unbatched", M07, _p(M07, "export_program", "torch.export.export(model, (example,),",
-        "torch.export.export(model, (example[0],),"), ("batch",), "F")
+        "torch.export.export(model, (example[0],),"), ("batch dimension",), "F")
     add("export_batch_range_too_small", M07, _p(M07, "export_program", 'torch.export.Dim("batch")',
         'torch.export.Dim("batch", max=16)'), ("64",), "I [c]")
     add("export_forgets_the_return", M07, _p(M07, "export_program", "    return path", "    path"),
@@ -520,14 +520,14 @@ def compile_model(model):
     add("onnx_dynamic_second_dim", M07, _p(M07, "export_onnx", "dynamic_shapes=({0: batch},)",
         "dynamic_shapes=({1: batch},)"), ("batch",), "I [c]")
     add("onnx_one_example_unbatched", M07, _p(M07, "export_onnx", "torch.onnx.export(model, (example,),",
-        "torch.onnx.export(model, (example[0],),"), ("batch",), "F")
+        "torch.onnx.export(model, (example[0],),"), ("[2]",), "F")
     add("onnx_program_never_saved", M07, _p(M07, "export_onnx",
         "torch.onnx.export(model, (example,), str(path), dynamo=True,",
         "torch.onnx.export(model, (example,), dynamo=True,"), ("save",), "I [d]")
     add("onnx_leaves_eval_mode", M07, _p(M07, "export_onnx", "        model.train(was_training)", "        pass"),
         ("mode",), "F", True)
     add("onnx_half_precision", M07, _p(M07, "export_onnx", "    model.eval()\n",
-        "    model.eval()\n    model = model.half()\n    example = example.half()\n"), ("float16",), "F [f]", True)
+        "    model.eval()\n    model = model.half()\n    example = example.half()\n"), ("float16", "dtype"), "F [f]", True)
     # seed_everything
     add("seed_cuda_only", M08, _p(M08, "seed_everything", "    torch.manual_seed(seed)                      # CPU, and every CUDA device\n",
         ""), ("manual_seed",), "F [h]")
@@ -570,7 +570,7 @@ def compile_model(model):
         "return x.sub_(self.mean).div_(self.std)"), ("place",), "F", True)
     # DigitCNN
     add("cnn_without_flatten", M09, _p(M09, "DigitCNN", "nn.AdaptiveAvgPool2d(1), nn.Flatten(),", "nn.AdaptiveAvgPool2d(1),"),
-        ("flatten",), "F [f]")
+        ("32, 1, 1",), "F [f]")
     add("cnn_in_features_miscounted", M09, _p(M09, "DigitCNN", "self.head = nn.Linear(32, num_classes)",
         "self.head = nn.Linear(32 * 4 * 4, num_classes)"), ("in_features",), "F [f]")
     add("cnn_layers_in_a_python_list", M09, {"DigitCNN": """
@@ -604,7 +604,7 @@ class DigitCNN(nn.Module):
     add("repair_run_train_mode_once", M09, _p(M09, "repair_run", "    for epoch in range(6):\n        model.train()\n",
         "    model.train()\n    for epoch in range(6):\n"), ("train()",), "F")
     add("repair_run_argmax_over_the_batch", M09, _p(M09, "repair_run", "val_logits.argmax(dim=1)", "val_logits.argmax(dim=0)"),
-        ("argmax",), "F")
+        ("classes",), "F")
     add("repair_run_validation_labels_misaligned", M09, {"repair_run": solution_of(M09, "repair_run").replace("labels[val_idx]", "labels[-len(val_idx):]")},
         ("label",), "F", True)
     return g
