@@ -146,6 +146,8 @@ DIAGNOSES: dict[str, str] = {
     "missed_shape_mismatch": "health_check missed shape_mismatch",
     "mean_applied_twice": "applied the mean's 1/N twice (a gradient exactly 1/N of the true one)",
     "missed_tanh_derivative": "the hidden layer's gradients skip tanh's derivative (1 - h^2)",
+    "tanh_derivative_twice": "the hidden layer's gradients carry tanh's derivative (1 - h^2) twice",
+    "logits_as_probabilities": "formed dL/dz from the logits z where sigmoid(z) belongs",
     "missed_untrained": "left out trainable parameters the optimizer does not hold",
     "missed_untrained_parameters": "health_check missed untrained_parameters",
     "missing_file": "returned a path that does not exist",
