@@ -216,6 +216,15 @@ def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, no
     if not isinstance(out, torch.Tensor) or out.shape != x.shape:
         fail(f"the normaliser turned {describe(x)} into {describe(out)}.", "the normaliser's forward.",
              "return a tensor shaped like its input.", code="wrong_shape")
+    if out.dtype != x.dtype:
+        held = sorted({str(b.dtype).replace("torch.", "") for b in norm.buffers()}) if isinstance(norm, nn.Module) else []
+        fail(f"the normaliser turned {describe(x)} into {describe(out)}"
+             + (f"; its buffers are {', '.join(held)}." if held else "."),
+             "the dtype of the statistics fit_normalizer stored: (x - mean) / std takes the wider of the two "
+             "dtypes, so float64 statistics (NumPy's default, kept by torch.as_tensor) make float64 images, and the "
+             "first Conv2d (float32 weights) cannot take them.",
+             "compute the statistics from float32 images (the images' dtype in the model), so the output keeps "
+             "the input's dtype.", code="wrong_dtype")
     if not torch.isfinite(out).all():
         fail("the normaliser's output holds inf or NaN.",
              "its std: some pixels (the borders) are 0 in every training image, so their std is 0.",
@@ -283,11 +292,35 @@ def _forward_cnn(model, x):
     the error reports."""
     import re
 
+    seen_by_linear = []  # the shape of what reached each nn.Linear, in the order they ran
+    hooks = [m.register_forward_pre_hook(lambda m, args: seen_by_linear.append((m, tuple(args[0].shape))))
+             for m in model.modules() if isinstance(m, nn.Linear)] if isinstance(model, nn.Module) else []
     try:
         return call(model, x)
     except LearnerRaised as raised:
         found = re.search(r"shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", str(raised.error))
         n = len(x)
+        if found and seen_by_linear:
+            linear, shape = seen_by_linear[-1]
+            first = str(raised.error).splitlines()[0]
+            if len(shape) > 2:
+                fail(f"calling the model on {n} images {list(x.shape)} raised RuntimeError: {first}. The Linear "
+                     f"layer (in_features={linear.in_features}) received a {len(shape)}-D tensor {list(shape)}: "
+                     f"a Linear works on the last dimension ({shape[-1]}), so the {n} images' features were never "
+                     "flattened into one row each.",
+                     f"the step between the convolutional features and the Linear layer: the features still have "
+                     f"their channel and spatial dimensions {list(shape[1:])}.",
+                     "flatten each image's features into one row before the Linear layer, keeping the batch "
+                     "dimension (as the lesson's CNN does between its pooling and its head).",
+                     code="not_flattened")
+            if len(shape) == 2 and shape[0] == n and shape[1] != linear.in_features:
+                fail(f"calling the model on {n} images {list(x.shape)} raised RuntimeError: {first}. The Linear "
+                     f"layer was built with in_features={linear.in_features} and received {shape[1]} features per "
+                     "image.",
+                     f"the Linear layer's in_features: it must equal what the layers before it produce per image "
+                     f"({shape[1]} here), which the pooling and the channels decide.",
+                     "print the shape of what reaches the Linear layer for a batch of raw images and build the "
+                     "layer from it.", code="wrong_in_features")
         if found:
             rows, cols, inner, _ = (int(v) for v in found.groups())
             if rows != n and (rows * cols) % n == 0 and (rows * cols) // n == inner:
@@ -309,6 +342,16 @@ def _forward_cnn(model, x):
                  "keep the batch dimension as it comes: x.view(x.size(0), -1), x.flatten(1) or nn.Flatten().",
                  code="batch_size_hard_coded")
         raise
+    finally:
+        for hook in hooks:
+            hook.remove()
+
+
+def _unregistered_layers(model) -> list[str]:
+    """The attributes of ``model`` that hold layers in a plain list, tuple or dict (never registered)."""
+    return [name for name, value in vars(model).items() if not name.startswith("_")
+            and isinstance(value, (list, tuple, dict))
+            and any(isinstance(v, nn.Module) for v in (value.values() if isinstance(value, dict) else value))]
 
 
 @graded("DigitCNN")
@@ -317,6 +360,17 @@ def DigitCNN_shapes(DigitCNN, n: int = 6, *, notes):
     images, _ = _sample(n, 4)
     for num_classes in (10, 7):
         model = call(DigitCNN, num_classes=num_classes)
+        hidden = _unregistered_layers(model) if isinstance(model, nn.Module) else []
+        if hidden:
+            where = ", ".join(f"`{name}` ({type(vars(model)[name]).__name__})" for name in hidden)
+            fail(f"DigitCNN(num_classes={num_classes}) holds layers in {where}, a plain Python container: "
+                 f"model.parameters() lists {sum(1 for _ in model.parameters())} tensors, and none of that "
+                 "container's layers.",
+                 "the model's registration of its layers: nn.Module registers a layer assigned as an attribute (or "
+                 "held in nn.Sequential / nn.ModuleList), never one inside a list, tuple or dict, so the optimizer, "
+                 "state_dict() and .to() never see them.",
+                 "hold the layers where nn.Module registers them, as the lesson's models do.",
+                 code="layers_not_registered")
         if not isinstance(model, nn.Module) or not any(isinstance(m, nn.Conv2d) for m in model.modules()):
             fail(f"DigitCNN(num_classes={num_classes}) built {describe(model)} without any nn.Conv2d.",
                  "the model's layers.", "use at least one nn.Conv2d over the [1, 8, 8] images.", code="no_conv")
