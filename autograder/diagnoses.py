@@ -153,6 +153,8 @@ DIAGNOSES: dict[str, str] = {
     "traced_without_batch": "exported one example without its batch dimension",
     "wrong_dynamic_dim": "marked another dimension than the batch (dimension 0) as dynamic",
     "traced_batch_of_one": "traced an input of batch size 1, which torch.export fixes as a constant",
+    "repeated_loss": "repeated one update's loss instead of running one update per step",
+    "trained_in_eval": "training forward passes ran in eval mode (model.train() not called every epoch)",
     "missed_tanh_derivative": "the hidden layer's gradients skip tanh's derivative (1 - h^2)",
     "tanh_derivative_twice": "the hidden layer's gradients carry tanh's derivative (1 - h^2) twice",
     "logits_as_probabilities": "formed dL/dz from the logits z where sigmoid(z) belongs",

@@ -1201,6 +1201,7 @@ class _RunObserver:
         self.steps = 0
         self.stale = 0  # backward passes that found .grad still holding an earlier step's gradient
         self.update_ratios: list[float] = []  # per step: |change of the weights| / |weights|, over all of them
+        self.empty_steps = 0  # steps at which every parameter's .grad was None or all zero
         self._before: list = []
         self._hooked: set[int] = set()
         self._grad_step: dict[int, int] = {}
@@ -1253,6 +1254,8 @@ class _RunObserver:
                     handles.append(p.register_hook(self._before_accumulate(p)))
         self._param_handles = handles
         self._before = [(p, p.detach().clone()) for group in optimizer.param_groups for p in group["params"]]
+        if all(p.grad is None or not bool(torch.count_nonzero(p.grad.detach())) for p, _ in self._before):
+            self.empty_steps += 1
 
     def _step_post(self, optimizer, args, kwargs):
         self.steps += 1
@@ -1290,10 +1293,51 @@ def _observe_run(repair_run, seed: int):
         _RUNS[key] = {}
     runs = _RUNS[key]
     if seed not in runs:
-        with _RunObserver() as seen:
-            out = call(repair_run, seed)
-        runs[seed] = (out, seen)
+        try:
+            with _RunObserver() as seen:
+                out = call(repair_run, seed)
+        except LearnerRaised as raised:
+            runs[seed] = raised  # every check cell of this function reports it, without running it again
+        else:
+            runs[seed] = (out, seen)
+    if isinstance(runs[seed], LearnerRaised):
+        _raised_in_run(runs[seed])
+        raise runs[seed]
     return runs[seed]
+
+
+def _raised_in_run(raised) -> None:
+    """Name the cause of a size mismatch between one value per class and one per image, from the sizes the error
+    reports and the digits' own counts."""
+    import re
+
+    found = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(raised.error))
+    if not found:
+        return
+    a, b = (int(v) for v in found.groups())
+    classes = len(set(_digits()[1].tolist()))
+    if classes in (a, b) and {a, b} != {classes}:
+        other = b if a == classes else a
+        fail(f"calling repair_run raised RuntimeError: {str(raised.error).splitlines()[0]} "
+             f"({raised.call_text}). {classes} is the number of digit classes and {other} a number of images: a "
+             "result with one value per class met one with one value per image.",
+             "a reduction over the wrong dimension of the [images, classes] logits: over dimension 0 (the images) "
+             "it leaves one value per class, where the prediction needs one class per image.",
+             "take the predicted class of each image along the classes' dimension, then compare it with the "
+             "labels.", code="wrong_dim")
+
+
+def _empty_grad_steps(seen) -> None:
+    """Most steps found every .grad empty although backward reached the training passes: cleared before step."""
+    trained = [f for f in seen.forwards if f["backward"]]
+    if seen.steps and trained and seen.empty_steps > seen.steps // 2:
+        fail(f"at {seen.empty_steps} of {seen.steps} optimizer steps every parameter's .grad was empty (None or "
+             f"zero), although backward() reached the model in {len(trained)} training passes: those steps had no "
+             "gradient to apply.",
+             ".grad was emptied after backward() filled it and before the optimizer read it (zero_grad between "
+             "backward() and step()).",
+             "clear the gradients before each batch's backward(), not between backward() and step().",
+             code="cleared_before_step")
 
 
 @graded("repair_run", starter=REPAIR_RUN)
@@ -1302,6 +1346,7 @@ def repair_run_gradients(repair_run, seed: int = 0, *, notes):
     _, seen = _observe_run(repair_run, seed)
     if seen.steps == 0:
         fail("repair_run never called optimizer.step().", "the training loop.", "step once per batch.", code="no_step")
+    _empty_grad_steps(seen)
     if seen.stale:
         fail(f"{seen.stale} times, backward() found a parameter's .grad still holding the gradient of an earlier "
              "update: each step used the sum of every batch's gradients so far.",
@@ -1311,7 +1356,7 @@ def repair_run_gradients(repair_run, seed: int = 0, *, notes):
 
 @graded("repair_run", starter=REPAIR_RUN)
 def repair_run_eval_mode(repair_run, seed: int = 0, *, notes):
-    """Every forward pass that no backward reaches (validation) runs in eval mode"""
+    """Every forward pass that no backward reaches (validation) runs in eval mode; every training pass in train mode"""
     _, seen = _observe_run(repair_run, seed)
     evaluated = [f for f in seen.forwards if not f["backward"]]
     if not evaluated:
@@ -1324,6 +1369,15 @@ def repair_run_eval_mode(repair_run, seed: int = 0, *, notes):
              "the model owns its mode and was still in train mode from the training loop.",
              "call model.eval() before validating (and model.train() before the next epoch's training).",
              code="wrong_mode")
+    trained = [f for f in seen.forwards if f["backward"]]
+    trained_in_eval = [f for f in trained if not f["training"]]
+    if trained_in_eval:
+        fail(f"{len(trained_in_eval)} of the {len(trained)} forward passes that backward reached (the training "
+             "passes) ran in eval mode: Dropout was off while the model trained.",
+             "the model owns its mode: the validation of an earlier epoch left it in eval mode, and nothing "
+             "switched it back before the next epoch's training.",
+             "call model.train() at the start of every epoch's training, not once before the loop.",
+             code="trained_in_eval")
 
 
 @graded("repair_run", starter=REPAIR_RUN)
@@ -1383,6 +1437,7 @@ def repair_run_learning_rate(repair_run, seed: int = 0, *, notes):
     if not seen.update_ratios:
         fail("repair_run never called optimizer.step() on parameters with values.", "the training loop.",
              "step once per batch.", code="no_step")
+    _empty_grad_steps(seen)  # steps without gradients are small whatever the learning rate
     median = float(np.median(seen.update_ratios))
     largest = max(seen.update_ratios)
     if median < SMALLEST_MEDIAN_UPDATE:
