@@ -148,7 +148,7 @@ def make_loaders_reproducible(make_loaders, n: int = 100, seed: int = 2, *, note
 
 
 @graded("repair_make_loaders", starter=REPAIR_MAKE_LOADERS)
-def repair_make_loaders_split(repair_make_loaders, n: int = 200, batch_size: int = 16, val_fraction: float = 0.2,
+def repair_make_loaders_split(repair_make_loaders, n: int = 200, batch_size: int = 12, val_fraction: float = 0.2,
                               seed: int = 0, *, notes):
     """A disjoint, complete, representative split: every example in exactly one loader"""
     _judge_split(repair_make_loaders, "repair_make_loaders", n, batch_size, val_fraction, seed)
