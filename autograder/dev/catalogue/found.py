@@ -376,7 +376,7 @@ def overfit_one_batch(model, x, y, optimizer, loss_fn, steps):
 #   [h] PyTorch's reproducibility notes and forum threads: seeding CUDA only, the generator a DataLoader needs
 # Measured as written (70 mistakes: 51 tuning, 19 held out), before any check or message changed: tuning 48 lose points,
 # 31 named; held out 15 lose points, 9 named.  After the changes: tuning 50 lose points, 50 named; held out 15 lose
-# points, 13 named (two of those through changes made for tuning mistakes with the same cause, one through the ONNX
+# points, 13 named (three of those through changes made for tuning mistakes with the same cause, one through the ONNX
 # graph's declared dtype, written after its message had been read).  Caught and named, 63 join their catalogues.
 def _grown() -> dict:
     g = {}
