@@ -66,6 +66,22 @@ def _reference_gradients(params, x, y, *, tanh_derivative: bool = True):
     return dict(zip(leaves, grads))
 
 
+def _chain_rule(params, x, y, *, logits_as_probabilities: bool = False, tanh_factors: int = 1):
+    """The chain rule written out in float64 on the CPU, with one known slip: ``logits_as_probabilities`` forms
+    dL/dz from the logits z where sigmoid(z) belongs; ``tanh_factors=2`` multiplies by tanh's local derivative twice.
+    Used only to name a learner's mistake: the same gradients as the learner's are evidence of that slip."""
+    w1, b1 = plain(params["hidden.weight"]).double(), plain(params["hidden.bias"]).double()
+    w2, b2 = plain(params["out.weight"]).double(), plain(params["out.bias"]).double()
+    x64, y64 = plain(x).double(), plain(y).double()
+    h = torch.tanh(x64 @ w1.T + b1)
+    z = h @ w2.T + b2
+    dz = ((z if logits_as_probabilities else torch.sigmoid(z)) - y64) / x64.shape[0]
+    da = dz @ w2
+    for _ in range(tanh_factors):
+        da = da * (1 - h * h)
+    return {"hidden.weight": da.T @ x64, "hidden.bias": da.sum(dim=0), "out.weight": dz.T @ h, "out.bias": dz.sum(dim=0)}
+
+
 def _shape_text(params, x) -> str:
     return (f"x {list(x.shape)}, hidden.weight {list(params['hidden.weight'].shape)}, "
             f"{str(x.dtype).replace('torch.', '')} on {x.device}")
@@ -229,6 +245,22 @@ def _judge_layer(out, params, x, y, names, layer: str) -> None:
                  "multiply dL/dh, element by element, by tanh's derivative at the pre-activation (written with h, "
                  "the hidden output you already have) before going on to the hidden layer's weight and bias.",
                  code="missed_tanh_derivative")
+        if close(got, _chain_rule(params, x, y, logits_as_probabilities=True)[name], **tol):
+            fail(f"{seen} Yours equal, to rounding, the gradients of a chain rule that starts from dL/dz = (z - y) / N: "
+                 "the logits z compared with y as if they were probabilities.",
+                 "dL/dz, where the chain rule starts: the loss compares probabilities with y, and the network "
+                 "returns logits z (any real number), so a logit took the place of sigmoid(z).",
+                 "turn the logits into probabilities with sigmoid before comparing them with y (the lesson's dL/dz "
+                 "for binary cross-entropy on logits); every later factor builds on that one.",
+                 code="logits_as_probabilities")
+        if name in HIDDEN_LAYER and close(got, _chain_rule(params, x, y, tanh_factors=2)[name], **tol):
+            fail(f"{seen} Yours equal, to rounding, the gradients of a chain rule that multiplies by tanh's local "
+                 "derivative (1 - h * h) twice.",
+                 "the step of the chain rule back through tanh: tanh sits once between the hidden layer and the "
+                 "output, so its local derivative is a factor once, and yours applied it twice.",
+                 "multiply dL/dh by tanh's derivative once on the way back to the hidden layer's weight and bias "
+                 "(look for a second multiplication, or a da that is multiplied again).",
+                 code="tanh_derivative_twice")
         fail(seen,
              f"the {layer}'s gradients: somewhere between the loss and {name!r} one factor of the chain rule is "
              "missing, transposed, or taken at the wrong tensor.",

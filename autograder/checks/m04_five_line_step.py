@@ -366,6 +366,15 @@ def overfit_one_batch_curve(overfit_one_batch, seed: int = 0, n: int = 16, steps
                  code="wrong_length")
         for value in out:
             expect_float(value, "an entry of the returned list", "overfit_one_batch")
+        updates = len(ledger.of("step"))
+        if 0 < updates < steps and len(set(out)) < len(out) and len(set(out)) <= updates:
+            fail(f"overfit_one_batch(..., steps={steps}) returned {len(out)} losses but only {len(set(out))} "
+                 f"distinct value(s), and optimizer.step() ran {updates} time(s): one update's loss was repeated "
+                 "to fill the list.",
+                 "the loop over steps: each entry must come from its own step on the batch (forward, loss, backward, "
+                 "update), so the curve shows whether the model can fit it.",
+                 "run one training step per entry of the list, on the same (x, y), and record each step's loss.",
+                 code="repeated_loss")
         diagnose_update(ledger, "overfit_one_batch", steps_expected=steps)
         want = [ref_step(ref_model, x, y, ref_opt, loss_fn) for _ in range(steps)]
         with torch.no_grad():

@@ -163,6 +163,12 @@ def _expect_mean_loss(got: float, twin, data, loss_fn, device, function: str, ow
              f"{[len(a) for a, _ in data]}.", "the running total of the validation loss.",
              "weight each batch's mean loss by its number of examples, then divide by the total.",
              code="unweighted_mean")
+    if len(batch_losses) > 1 and abs(got - batch_losses[-1]) <= tol and abs(batch_losses[-1] - want) > tol:
+        fail(f"{function} returned {got:.6g}, the mean loss of the last batch alone (its {len(list(data)[-1][0])} "
+             f"examples); the mean per-example loss over all {len(batch_losses)} batches is {want:.6g}.",
+             "the value returned: the loss of the loop's last batch, not the running total over every batch.",
+             "return the running total divided by the number of examples, once the loop has seen every batch.",
+             code="last_batch_only")
     fail(f"{function} returned {got:.6g}; the mean per-example loss of the model in eval mode is {want:.6g}.", owner,
          "evaluate in eval mode and average `loss.item() * len(x)` over all examples.", code="wrong_value")
 

@@ -65,7 +65,7 @@ def _judge_split(make_loaders, name, n, batch_size, val_fraction, seed):
     train_ids, val_ids = _ids(train, name), _ids(val, name)
     overlap = set(train_ids) & set(val_ids)
     if overlap:
-        fail(f"{len(overlap)} examples appear in both the training and the validation loader.",
+        fail(f"the training and the validation loader overlap: {len(overlap)} examples appear in both.",
              "the split: validation examples leaked into training, so validation measures memory, not learning.",
              "split the indices once into two disjoint parts.", code="overlapping_split")
     for label, data, ids, use in (("training", train, train_ids, "trained on"), ("validation", val, val_ids, "measured")):
@@ -124,7 +124,7 @@ def _judge_reproducible(make_loaders, name, n, seed):
 
 
 @graded("make_loaders")
-def make_loaders_split(make_loaders, n: int = 200, batch_size: int = 16, val_fraction: float = 0.2,
+def make_loaders_split(make_loaders, n: int = 200, batch_size: int = 12, val_fraction: float = 0.2,
                        seed: int = 0, *, notes):
     """A disjoint, complete, representative split of a class-sorted dataset"""
     _judge_split(make_loaders, "make_loaders", n, batch_size, val_fraction, seed)
@@ -148,7 +148,7 @@ def make_loaders_reproducible(make_loaders, n: int = 100, seed: int = 2, *, note
 
 
 @graded("repair_make_loaders", starter=REPAIR_MAKE_LOADERS)
-def repair_make_loaders_split(repair_make_loaders, n: int = 200, batch_size: int = 16, val_fraction: float = 0.2,
+def repair_make_loaders_split(repair_make_loaders, n: int = 200, batch_size: int = 12, val_fraction: float = 0.2,
                               seed: int = 0, *, notes):
     """A disjoint, complete, representative split: every example in exactly one loader"""
     _judge_split(repair_make_loaders, "repair_make_loaders", n, batch_size, val_fraction, seed)

@@ -32,7 +32,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..core import call, describe, fail, graded, job_not_done
+from ..core import LearnerRaised, call, describe, fail, graded, job_not_done
 from ..devices import cuda_or_skip, each_device, manual_seed
 from ..hints import hint_for, solution_for
 from . import _reload
@@ -278,12 +278,18 @@ def _real_cuda_sync(time_it, notes):  # pragma: no cover - needs a GPU
 # compile_model
 
 
+#: How many times torch.compile ran inside the latest ``_cheap_compile`` block (evidence for the messages).
+_COMPILE_CALLS: list = []
+
+
 @contextlib.contextmanager
 def _cheap_compile():
     """Route torch.compile to the aot_eager backend: correctness, not inductor, is graded here."""
     original = torch.compile
+    _COMPILE_CALLS.clear()
 
     def compile_(model=None, *args, **kwargs):
+        _COMPILE_CALLS.append(model)
         kwargs["backend"] = "aot_eager"
         kwargs.pop("mode", None)
         kwargs.pop("options", None)
@@ -312,6 +318,39 @@ def _compiled_module(compile_model, model) -> nn.Module:
     return compiled
 
 
+def _dtype_mismatch(compiled, x) -> None:
+    """Fail when the module compile_model returned holds parameters of another dtype than the inputs it serves."""
+    dtypes = sorted({str(p.dtype).replace("torch.", "") for p in compiled.parameters()})
+    if dtypes and dtypes != [str(x.dtype).replace("torch.", "")]:
+        fail(f"the module compile_model returned holds {', '.join(dtypes)} parameters; the model it was given "
+             f"serves {str(x.dtype).replace('torch.', '')} inputs, and eager gives {str(x.dtype).replace('torch.', '')} "
+             "outputs.",
+             "the dtype of the returned module's parameters: a cast (.half(), .double(), .to(dtype)) changes them, "
+             "the caller's model too (a module casts in place), so its inputs no longer match its weights.",
+             "compile the model as it comes, without casting it.", code="cast_parameters")
+
+
+def _not_compiled(compiled, model) -> None:
+    """Fail, with what was returned, when nothing in the returned module went through torch.compile."""
+    if any(_is_compiled(m) for m in compiled.modules()):
+        return  # a module around a compiled one: its behaviour is judged by the outputs and by training
+    if compiled is model and _COMPILE_CALLS:
+        fail("compile_model returned the very model it was given, uncompiled, although torch.compile ran inside "
+             "it.",
+             "the value of torch.compile(...): it returns a new, compiled module and leaves the model it was given "
+             "as it was, so a result that is not kept is lost.",
+             "return the module that torch.compile gives back.", code="not_compiled")
+    if isinstance(compiled, torch.jit.ScriptModule):
+        fail(f"compile_model returned {type(compiled).__name__}, a TorchScript module (torch.jit), not a module "
+             "compiled by torch.compile.",
+             "the route the model was compiled by: torch.jit.script and torch.jit.trace build TorchScript, an "
+             "older and separate compiler; the exercise asks for torch.compile.",
+             "compile the model with torch.compile and return the result.", code="not_compiled")
+    fail("compile_model returned a module that is not compiled (a plain eager module).",
+         "the returned module runs eager code; nothing went through torch.compile.",
+         "compile the model with torch.compile and return the result.", code="not_compiled")
+
+
 @graded("compile_model")
 def compile_model_parity(compile_model, seed: int = 0, n: int = 16, *, notes):
     """Returns a compiled module whose outputs match eager at several batch sizes"""
@@ -322,11 +361,10 @@ def compile_model_parity(compile_model, seed: int = 0, n: int = 16, *, notes):
         with _cheap_compile():
             compiled = _compiled_module(compile_model, model)
             if not _is_compiled(compiled):
-                fail("compile_model returned a module that is not compiled (a plain eager module).",
-                     "the returned module runs eager code; nothing went through torch.compile.",
-                     "compile the model with torch.compile and return the result.", code="not_compiled")
+                _not_compiled(compiled, model)
             for batch in (n, 3, n + 5):
                 x, _ = blobs(batch, seed + batch, device)
+                _dtype_mismatch(compiled, x)
                 out = call(compiled, x)
                 with torch.no_grad():
                     want = eager(x)
@@ -352,8 +390,27 @@ def compile_model_trains_original(compile_model, seed: int = 1, n: int = 24, *, 
             compiled = _compiled_module(compile_model, model)
             for i in range(3):
                 x, y = blobs(n, seed * 3 + i, device)
+                _dtype_mismatch(compiled, x)
                 opt.zero_grad()
-                loss = loss_fn(call(compiled, x), y)
+                out = call(compiled, x)
+                if isinstance(out, torch.Tensor) and not out.requires_grad:
+                    frozen = [name for name, p in model.named_parameters() if not p.requires_grad]
+                    if frozen:
+                        fail(f"after compile_model, {len(frozen)} of the model's {len(list(model.parameters()))} "
+                             f"parameters have requires_grad=False ({', '.join(frozen[:3])}); the compiled module's "
+                             "output carries no graph, so no training step can reach them.",
+                             "the parameters' requires_grad flags: compile_model switched them off, and the model "
+                             "it was given is the one that trains next.",
+                             "leave the parameters as they come: compiling changes how a model runs, not which "
+                             "of its parameters train.", code="parameters_frozen")
+                    fail("the compiled module's output has no grad_fn, while every parameter of the model still "
+                         "requires grad: no graph was recorded through its forward (what torch.no_grad() or "
+                         "torch.inference_mode() around the forward does).",
+                         "the returned module's forward: training needs its output to carry the graph back to the "
+                         "parameters.",
+                         "return the compiled model itself, without wrapping its forward in a mode that turns "
+                         "gradient recording off.", code="no_graph")
+                loss = loss_fn(out, y)
                 loss.backward()
                 opt.step()
                 twin_opt.zero_grad()
@@ -406,7 +463,32 @@ def _batch_sizes(example_batch: int, extra: tuple) -> list[int]:
     return [b for b in (1, 7, 64, *extra) if b != example_batch]
 
 
-def _compare(outputs, inputs, want, name, example_batch):
+def _graph_input_refused(name, batch, got, graph, x) -> None:
+    """Name why onnxruntime refused a batch, from the graph's declared input (its element type and shape)."""
+    kind, shape = graph
+    dims = [d if isinstance(d, int) else str(d) for d in shape]
+    if kind != "tensor(float)":
+        fail(f"the reloaded {name} refused a batch of {batch} ({got}). The graph's input is declared {kind}; the "
+             f"batches are float32.",
+             "the dtype the model and its example had when exported: a cast (.half(), .double()) is traced into the "
+             "graph, so the file takes only that dtype.",
+             "export the model in the dtype it serves (float32 here), without casting it or the example.",
+             code="cast_parameters")
+    if len(dims) != x.dim():
+        fail(f"the reloaded {name} refused a batch of {batch} ({got}). The graph's input is declared with shape "
+             f"{dims}, {len(dims)} dimension(s); each batch is [batch, {x.shape[-1]}].",
+             "the example traced: one example without its batch dimension, so the graph has none.",
+             "export with the batch-first example as it comes, its dimension 0 dynamic.", code="traced_without_batch")
+    if dims and isinstance(dims[0], int):
+        named = [i for i, d in enumerate(dims) if not isinstance(d, int)]
+        fail(f"the reloaded {name} refused a batch of {batch} ({got}). The graph's input is declared with shape "
+             f"{dims}: dimension 0, the batch, is fixed at {dims[0]}"
+             + (f", and dimension {', '.join(map(str, named))} is the one left dynamic." if named else "."),
+             f"the exported graph: its batch dimension was fixed at {dims[0]} when it was traced.",
+             "mark dimension 0 of the example as dynamic when exporting.", code="static_batch")
+
+
+def _compare(outputs, inputs, want, name, example_batch, graph=None):
     for x, got, ref in zip(inputs, outputs, want):
         batch = x.shape[0]
         if isinstance(got, str) and re.search(r"(<=|>=|<|>) ?-?\d", got):
@@ -415,6 +497,8 @@ def _compare(outputs, inputs, want, name, example_batch):
                  f"{batch} lies outside the bounds.",
                  "leave the batch Dim unbounded, or bound it so that every batch size the program must serve "
                  "(1 to 64 here) fits.", code="bounded_batch")
+        if isinstance(got, str) and graph is not None:
+            _graph_input_refused(name, batch, got, graph, x)
         if isinstance(got, str):
             fail(f"the reloaded {name} refused a batch of {batch} ({got}).",
                  f"the exported graph: its batch dimension was fixed at {example_batch} when it was traced.",
@@ -426,6 +510,56 @@ def _compare(outputs, inputs, want, name, example_batch):
                  "put the model in eval mode before exporting.", code="differs_from_eval")
 
 
+@contextlib.contextmanager
+def _watch_export(seen: list):
+    """Record what the learner's code hands torch.export.export: the traced inputs' shapes and the dimensions it
+    marks dynamic (the evidence that names a failed export's cause)."""
+    original = torch.export.export
+
+    def export(mod, args, *rest, **kwargs):
+        shapes = [tuple(a.shape) for a in (args if isinstance(args, (tuple, list)) else (args,))
+                  if isinstance(a, torch.Tensor)]
+        dynamic = kwargs.get("dynamic_shapes")
+        first = dynamic[0] if isinstance(dynamic, (tuple, list)) and dynamic else (
+            next(iter(dynamic.values()), None) if isinstance(dynamic, dict) else None)
+        seen.append((shapes, sorted(first) if isinstance(first, dict) else None))
+        return original(mod, args, *rest, **kwargs)
+
+    torch.export.export = export
+    try:
+        yield
+    finally:
+        torch.export.export = original
+
+
+def _export_failed(raised, seen: list, example) -> None:
+    """Name the cause of a torch.export that refused the dynamic batch, from what the learner's code traced."""
+    if "Constraints violated" not in str(raised.error) or not seen or not seen[-1][0]:
+        return
+    shape, marked = seen[-1][0][0], seen[-1][1]
+    head = f"calling export_program raised {type(raised.error).__name__}: {str(raised.error).splitlines()[0]}"
+    if len(shape) < example.dim():
+        fail(f"{head} The input traced was {list(shape)}; the example passed in is {list(example.shape)}: the traced "
+             "input has no batch dimension, so its dimension 0 (the features, fixed by the first Linear layer) was "
+             "the one marked dynamic.",
+             "the input handed to torch.export: one example of the batch, not the batch-first example.",
+             "trace the example as it comes, [batch, features], with its dimension 0 dynamic.",
+             code="traced_without_batch")
+    if marked is not None and 0 not in marked:
+        fail(f"{head} dynamic_shapes marked dimension {', '.join(map(str, marked))} of the input "
+             f"{list(shape)} as dynamic, not dimension 0 (the batch); dimension "
+             f"{', '.join(map(str, marked))} is fixed by the first Linear layer.",
+             "the dynamic_shapes given to torch.export: the batch is dimension 0 of a batch-first input.",
+             "mark dimension 0 of the example as the dynamic one.", code="wrong_dynamic_dim")
+    if shape and shape[0] == 1 and example.shape[0] != 1:
+        fail(f"{head} The input traced had batch size 1 ({list(shape)}); the example passed in has "
+             f"{example.shape[0]}. torch.export treats a dimension of size 1 (or 0) as a constant, so a batch traced "
+             "at size 1 cannot stay dynamic.",
+             "the input handed to torch.export: a slice of the example with batch size 1.",
+             "trace the whole example (its batch is larger than 1) with dimension 0 dynamic.",
+             code="traced_batch_of_one")
+
+
 @graded("export_program")
 def export_program_reloads(export_program, seed: int = 0, example_batch: int = 4, extra: tuple = (), *, notes):
     """A .pt2 that a fresh Python process reloads and that matches eager (eval) at batch sizes 1, 7, 64"""
@@ -434,8 +568,14 @@ def export_program_reloads(export_program, seed: int = 0, example_batch: int = 4
     example, _ = blobs(example_batch, seed + 60, "cpu")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.pt2"
-        out = _returned_path(call(export_program, model, example, path), path,
-                             "export_program", ".pt2")
+        seen = []
+        try:
+            with _watch_export(seen):
+                returned = call(export_program, model, example, path)
+        except LearnerRaised as raised:
+            _export_failed(raised, seen, example)
+            raise
+        out = _returned_path(returned, path, "export_program", ".pt2")
         inputs = [blobs(b, seed + b, "cpu")[0] for b in _batch_sizes(example_batch, extra)]
         outputs = _reload_in_fresh_process(out, inputs)
     with torch.no_grad():
@@ -465,6 +605,7 @@ def export_onnx_runs(export_onnx, seed: int = 1, example_batch: int = 4, extra: 
             fail(f"onnxruntime could not load {out.name} ({type(error).__name__}).", "the ONNX file.",
                  "export with torch.onnx.export(..., dynamo=True) and save to the given path.", code="not_loadable")
         name = session.get_inputs()[0].name
+        graph = (session.get_inputs()[0].type, list(session.get_inputs()[0].shape))
         inputs = [blobs(b, seed + b, "cpu")[0] for b in _batch_sizes(example_batch, extra)]
         outputs = []
         for x in inputs:
@@ -474,7 +615,7 @@ def export_onnx_runs(export_onnx, seed: int = 1, example_batch: int = 4, extra: 
                 outputs.append(f"{type(error).__name__}: {str(error).splitlines()[0][:160]}")
     with torch.no_grad():
         want = [reference(x) for x in inputs]
-    _compare(outputs, inputs, want, "ONNX model", example_batch)
+    _compare(outputs, inputs, want, "ONNX model", example_batch, graph)
 
 
 def _prepare() -> None:

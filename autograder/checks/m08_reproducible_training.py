@@ -79,7 +79,9 @@ def seed_everything_rngs(seed_everything, seed: int = 0, *, notes):
             fail(f"after seed_everything({seed}) twice, {listed} gave different numbers.",
                  f"{listed} {'was' if len(unseeded) == 1 else 'were'} not seeded, so whatever used "
                  f"{'it' if len(unseeded) == 1 else 'them'} last decided the state.",
-                 "seed every RNG the pipeline draws from (random, numpy, torch; CUDA when present).",
+                 "seed every RNG the pipeline draws from (random, numpy, torch; CUDA when present)."
+                 + (" torch's CPU RNG is seeded by torch.manual_seed (which seeds every CUDA device too); "
+                    "torch.cuda.manual_seed_all seeds the CUDA devices only." if "torch" in differ else ""),
                  code=f"unseeded_{differ[0]}")
         if not torch.equal(from_g1, torch.randint(0, 10**9, (4,), generator=g2)):
             fail(f"two generators returned by seed_everything({seed}) produced different numbers.",

@@ -216,6 +216,15 @@ def fit_normalizer_statistics(fit_normalizer, n: int = 300, seed: int = 2, *, no
     if not isinstance(out, torch.Tensor) or out.shape != x.shape:
         fail(f"the normaliser turned {describe(x)} into {describe(out)}.", "the normaliser's forward.",
              "return a tensor shaped like its input.", code="wrong_shape")
+    if out.dtype != x.dtype:
+        held = sorted({str(b.dtype).replace("torch.", "") for b in norm.buffers()}) if isinstance(norm, nn.Module) else []
+        fail(f"the normaliser turned {describe(x)} into {describe(out)}"
+             + (f"; its buffers are {', '.join(held)}." if held else "."),
+             "the dtype of the statistics fit_normalizer stored: (x - mean) / std takes the wider of the two "
+             "dtypes, so float64 statistics (NumPy's default, kept by torch.as_tensor) make float64 images, and the "
+             "first Conv2d (float32 weights) cannot take them.",
+             "compute the statistics from float32 images (the images' dtype in the model), so the output keeps "
+             "the input's dtype.", code="wrong_dtype")
     if not torch.isfinite(out).all():
         fail("the normaliser's output holds inf or NaN.",
              "its std: some pixels (the borders) are 0 in every training image, so their std is 0.",
@@ -283,11 +292,35 @@ def _forward_cnn(model, x):
     the error reports."""
     import re
 
+    seen_by_linear = []  # the shape of what reached each nn.Linear, in the order they ran
+    hooks = [m.register_forward_pre_hook(lambda m, args: seen_by_linear.append((m, tuple(args[0].shape))))
+             for m in model.modules() if isinstance(m, nn.Linear)] if isinstance(model, nn.Module) else []
     try:
         return call(model, x)
     except LearnerRaised as raised:
         found = re.search(r"shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", str(raised.error))
         n = len(x)
+        if found and seen_by_linear:
+            linear, shape = seen_by_linear[-1]
+            first = str(raised.error).splitlines()[0]
+            if len(shape) > 2:
+                fail(f"calling the model on {n} images {list(x.shape)} raised RuntimeError: {first}. The Linear "
+                     f"layer (in_features={linear.in_features}) received a {len(shape)}-D tensor {list(shape)}: "
+                     f"a Linear works on the last dimension ({shape[-1]}), so the {n} images' features were never "
+                     "flattened into one row each.",
+                     f"the step between the convolutional features and the Linear layer: the features still have "
+                     f"their channel and spatial dimensions {list(shape[1:])}.",
+                     "flatten each image's features into one row before the Linear layer, keeping the batch "
+                     "dimension (as the lesson's CNN does between its pooling and its head).",
+                     code="not_flattened")
+            if len(shape) == 2 and shape[0] == n and shape[1] != linear.in_features:
+                fail(f"calling the model on {n} images {list(x.shape)} raised RuntimeError: {first}. The Linear "
+                     f"layer was built with in_features={linear.in_features} and received {shape[1]} features per "
+                     "image.",
+                     f"the Linear layer's in_features: it must equal what the layers before it produce per image "
+                     f"({shape[1]} here), which the pooling and the channels decide.",
+                     "print the shape of what reaches the Linear layer for a batch of raw images and build the "
+                     "layer from it.", code="wrong_in_features")
         if found:
             rows, cols, inner, _ = (int(v) for v in found.groups())
             if rows != n and (rows * cols) % n == 0 and (rows * cols) // n == inner:
@@ -309,6 +342,16 @@ def _forward_cnn(model, x):
                  "keep the batch dimension as it comes: x.view(x.size(0), -1), x.flatten(1) or nn.Flatten().",
                  code="batch_size_hard_coded")
         raise
+    finally:
+        for hook in hooks:
+            hook.remove()
+
+
+def _unregistered_layers(model) -> list[str]:
+    """The attributes of ``model`` that hold layers in a plain list, tuple or dict (never registered)."""
+    return [name for name, value in vars(model).items() if not name.startswith("_")
+            and isinstance(value, (list, tuple, dict))
+            and any(isinstance(v, nn.Module) for v in (value.values() if isinstance(value, dict) else value))]
 
 
 @graded("DigitCNN")
@@ -317,6 +360,17 @@ def DigitCNN_shapes(DigitCNN, n: int = 6, *, notes):
     images, _ = _sample(n, 4)
     for num_classes in (10, 7):
         model = call(DigitCNN, num_classes=num_classes)
+        hidden = _unregistered_layers(model) if isinstance(model, nn.Module) else []
+        if hidden:
+            where = ", ".join(f"`{name}` ({type(vars(model)[name]).__name__})" for name in hidden)
+            fail(f"DigitCNN(num_classes={num_classes}) holds layers in {where}, a plain Python container: "
+                 f"model.parameters() lists {sum(1 for _ in model.parameters())} tensors, and none of that "
+                 "container's layers.",
+                 "the model's registration of its layers: nn.Module registers a layer assigned as an attribute (or "
+                 "held in nn.Sequential / nn.ModuleList), never one inside a list, tuple or dict, so the optimizer, "
+                 "state_dict() and .to() never see them.",
+                 "hold the layers where nn.Module registers them, as the lesson's models do.",
+                 code="layers_not_registered")
         if not isinstance(model, nn.Module) or not any(isinstance(m, nn.Conv2d) for m in model.modules()):
             fail(f"DigitCNN(num_classes={num_classes}) built {describe(model)} without any nn.Conv2d.",
                  "the model's layers.", "use at least one nn.Conv2d over the [1, 8, 8] images.", code="no_conv")
@@ -1147,6 +1201,7 @@ class _RunObserver:
         self.steps = 0
         self.stale = 0  # backward passes that found .grad still holding an earlier step's gradient
         self.update_ratios: list[float] = []  # per step: |change of the weights| / |weights|, over all of them
+        self.empty_steps = 0  # steps at which every parameter's .grad was None or all zero
         self._before: list = []
         self._hooked: set[int] = set()
         self._grad_step: dict[int, int] = {}
@@ -1199,6 +1254,8 @@ class _RunObserver:
                     handles.append(p.register_hook(self._before_accumulate(p)))
         self._param_handles = handles
         self._before = [(p, p.detach().clone()) for group in optimizer.param_groups for p in group["params"]]
+        if all(p.grad is None or not bool(torch.count_nonzero(p.grad.detach())) for p, _ in self._before):
+            self.empty_steps += 1
 
     def _step_post(self, optimizer, args, kwargs):
         self.steps += 1
@@ -1236,10 +1293,51 @@ def _observe_run(repair_run, seed: int):
         _RUNS[key] = {}
     runs = _RUNS[key]
     if seed not in runs:
-        with _RunObserver() as seen:
-            out = call(repair_run, seed)
-        runs[seed] = (out, seen)
+        try:
+            with _RunObserver() as seen:
+                out = call(repair_run, seed)
+        except LearnerRaised as raised:
+            runs[seed] = raised  # every check cell of this function reports it, without running it again
+        else:
+            runs[seed] = (out, seen)
+    if isinstance(runs[seed], LearnerRaised):
+        _raised_in_run(runs[seed])
+        raise runs[seed]
     return runs[seed]
+
+
+def _raised_in_run(raised) -> None:
+    """Name the cause of a size mismatch between one value per class and one per image, from the sizes the error
+    reports and the digits' own counts."""
+    import re
+
+    found = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(raised.error))
+    if not found:
+        return
+    a, b = (int(v) for v in found.groups())
+    classes = len(set(_digits()[1].tolist()))
+    if classes in (a, b) and {a, b} != {classes}:
+        other = b if a == classes else a
+        fail(f"calling repair_run raised RuntimeError: {str(raised.error).splitlines()[0]} "
+             f"({raised.call_text}). {classes} is the number of digit classes and {other} a number of images: a "
+             "result with one value per class met one with one value per image.",
+             "a reduction over the wrong dimension of the [images, classes] logits: over dimension 0 (the images) "
+             "it leaves one value per class, where the prediction needs one class per image.",
+             "take the predicted class of each image along the classes' dimension, then compare it with the "
+             "labels.", code="wrong_dim")
+
+
+def _empty_grad_steps(seen) -> None:
+    """Most steps found every .grad empty although backward reached the training passes: cleared before step."""
+    trained = [f for f in seen.forwards if f["backward"]]
+    if seen.steps and trained and seen.empty_steps > seen.steps // 2:
+        fail(f"at {seen.empty_steps} of {seen.steps} optimizer steps every parameter's .grad was empty (None or "
+             f"zero), although backward() reached the model in {len(trained)} training passes: those steps had no "
+             "gradient to apply.",
+             ".grad was emptied after backward() filled it and before the optimizer read it (zero_grad between "
+             "backward() and step()).",
+             "clear the gradients before each batch's backward(), not between backward() and step().",
+             code="cleared_before_step")
 
 
 @graded("repair_run", starter=REPAIR_RUN)
@@ -1248,6 +1346,7 @@ def repair_run_gradients(repair_run, seed: int = 0, *, notes):
     _, seen = _observe_run(repair_run, seed)
     if seen.steps == 0:
         fail("repair_run never called optimizer.step().", "the training loop.", "step once per batch.", code="no_step")
+    _empty_grad_steps(seen)
     if seen.stale:
         fail(f"{seen.stale} times, backward() found a parameter's .grad still holding the gradient of an earlier "
              "update: each step used the sum of every batch's gradients so far.",
@@ -1257,7 +1356,7 @@ def repair_run_gradients(repair_run, seed: int = 0, *, notes):
 
 @graded("repair_run", starter=REPAIR_RUN)
 def repair_run_eval_mode(repair_run, seed: int = 0, *, notes):
-    """Every forward pass that no backward reaches (validation) runs in eval mode"""
+    """Every forward pass that no backward reaches (validation) runs in eval mode; every training pass in train mode"""
     _, seen = _observe_run(repair_run, seed)
     evaluated = [f for f in seen.forwards if not f["backward"]]
     if not evaluated:
@@ -1270,6 +1369,15 @@ def repair_run_eval_mode(repair_run, seed: int = 0, *, notes):
              "the model owns its mode and was still in train mode from the training loop.",
              "call model.eval() before validating (and model.train() before the next epoch's training).",
              code="wrong_mode")
+    trained = [f for f in seen.forwards if f["backward"]]
+    trained_in_eval = [f for f in trained if not f["training"]]
+    if trained_in_eval:
+        fail(f"{len(trained_in_eval)} of the {len(trained)} forward passes that backward reached (the training "
+             "passes) ran in eval mode: Dropout was off while the model trained.",
+             "the model owns its mode: the validation of an earlier epoch left it in eval mode, and nothing "
+             "switched it back before the next epoch's training.",
+             "call model.train() at the start of every epoch's training, not once before the loop.",
+             code="trained_in_eval")
 
 
 @graded("repair_run", starter=REPAIR_RUN)
@@ -1329,6 +1437,7 @@ def repair_run_learning_rate(repair_run, seed: int = 0, *, notes):
     if not seen.update_ratios:
         fail("repair_run never called optimizer.step() on parameters with values.", "the training loop.",
              "step once per batch.", code="no_step")
+    _empty_grad_steps(seen)  # steps without gradients are small whatever the learning rate
     median = float(np.median(seen.update_ratios))
     largest = max(seen.update_ratios)
     if median < SMALLEST_MEDIAN_UPDATE:

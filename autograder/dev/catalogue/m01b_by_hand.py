@@ -51,6 +51,16 @@ MUTANTS = {
                              _BOTH_LAYERS, ["negated"]),
     "manual_skips_tanh_derivative": Mutant(patched(MODULE, "manual_gradients", ("dh * (1 - h * h)", "dh")),
                                            ["test_manual_gradients_hidden_layer"], ["missed_tanh_derivative"]),
+    # dL/dz from the logits where sigmoid(z) belongs, as in forum questions whose hand-written gradient "explodes"
+    # (discuss.pytorch.org, manual backprop for logistic regression); and tanh's factor written into dh and again
+    # into da, as in tutorials' exercises on backprop by hand.
+    "manual_logits_as_probabilities": Mutant(patched(MODULE, "manual_gradients", ("torch.sigmoid(z) - y", "z - y")),
+                                             _BOTH_LAYERS, ["logits_as_probabilities"],
+                                             words=("logits", "sigmoid", "probabilities")),
+    "manual_tanh_derivative_twice": Mutant(patched(MODULE, "manual_gradients",
+                                                   ("dh * (1 - h * h)", "dh * (1 - h * h) * (1 - h * h)")),
+                                           ["test_manual_gradients_hidden_layer"], ["tanh_derivative_twice"],
+                                           words=("twice", "tanh")),
     "manual_tanh_derivative_of_h": Mutant(patched(MODULE, "manual_gradients", ("dh * (1 - h * h)", "dh * (1 - h)")),
                                           ["test_manual_gradients_hidden_layer"], ["wrong_gradient"]),
     "manual_bias_mean_over_batch": Mutant(patched(MODULE, "manual_gradients",
