@@ -660,3 +660,28 @@ def test_warm_kernels_without_root_are_each_in_their_own_namespace(hub):
     scores = fixture_courses.scores(course, MODULE)
     assert scores["a-probe"] == scores["c-probe"] == scores["e-probe"]
     assert all(score == maximum for score, maximum in scores["e-probe"].values())
+
+
+def test_a_cold_kernel_without_root_cannot_write_into_its_socket_folder(hub):
+    """As the instructor, --kernels cold: the kernel is bubblewrap's own child, with no stand-in; the grader, which
+    owns the user namespace that owns the sandbox's mounts, makes its socket folder read-only in the kernel's view
+    once the sockets exist."""
+    from test_warm import _probe_of, _with_cell
+
+    from autograder.cohort.course import Course
+
+    course = hub.course.parent / "course-cold"
+    hub.run("instructor", f"cp -a {hub.course} {course} && rm -rf {course}/submitted {course}/autograded "
+                          f"{course}/reports {course}/feedback")
+    folder = course / "submitted" / "a-probe" / MODULE
+    folder.mkdir(parents=True)
+    (folder / f"{MODULE}.ipynb").write_text(json.dumps(_with_cell(hub.solution, f"COURSE = {str(hub.course)!r}\n"
+                                                                   + WARM_PROBE)))
+    subprocess.run(["chown", "-R", f"{USERS['instructor']}:", str(course / "submitted")], check=True)
+    proc = hub.run("instructor", f"python -m autograder grade {MODULE} --workers 1 --sandbox bwrap --kernels cold "
+                                 "--no-progress", cwd=course)
+    record = json.loads((course / "reports" / MODULE / "grading.json").read_text())
+    assert record["students"]["a-probe"]["kernel"] == "cold", (record["students"], proc.stdout[-2000:])
+    state = _probe_of(Course.open(course), "a-probe")
+    assert state["sockets"] == "OSError: Read-only file system", state
+    assert all(score == maximum for score, maximum in fixture_courses.scores(course, MODULE)["a-probe"].values())

@@ -3,6 +3,7 @@ its sockets (``ipc/``); taking the sockets back once they exist; clearing a uid'
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -42,6 +43,75 @@ def lock_ipc(box: Path) -> None:
         # kernel's uid for an instant, and a kernel that had not yet looked at its connection file fails to start.
         os.chmod(ipc, 0o755)
         os.chown(ipc, 0, 0)
+
+
+_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
+_NS_GET_USERNS = 0xB701
+_MS_RDONLY, _MS_REMOUNT, _MS_BIND = 1, 32, 4096
+#: A statvfs flag of a mount that a remount in a user namespace must keep, and the mount flag that keeps it.
+_KEPT_FLAGS = {2: 2, 4: 4, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21}
+
+
+def _in_the_sandbox(pid: int) -> int | None:
+    """A process under ``pid`` (bubblewrap) in a mount namespace other than this process's: the sandbox's."""
+    mine = os.readlink("/proc/self/ns/mnt")
+    level = [pid]
+    for _ in range(8):
+        later = []
+        for parent in level:
+            try:
+                children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+            except OSError:
+                children = []
+            for child in map(int, children):
+                try:
+                    if os.readlink(f"/proc/{child}/ns/mnt") != mine:
+                        return child
+                except OSError:
+                    continue
+                later.append(child)
+        level = later
+    return None
+
+
+def lock_ipc_from_outside(box: Path, pid: int) -> None:
+    """Without root, a cold kernel's sockets and connection file are the grading user's on the host: no chown can
+    take them back.  The grading user owns the user namespace that owns the sandbox's mounts, though (bubblewrap runs
+    the kernel in another one nested in it), so a child of this process enters that one and the sandbox's mount
+    namespace, and remounts the socket directory read-only there: the kernel's view only (the host still writes
+    it).  Raises OSError when that cannot be done."""
+    import ctypes
+
+    shared = str(Path(box) / "ipc")
+    target = _in_the_sandbox(pid)
+    if target is None:
+        raise OSError(f"no process of the sandbox under {pid} to lock its socket folder in")
+    mount = os.open(f"/proc/{target}/ns/mnt", os.O_RDONLY)
+    try:  # the user namespace that owns the sandbox's mounts (bubblewrap runs the kernel in one nested in it)
+        user = fcntl.ioctl(mount, _NS_GET_USERNS)
+    except OSError:
+        os.close(mount)
+        raise
+    try:
+        child = os.fork()
+        if child == 0:  # a single thread of its own: setns into a user namespace needs one
+            code = 1
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                if libc.setns(user, _CLONE_NEWUSER) == 0 and libc.setns(mount, _CLONE_NEWNS) == 0:
+                    kept = os.statvfs(shared).f_flag
+                    flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY
+                    for flag, mount_flag in _KEPT_FLAGS.items():
+                        flags |= mount_flag if kept & flag else 0
+                    code = 0 if libc.mount(None, shared.encode(), None, ctypes.c_ulong(flags), None) == 0 else 2
+            finally:
+                os._exit(code)
+    finally:
+        os.close(user)
+        os.close(mount)
+    _, status = os.waitpid(child, 0)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        raise OSError(f"the sandbox's socket folder could not be made read-only (status {status})")
 
 
 def drain(uid: int, patience: float = 10.0) -> int:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from traitlets import Any, Bool, Instance, Int, Unicode
 
-from .box import lock_ipc
+from .box import lock_ipc, lock_ipc_from_outside
 from .bwrap import bwrap_argv
 from .client import PromptKernelManager
 from .confinement import BASE_UID, HOME, Limits, is_root, unconfined_env
@@ -44,6 +44,7 @@ class KernelEvent:
     process: object  # the kernel's process (a Popen or a forked kernel): how it ended
     warm: bool = False
     wall_killed: bool = False
+    not_locked: str = ""  # why its socket folder could not be made read-only (the kernel was then ended)
     shutdown_at: float | None = None
     cpu_seconds: float = 0.0
 
@@ -159,7 +160,18 @@ class SandboxedKernelManager(PromptKernelManager):
         waited = 0.0
         while waited < patience:
             if sum(1 for p in ipc.glob("k-*") if p.is_socket()) >= 5:
-                lock_ipc(Path(self.box))
+                if is_root():
+                    lock_ipc(Path(self.box))
+                elif not self._event.warm:  # a warm kernel's stand-in locks it (forkserver._lock_when_bound)
+                    try:
+                        lock_ipc_from_outside(Path(self.box), self.provisioner.process.pid)
+                    except OSError as error:  # the folder stays the kernel's to write: end it rather than grade it so
+                        self._event.not_locked = str(error)
+                        process = self.provisioner.process
+                        try:
+                            os.killpg(os.getpgid(process.pid), signal.SIGKILL)
+                        except OSError:
+                            pass
                 return
             await asyncio.sleep(0.05)
             waited += 0.05
@@ -213,6 +225,8 @@ def describe_exit(event: KernelEvent) -> str | None:
     """A readable cause for a kernel that ended on its own (``None`` when it was shut down normally)."""
     if event.wall_killed:
         return "the notebook ran past its wall-clock limit and its kernel was stopped"
+    if event.not_locked:
+        return f"the kernel was ended before it was graded: {event.not_locked}"
     process = event.process
     code = process.poll() if process is not None else None
     if code is None:
