@@ -27,17 +27,14 @@ NAMES = {cat.MODULE: n for n, cat in _BY_NAME.items()}
 
 def through_nbgrader(cat) -> list[str]:
     """The mutants a full run grades through real nbgrader (tests/test_catalogue.py judges every mutant in
-    process): the do-nothing stand-ins returning None or an always-equal tensor, each planted bug of a repair
-    task, the mutants whose findings are
-    asserted beyond the catalogue, and each graded function's first mutant."""
+    process, with the same assertions): the do-nothing stand-ins returning None or an always-equal tensor (every
+    graded function's cells, failing), each planted bug of a repair task, the mutants whose findings are
+    asserted beyond the catalogue, and, where none of those is a real mistake, the module's first mutant."""
     findings = {m for n, m in FINDINGS if CATALOGUES.get(cat.MODULE) is cat and NAMES[cat.MODULE] == n}
     sampled = {f"does_nothing_{kind}" for kind in THROUGH_NBGRADER}
     chosen = [m for m, e in cat.MUTANTS.items() if m in sampled or m.startswith("repair_left_") or m in findings]
-    covered: set = set()
-    for name, entry in cat.MUTANTS.items():
-        if name not in chosen and not entry.zero and not set(entry.answers) <= covered:
-            chosen.append(name)
-        covered |= set(entry.answers) if name in chosen and not entry.zero else set()
+    if all(m in sampled for m in chosen):
+        chosen += [next(m for m, e in cat.MUTANTS.items() if m not in sampled and not e.zero)]
     return chosen
 
 
