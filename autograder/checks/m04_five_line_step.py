@@ -593,22 +593,27 @@ def _expect_row_form(row, names: list[str], where: str) -> None:
         bad(f"has delta={describe(row['delta'])}, not a Python float", code="trace_wrong_type")
 
 
+def _expect_rows(out, body, where: str, what: str, returns: str) -> None:
+    """``out`` is a plain list of one row per statement of ``body`` (``what``: the trace or the prediction)."""
+    if out is None:
+        job_not_done(f"{where} returned None.", "nothing", f"{what} {returns}.",
+                     f"return a list of {len(body)} dictionaries, one per statement, in order.")
+    if type(out) is not list:
+        fail(f"{where} returned {describe(out)}, not a list.", f"{what}: one row per statement, in order.",
+             f"return a plain list of {len(body)} dictionaries.", code="not_a_list")
+    if len(out) != len(body):
+        fail(f"{where} returned {len(out)} rows for {len(body)} statements.",
+             f"{what}: one row after every statement of the body.", f"return exactly {len(body)} rows, in order.",
+             code="wrong_length")
+
+
 def _call_trace(trace_batch, start: str, body, seed: int) -> list:
     """The learner's trace of one case, its form checked: a list of one well-formed row per statement."""
     model, optimizer, loss_fn, x, y = trace_setup(start, seed)
     names = [n for n, _ in model.named_parameters()]
     out = call(trace_batch, model, optimizer, loss_fn, x, y, list(body))
     where = f"trace_batch(model, optimizer, loss_fn, x, y, {list(body)}) ({STARTS[start][2]})"
-    if out is None:
-        job_not_done(f"{where} returned None.", "nothing", "the trace trace_batch returns.",
-                     f"return a list of {len(body)} dictionaries, one per statement, in order.")
-    if type(out) is not list:
-        fail(f"{where} returned {describe(out)}, not a list.", "the trace: one row per statement, in order.",
-             f"return a plain list of {len(body)} dictionaries.", code="not_a_list")
-    if len(out) != len(body):
-        fail(f"{where} returned {len(out)} rows for {len(body)} statements.",
-             "the trace: one row after every statement of the body.", f"return exactly {len(body)} rows, in order.",
-             code="wrong_length")
+    _expect_rows(out, body, where, "the trace", "trace_batch returns")
     for n, row in enumerate(out):
         _expect_row_form(row, names, f"{where}: row {n} (after `{body[n]}`)")
     out = list(out)
@@ -916,16 +921,7 @@ def _call_prediction(predict_trace, start: str, body) -> list:
              "follow the states with plain Python (strings, bools, dicts) and build nothing; trace_batch is the "
              "function that runs the statements, to check a prediction in a cell of your own.",
              code="built_to_predict")
-    if out is None:
-        job_not_done(f"{where} returned None.", "nothing", "the prediction predict_trace returns.",
-                     f"return a list of {len(body)} dictionaries, one per statement, in order.")
-    if type(out) is not list:
-        fail(f"{where} returned {describe(out)}, not a list.", "the prediction: one row per statement, in order.",
-             f"return a plain list of {len(body)} dictionaries.", code="not_a_list")
-    if len(out) != len(body):
-        fail(f"{where} returned {len(out)} rows for {len(body)} statements.",
-             "the prediction: one row after every statement of the body.", f"return exactly {len(body)} rows, in order.",
-             code="wrong_length")
+    _expect_rows(out, body, where, "the prediction", "predict_trace returns")
     for n, row in enumerate(out):
         _expect_prediction_form(row, names, f"{where}: row {n} (after `{body[n]}`)")
     return list(out)
