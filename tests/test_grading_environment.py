@@ -84,7 +84,7 @@ def _venv(path: Path) -> Path:
 
 
 def _install(python: Path, *target: str) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-compile",
                     "--ignore-installed", "--no-build-isolation", *target], check=True, capture_output=True)
 
 
