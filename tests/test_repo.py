@@ -1,6 +1,7 @@
 """Repository contracts: layout, dependency lists, clean notebooks, naming rules, lint."""
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -323,11 +324,13 @@ def _imported(path) -> set[str]:
     return found
 
 
-def _package_modules() -> dict[str, set[str]]:
+@functools.cache
+def _package_modules() -> dict[str, frozenset[str]]:
+    """Each module of the package and the package's modules (or tests) it imports, parsed once for every test."""
     modules = {_module_name(p): p for p in (ROOT / "autograder").rglob("*.py")}
-    return {name: {m for m in _imported(path) if m in modules} | {m for m in _imported(path)
-                                                                      if m.split(".")[0] in {"tests", "catalogue"}}
-            for name, path in modules.items()}
+    imported = {name: _imported(path) for name, path in modules.items()}
+    return {name: frozenset(m for m in found if m in modules or m.split(".")[0] in {"tests", "catalogue"})
+            for name, found in imported.items()}
 
 
 def test_the_package_imports_downward_only_and_never_from_tests():
