@@ -10,6 +10,7 @@ import signal
 import time
 from pathlib import Path
 
+from . import forkserver
 from .confinement import BASE_UID, is_root, package_dir
 from .processes import processes_of
 
@@ -45,11 +46,7 @@ def lock_ipc(box: Path) -> None:
         os.chown(ipc, 0, 0)
 
 
-_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _NS_GET_USERNS = 0xB701
-_MS_RDONLY, _MS_REMOUNT, _MS_BIND = 1, 32, 4096
-#: A statvfs flag of a mount that a remount in a user namespace must keep, and the mount flag that keeps it.
-_KEPT_FLAGS = {2: 2, 4: 4, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21}
 
 
 def _in_the_sandbox(pid: int) -> int | None:
@@ -80,8 +77,6 @@ def lock_ipc_from_outside(box: Path, pid: int) -> None:
     the kernel in another one nested in it), so a child of this process enters that one and the sandbox's mount
     namespace, and remounts the socket directory read-only there: the kernel's view only (the host still writes
     it).  Raises OSError when that cannot be done."""
-    import ctypes
-
     shared = str(Path(box) / "ipc")
     target = _in_the_sandbox(pid)
     if target is None:
@@ -97,13 +92,10 @@ def lock_ipc_from_outside(box: Path, pid: int) -> None:
         if child == 0:  # a single thread of its own: setns into a user namespace needs one
             code = 1
             try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                if libc.setns(user, _CLONE_NEWUSER) == 0 and libc.setns(mount, _CLONE_NEWNS) == 0:
-                    kept = os.statvfs(shared).f_flag
-                    flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY
-                    for flag, mount_flag in _KEPT_FLAGS.items():
-                        flags |= mount_flag if kept & flag else 0
-                    code = 0 if libc.mount(None, shared.encode(), None, ctypes.c_ulong(flags), None) == 0 else 2
+                libc = forkserver.open_libc()
+                if libc.setns(user, forkserver.CLONE_NEWUSER) == 0 and libc.setns(mount, forkserver.CLONE_NEWNS) == 0:
+                    forkserver.remount_read_only(libc, shared)
+                    code = 0
             finally:
                 os._exit(code)
     finally:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .confinement import RLIMITS
 
-_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 
@@ -72,7 +72,7 @@ def _send(fd: int, message: dict) -> None:
     os.write(fd, (json.dumps(message) + "\n").encode())
 
 
-def _libc():
+def open_libc():
     import ctypes
 
     return ctypes.CDLL(None, use_errno=True)
@@ -108,9 +108,9 @@ def isolate(request: dict) -> None:
     shared socket directory, the rest of the box hidden), then the rlimits and the uid."""
     import resource
 
-    libc = _libc()
+    libc = open_libc()
     root = request["root"]
-    if libc.unshare(_CLONE_NEWNS) != 0:
+    if libc.unshare(CLONE_NEWNS) != 0:
         raise OSError("unshare(CLONE_NEWNS) failed")
     _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
     shared = os.open(request["shared"], os.O_PATH | os.O_DIRECTORY)
@@ -168,7 +168,7 @@ def _own_pid_namespace(libc, shared: str) -> None:
     child the template forked stays outside as its stand-in (:func:`_stand_in`); this returns in the kernel."""
     import ctypes
 
-    if libc.unshare(_CLONE_NEWPID) != 0:
+    if libc.unshare(CLONE_NEWPID) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWPID) failed")
     kernel = os.fork()
     if kernel:
@@ -182,6 +182,16 @@ CHANNELS = 5
 _KEPT_FLAGS = {2: _MS_NOSUID, 4: _MS_NODEV, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21}
 #: The stand-in's exit status when it could not make the socket directory read-only (the kernel is ended).
 NOT_LOCKED = 86
+
+
+def remount_read_only(libc, path: str) -> None:
+    """Make the bind mount at ``path`` read-only in this mount namespace, keeping the flags it was given (a remount
+    in a user namespace that drops one of them is refused)."""
+    kept = os.statvfs(path).f_flag
+    flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY
+    for flag, mount_flag in _KEPT_FLAGS.items():
+        flags |= mount_flag if kept & flag else 0
+    _mount(libc, None, path, None, flags)
 
 
 def _lock_when_bound(libc, shared: str, kernel: int, patience: float = 120.0):
@@ -199,11 +209,7 @@ def _lock_when_bound(libc, shared: str, kernel: int, patience: float = 120.0):
         except OSError:
             names = []
         if sum(1 for name in names if stat.S_ISSOCK(os.lstat(os.path.join(shared, name)).st_mode)) >= CHANNELS:
-            kept = os.statvfs(shared).f_flag  # a remount in a user namespace keeps what the mount was given
-            flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY
-            for flag, mount_flag in _KEPT_FLAGS.items():
-                flags |= mount_flag if kept & flag else 0
-            _mount(libc, None, shared, None, flags)
+            remount_read_only(libc, shared)
             return None
         time.sleep(0.02)
     raise TimeoutError(f"the kernel's {CHANNELS} sockets did not appear in {patience:g} s")
@@ -254,7 +260,7 @@ def _enter_own_user_namespace(libc, uid: int) -> None:
     user's uid mapped to 0); a child enters a user namespace of its own in which ``uid`` stands for that
     same 0, as a cold sandbox maps the grading user to ``uid``.  Its mounts were made before, in a mount
     namespace this new user namespace does not own, so it cannot undo them."""
-    if libc.unshare(_CLONE_NEWUSER) != 0:
+    if libc.unshare(CLONE_NEWUSER) != 0:
         import ctypes
 
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER) failed")
@@ -378,7 +384,7 @@ class _Server:
         # Only a template alone in a pid namespace of its own (in its sandbox, under that namespace's init) sweeps.
         self.sweeps = bool(config.get("sweep")) and os.getppid() == 1
         if config.get("undumpable"):  # no kernel of the grading user's may trace it or read its memory
-            _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+            open_libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
     def handle(self, request: dict) -> None:
         op = request.get("op")
