@@ -27,6 +27,8 @@ BROWSER ?= true
 # pytest workers for `make test`: one more than the cores, because the suite's tests spend part of their
 # time waiting (kernels and Dask clusters starting, the interrupt tests' deadlines) with a core idle.
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
+# pytest workers for `make check`: one per core (its tests never wait; each worker imports torch once).
+CHECK_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST_ARGS ?=
 PORT ?= 8888
 
@@ -91,7 +93,7 @@ test: venv  ## run the whole test suite (SLOW=false / BROWSER=false to narrow it
 .PHONY: check
 check: export MPLBACKEND := Agg
 check: venv  ## the inner loop (under a minute): learner layer, one module's checks (MODULE=04), coordinator, worker, repo rules
-	$(BIN)/python -m pytest -m check --check-module $(if $(filter file,$(origin MODULE)),04,$(MODULE)) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m check -n $(CHECK_WORKERS) --check-module $(if $(filter file,$(origin MODULE)),04,$(MODULE)) $(PYTEST_ARGS)
 
 lint: venv  ## ruff over the package, the tests and the notebooks
 	$(BIN)/ruff check .

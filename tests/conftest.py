@@ -36,7 +36,7 @@ SCOPE_SECONDS = json.loads(SCOPE_FILE.read_text())["seconds"] if SCOPE_FILE.exis
 SCOPE_RECORD_MIN = 5.0
 
 # `make check` (pytest -m check): the inner loop a contributor runs after every edit, under a minute on two cores,
-# in one process (pytest-xdist's workers would each import torch and the package again: slower, not faster).
+# with one pytest-xdist worker per core (each imports torch and the package once; its tests never wait).
 # Nothing in it starts nbgrader or a grading kernel; `make test` proves the rest.
 CHECK_FILES = frozenset({
     # the learner layer: outcomes and the message shape, the ledger, hints, progress, the diagnosis codes,

@@ -296,6 +296,43 @@ def test_gradebook_openings_share_one_engine_and_see_the_database_replaced(tmp_p
         assert gb.engine is not engine and gb.students == []
 
 
+def test_a_copy_of_a_gradebook_opens_without_its_tables_checked_and_any_other_still_gets_them(tmp_path):
+    """The scratch gradebook is a byte copy of one nbgrader made: its openings skip asking for the tables (about a
+    millisecond each, ten a notebook); a database not named so still gets nbgrader's tables on first opening."""
+    import sqlite3
+
+    from nbgrader.api import Gradebook
+
+    from autograder.cohort.worker.sqlalchemy_engines import schema_known, share_engines
+
+    share_engines()
+    share_engines()  # a second call changes nothing
+    made, copy, empty = tmp_path / "made.db", tmp_path / "copy.db", tmp_path / "empty.db"
+    with Gradebook("sqlite:///" + str(made)):
+        pass
+    shutil.copy(made, copy)
+    schema_known("sqlite:///" + str(copy))
+    with Gradebook("sqlite:///" + str(copy)) as gb:
+        gb.add_student("ada")
+    with Gradebook("sqlite:///" + str(copy)) as gb:
+        assert [s.id for s in gb.students] == ["ada"]
+
+    def tables(path):
+        with sqlite3.connect(path) as db:
+            return {name for (name,) in db.execute("select name from sqlite_master where type = 'table'")}
+
+    assert "student" in tables(made) and tables(copy) == tables(made)
+    sqlite3.connect(empty).close()
+    schema_known("sqlite:///" + str(empty))  # named a copy but is not one: its tables are not made for it
+    with pytest.raises(Exception, match="no such table"):
+        with Gradebook("sqlite:///" + str(empty)) as gb:
+            gb.add_student("grace")
+    other = tmp_path / "other.db"
+    with Gradebook("sqlite:///" + str(other)) as gb:  # not named: nbgrader makes its tables as ever
+        gb.add_student("grace")
+    assert tables(other) == tables(made)
+
+
 def test_the_bench_counts_what_an_arms_processes_used():
     """Each arm's CPU: its own cpuacct cgroup where this process may make one (as root), else this process's own
     accounting; either way a child's work is counted in the arm that ran it, and not in another."""

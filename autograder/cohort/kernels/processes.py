@@ -22,19 +22,25 @@ def tasks_of(uid: int) -> int:
 
 
 def processes_of(uid: int) -> list[int]:
-    """Pids of the processes running as ``uid`` (from /proc)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+    """Pids of the processes running as ``uid`` (real uid, from /proc/PID/status: a process cannot hide from it
+    the way it can from its /proc folder's owner, which a non-dumpable process turns to root)."""
+    pids, wanted = [], str(uid).encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
             continue
         try:
-            for line in (entry / "status").read_text().splitlines():
-                if line.startswith("Uid:"):
-                    if int(line.split()[1]) == uid:
-                        pids.append(int(entry.name))
-                    break
-        except (OSError, ValueError):
+            fd = os.open(f"/proc/{name}/status", os.O_RDONLY)
+        except OSError:
             continue
+        try:
+            text = os.read(fd, 4096)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        start = text.find(b"\nUid:")
+        if start >= 0 and text[start + 5:].split(None, 1)[0] == wanted:
+            pids.append(int(name))
     return pids
 
 

@@ -43,7 +43,7 @@ from ..preprocessors.restored import Restored
 from ..records import STUDENT, Failure, Grade, Note, SubmissionResult
 from . import canary, check_results, scan
 from .failures import KernelRun, explain_failure, grader_error
-from .sqlalchemy_engines import share_engines
+from .sqlalchemy_engines import schema_known, share_engines
 from .submission import LogCapture, first_error, notes_from_cells, notes_from_log, read_submission, trim_outputs
 
 MAX_EXTRA_FILE_BYTES = 32 * 1024 * 1024
@@ -274,6 +274,7 @@ class Grader:
         for p in self.data_files:
             (shutil.copytree if p.is_dir() else shutil.copy)(p, source / p.name)
         shutil.copy(self.template_db, course / "gradebook.db")
+        schema_known("sqlite:///" + str(course / "gradebook.db"))
         g.box = self.sandbox_root / "box"
         drain(self.uid)
         prepare_box(g.box, self.uid)
@@ -285,7 +286,7 @@ class Grader:
         """Canary cells appended to the working copy, which is written where nbgrader reads it."""
         g.nonce = canary.new_nonce()
         canary.append(g.nb, self.spec.tests, self.spec.functions, g.nonce)
-        nbformat.write(g.nb, str(self._submitted(g)))
+        _write(g.nb, self._submitted(g))
 
     def step_autograde(self, g: Grading) -> None:
         """nbgrader's ``Autograde`` converter on the scratch course, its kernel in the sandbox."""
@@ -318,7 +319,7 @@ class Grader:
                                   detail=log.read_text(errors="replace")[-1500:])
             g.result.fail(failure)
             raise Stop
-        g.graded = nbformat.read(str(autograded), as_version=4)
+        g.graded = _read_written(autograded)
         g.autograded_at = ended
 
     def step_observe_canary(self, g: Grading) -> None:
@@ -356,7 +357,7 @@ class Grader:
         if any(k.wall_killed for k in g.kernels):
             g.result.notes.append(Note("wall-clock", "the notebook's wall-clock limit stopped its kernel"))
         autograded = self._autograded(g)
-        nbformat.write(g.graded, str(autograded))
+        _write(g.graded, autograded)
         g.result.autograded = pack_folder(autograded.parent)
         if g.autograded_at:
             g.result.timings["finish"] = round(time.monotonic() - g.autograded_at, 3)
@@ -444,6 +445,18 @@ class Grader:
             g.restored = [item for restorer in restorers for item in restorer.restored]
             g.invalid_metadata = checker.failed
         return True
+
+
+def _write(nb, path: Path) -> None:
+    """``nb`` written as nbformat writes it, without checking it against the schema again: what the worker
+    writes is nbgrader's own notebook, or the submission that nbgrader has just read and checked, with cells
+    added or taken away by the worker."""
+    Path(path).write_text(nbformat.v4.writes(nb), encoding="utf-8")
+
+
+def _read_written(path: Path):
+    """The notebook nbgrader has just written (and checked against the schema) at ``path``."""
+    return nbformat.v4.reads(Path(path).read_text(encoding="utf-8"))
 
 
 def _note(restored: Restored) -> Note:

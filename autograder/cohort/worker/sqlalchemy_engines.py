@@ -9,6 +9,11 @@ itself spends.  :func:`share_engines` makes the openings of one database URL sha
 nbgrader still closes each gradebook it opens, and closing disposes of the engine's connections: the next
 opening connects again and sees the database as it is then (a grading worker replaces its scratch
 gradebook before every notebook).  Only the compiled statements and the engine itself are kept.
+
+Each opening also asks the database for its tables and creates those it lacks.  A grading worker's scratch
+gradebook is a byte copy of a gradebook that nbgrader made, so it has them all: :func:`schema_known` names
+such a database, and its openings skip the question (nbgrader's queries would fail loudly if a table were
+missing).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import threading
 
 _ENGINES: dict[tuple, object] = {}  # (url, options) -> its engine
 _LOCK = threading.Lock()
+_SCHEMA_KNOWN: set[str] = set()  # URLs of databases that are copies of a gradebook nbgrader made
 
 
 def shared_engine(url, **options):
@@ -31,8 +37,35 @@ def shared_engine(url, **options):
         return engine
 
 
+def schema_known(url: str) -> None:
+    """The database at ``url`` is a copy of a gradebook nbgrader made: opening it need not check its tables."""
+    _SCHEMA_KNOWN.add(str(url))
+
+
+def _known(engine) -> bool:
+    return engine is not None and str(engine.url) in _SCHEMA_KNOWN
+
+
+class _AllTables:
+    def get_table_names(self) -> list[str]:
+        return ["gradebook copy"]  # any name: nbgrader only asks whether there is one
+
+
 def share_engines() -> None:
-    """From now on, nbgrader's gradebooks in this process share one engine per database URL."""
+    """From now on, nbgrader's gradebooks in this process share one engine per database URL, and the openings of
+    a database named by :func:`schema_known` do not check its tables."""
     import nbgrader.api
 
-    nbgrader.api.create_engine = shared_engine
+    api = nbgrader.api
+    if api.create_engine is shared_engine:
+        return
+    api.create_engine = shared_engine
+    inspect, metadata = api.inspect, api.Base.metadata
+    create_all = metadata.create_all
+    api.inspect = lambda engine: _AllTables() if _known(engine) else inspect(engine)
+
+    def create_missing(bind=None, **options):
+        if not _known(bind):
+            create_all(bind=bind, **options)
+
+    metadata.create_all = create_missing
