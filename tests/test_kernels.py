@@ -103,3 +103,38 @@ def test_rlimits_are_named_as_the_resource_module_and_prlimit_name_them():
     assert set(bwrap.PRLIMIT) == set(RLIMITS)
     assert os.path.basename(bwrap.limit_args({"AS": 1})[0]) == "prlimit"
     assert bwrap.limit_args({"AS": 1})[1] == "--as=1"
+
+
+@pytest.mark.skipif(not is_root(), reason="runs a process as another uid")
+def test_a_leftover_that_hides_its_proc_folder_is_still_found_by_its_uid():
+    """The grader drains a sandbox uid's leftovers before the next notebook (their processes would count against
+    its limit): a process that makes itself non-dumpable, so that its /proc files turn to root, is still found,
+    and one of another uid is not."""
+    import ctypes
+    import signal
+    import time
+
+    from autograder.cohort.kernels.processes import processes_of
+
+    uid = 61_999  # no sandbox of this run uses it
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the leftover
+        try:
+            os.close(read)
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+            os.write(write, b"x")
+            time.sleep(30)
+        finally:
+            os._exit(0)
+    try:
+        os.close(write)
+        assert os.read(read, 1) == b"x"
+        assert os.stat(f"/proc/{pid}/status").st_uid == 0, "its files' owner hides it"
+        assert processes_of(uid) == [pid] and pid not in processes_of(uid + 1)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(read)

@@ -22,8 +22,8 @@ def tasks_of(uid: int) -> int:
 
 
 def processes_of(uid: int) -> list[int]:
-    """Pids of the processes running as ``uid`` (real uid, from /proc/PID/status: a process cannot hide from it
-    the way it can from its /proc folder's owner, which a non-dumpable process turns to root)."""
+    """Pids of the processes running as ``uid`` (the real uid, read from /proc/PID/status: a process cannot hide
+    it, as a non-dumpable one hides the owner of its /proc files, which turns to root)."""
     pids, wanted = [], str(uid).encode()
     for name in os.listdir("/proc"):
         if not name.isdigit():
