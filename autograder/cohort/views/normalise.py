@@ -1925,6 +1925,8 @@ class _Near(ast.NodeTransformer):
         if isinstance(f, ast.Name) and f.id == "float" and len(node.args) == 1 and not node.keywords and not isinstance(
                 node.args[0], ast.Constant):
             return ast.copy_location(ast.Call(ast.Attribute(node.args[0], "item", ast.Load()), [], []), node)
+        if isinstance(f, ast.Name) and f.id in ("dict", "list") and not node.args and not node.keywords:
+            return ast.copy_location(ast.Dict([], []) if f.id == "dict" else ast.List([], ast.Load()), node)
         if len(node.keywords) > 1 and all(k.arg for k in node.keywords):
             node.keywords = sorted(node.keywords, key=lambda k: k.arg)
         if isinstance(f, ast.Attribute) and f.attr == "forward":
@@ -1942,7 +1944,45 @@ class _Near(ast.NodeTransformer):
         test = node.operand
         if isinstance(node.op, ast.Not) and isinstance(test, ast.Compare) and len(test.ops) == 1 and type(
                 test.ops[0]) in _OPPOSITE:
-            return ast.copy_location(ast.Compare(test.left, [_OPPOSITE[type(test.ops[0])]()], test.comparators), node)
+            return _one_way(ast.copy_location(
+                ast.Compare(test.left, [_OPPOSITE[type(test.ops[0])]()], test.comparators), node))
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        return _one_way(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, (ast.Mult, ast.Add)) and _number(node.left) and not _number(node.right):
+            node.left, node.right = node.right, node.left  # 0.1 * x is x * 0.1
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        self.generic_visit(node)
+        v = node.value
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add) and isinstance(v, ast.List) and len(
+                v.elts) == 1 and not isinstance(v.elts[0], ast.Starred):
+            return _method_call(node, node.target, "append", v.elts[0])  # xs += [x] is xs.append(x)
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.BitOr) and isinstance(v, ast.Set) and len(
+                v.elts) == 1 and not isinstance(v.elts[0], ast.Starred):
+            return _method_call(node, node.target, "add", v.elts[0])  # s |= {x} is s.add(x)
+        return node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        self.generic_visit(node)
+        call = node.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and len(call.args) == 1
+                and not call.keywords):
+            return node
+        owner, arg = call.func.value, call.args[0]
+        if call.func.attr == "update" and isinstance(arg, ast.Dict) and len(arg.keys) == 1 and arg.keys[0] is not None:
+            target = ast.Subscript(owner, arg.keys[0], ast.Store())
+            return ast.copy_location(ast.Assign([target], arg.values[0]), node)  # d.update({k: v}) is d[k] = v
+        if call.func.attr in ("extend", "update") and isinstance(arg, (ast.List, ast.Set, ast.Tuple)) and len(
+                arg.elts) == 1 and not isinstance(arg.elts[0], ast.Starred):
+            verb = "append" if call.func.attr == "extend" else "add"  # xs.extend([x]), s.update({x})
+            return _method_call(node, owner, verb, arg.elts[0])
         return node
 
     def visit_Dict(self, node: ast.Dict) -> ast.AST:
@@ -1956,6 +1996,52 @@ class _Near(ast.NodeTransformer):
         if type(node.value) is float and node.value.is_integer() and abs(node.value) < 2 ** 53:
             return ast.copy_location(ast.Constant(int(node.value)), node)  # 0.0 and 0 start a sum alike
         return node
+
+
+_MIRROR = {ast.Eq: ast.Eq, ast.NotEq: ast.NotEq, ast.Is: ast.Is, ast.IsNot: ast.IsNot, ast.Lt: ast.Gt,
+           ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}
+
+
+def _number(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _one_way(node: ast.Compare) -> ast.Compare:
+    """One comparison written one way: ``a > b`` is ``b < a``, and ``None is x`` or ``0 == x`` has its
+    constant on the right."""
+    if len(node.ops) != 1 or type(node.ops[0]) not in _MIRROR:
+        return node
+    op, left, right = type(node.ops[0]), node.left, node.comparators[0]
+    if op in (ast.Gt, ast.GtE) or (isinstance(left, ast.Constant) and not isinstance(right, ast.Constant)
+                                   and op not in (ast.Lt, ast.LtE)):
+        node.left, node.ops, node.comparators = right, [_MIRROR[op]()], [left]
+    return node
+
+
+def _method_call(node: ast.AST, owner: ast.AST, verb: str, arg: ast.AST) -> ast.Expr:
+    call = ast.Call(ast.Attribute(ast.Name(owner.id, ast.Load()) if isinstance(owner, ast.Name) else owner, verb,
+                                  ast.Load()), [arg], [])
+    return ast.copy_location(ast.Expr(call), node)
+
+
+_LOGGING = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+
+
+def _noise(stmt: ast.stmt) -> bool:
+    """A statement that reports and does nothing the answer returns: an ``assert``, a call of ``print``,
+    ``pprint``, ``logging``/a logger (``log.info(...)``) or ``warnings.warn``."""
+    if isinstance(stmt, ast.Assert):
+        return True
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    f = stmt.value.func
+    if isinstance(f, ast.Name):
+        return f.id in ("print", "pprint")
+    return isinstance(f, ast.Attribute) and f.attr in _LOGGING | {"pprint"} and isinstance(f.value, ast.Name)
+
+
+def _reraises(handler: ast.ExceptHandler) -> bool:
+    return len(handler.body) == 1 and isinstance(handler.body[0], ast.Raise)
 
 
 def _header(stmt: ast.stmt) -> str:
@@ -1977,28 +2063,46 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> li
     def emit(body: list[ast.stmt]) -> None:
         for stmt in body:
             line = getattr(stmt, "lineno", 0)
-            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-                written = ast.fix_missing_locations(ast.copy_location(ast.Assign(
-                    [stmt.target], ast.BinOp(ast.Name(stmt.target.id, ast.Load()), stmt.op, stmt.value)), stmt))
-                out.append((ast.unparse(written), line))
-            elif any(isinstance(getattr(stmt, n, None), list) for n in ("body", "handlers")) and not isinstance(
-                    stmt, ast.Lambda):
-                out.append((_header(stmt), line))
-                emit(stmt.body)
-                for handler in getattr(stmt, "handlers", ()):
-                    out.append((_header(handler), getattr(handler, "lineno", line)))
-                    emit(handler.body)
-                if getattr(stmt, "orelse", None):
-                    out.append(("else:", getattr(stmt.orelse[0], "lineno", line)))
-                    emit(stmt.orelse)
-                if getattr(stmt, "finalbody", None):
-                    out.append(("finally:", getattr(stmt.finalbody[0], "lineno", line)))
-                    emit(stmt.finalbody)
+            if _noise(stmt):
+                aside.append((ast.unparse(stmt), line))
+                continue
+            if isinstance(stmt, ast.Try) and stmt.handlers and all(map(_reraises, stmt.handlers)) and not (
+                    stmt.orelse or stmt.finalbody):
+                emit(stmt.body)  # a try whose every handler raises again wraps nothing but its body
+                continue
+            for check, rest in (("body", "orelse"), ("orelse", "body")):
+                if isinstance(stmt, ast.If) and [type(s) for s in getattr(stmt, check)] == [ast.Raise]:
+                    raised = getattr(stmt, check)[0]
+                    aside.extend([(_header(stmt), line), (ast.unparse(raised), getattr(raised, "lineno", line))])
+                    emit(getattr(stmt, rest))  # an argument check: what runs is what follows it
+                    break
             else:
-                out.append((ast.unparse(stmt), line))
+                emit_one(stmt, line)
 
+    def emit_one(stmt: ast.stmt, line: int) -> None:
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            written = ast.fix_missing_locations(ast.copy_location(ast.Assign(
+                [stmt.target], ast.BinOp(ast.Name(stmt.target.id, ast.Load()), stmt.op, stmt.value)), stmt))
+            out.append((ast.unparse(written), line))
+        elif any(isinstance(getattr(stmt, n, None), list) for n in ("body", "handlers")) and not isinstance(
+                stmt, ast.Lambda):
+            out.append((_header(stmt), line))
+            emit(stmt.body)
+            for handler in getattr(stmt, "handlers", ()):
+                out.append((_header(handler), getattr(handler, "lineno", line)))
+                emit(handler.body)
+            if getattr(stmt, "orelse", None):
+                out.append(("else:", getattr(stmt.orelse[0], "lineno", line)))
+                emit(stmt.orelse)
+            if getattr(stmt, "finalbody", None):
+                out.append(("finally:", getattr(stmt.finalbody[0], "lineno", line)))
+                emit(stmt.finalbody)
+        else:
+            out.append((ast.unparse(stmt), line))
+
+    aside: list[tuple[str, int]] = []  # asserts, prints, logging and argument checks: after the code they interrupt
     emit(_folded_tree(tree, variables).body)
-    return out
+    return out + aside
 
 
 def folded(tree: ast.Module, variables: set[str] | None = None) -> list[str]:
