@@ -478,6 +478,70 @@ def strip_docstrings(tree: ast.AST) -> None:
             node.body = body[1:] or [ast.Pass()]
 
 
+def strip_annotations(tree: ast.AST) -> None:
+    """Type hints go (in place): a function's argument and return annotations, and ``x: T = e`` is ``x = e``;
+    a bare ``x: T`` stays (it makes ``x`` a local)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (*_SCOPES, ast.Lambda)):
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                if arg is not None:
+                    arg.annotation = None
+            if not isinstance(node, ast.Lambda):
+                node.returns = None
+    for node, field, body in list(_bodies(tree)):
+        setattr(node, field, [ast.copy_location(ast.Assign([s.target], s.value), s)
+                              if isinstance(s, ast.AnnAssign) and s.value is not None and s.simple else s
+                              for s in body])
+
+
+def _dotted(node: ast.AST, modules: set[str]) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in modules
+
+
+def module_constant(stmt: ast.stmt, modules: set[str]) -> str | None:
+    """The name a cell's top-level ``NAME = constant`` (or ``NAME = math.inf``, ``nn.MSELoss``: an attribute of
+    a module) binds; ``None`` for any other statement."""
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and (isinstance(stmt.value, ast.Constant) or _dotted(stmt.value, modules))):
+        return stmt.targets[0].id
+    return None
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    return {(a.asname or a.name).split(".")[0] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names} | _MODULES
+
+
+def inline_module_constants(tree: ast.Module) -> None:
+    """A name the cell binds once, at its top level, to a constant or a module's attribute, and binds nowhere
+    else (no argument, local, ``global`` or definition of that name): every read of it after that statement
+    is the value itself.  The statement stays (other cells may read the name)."""
+    modules = _imported(tree)
+    stores = _stores(tree)
+    bound = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)} | {
+        n.name for n in ast.walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))}
+    for at, stmt in enumerate(tree.body):
+        name = module_constant(stmt, modules)
+        if name is None or stores.get(name) != 1 or name in bound or name in modules:
+            continue
+        if isinstance(stmt.value, ast.Attribute) and _root(stmt.value) in stores:
+            continue  # the module's name is rebound somewhere
+        for later in tree.body[at + 1:]:
+            for node in ast.walk(later):
+                for field, child in ast.iter_fields(node):
+                    items = child if isinstance(child, list) else [child]
+                    for i, item in enumerate(items):
+                        if isinstance(item, ast.Name) and item.id == name and isinstance(item.ctx, ast.Load):
+                            value = ast.copy_location(copy.deepcopy(stmt.value), item)
+                            if isinstance(child, list):
+                                child[i] = value
+                            else:
+                                setattr(node, field, value)
+
+
 # ---- 2. made-up classes as the functions they wrap
 
 class _SelfToLocal(ast.NodeTransformer):
@@ -1262,6 +1326,45 @@ def _propagate_constants(fn: ast.AST) -> bool:
     return changed
 
 
+def _in_loop_body(loop: ast.AST):
+    """Every statement list of ``loop``'s own body, not those of a loop or function nested in it."""
+    lists = [loop.body]
+    for body in lists:
+        for stmt in body:
+            if isinstance(stmt, (ast.If, ast.With)):
+                lists += [b for b in (stmt.body, getattr(stmt, "orelse", [])) if b]
+    return lists
+
+
+def _returns_from_loops(fn: ast.AST) -> bool:
+    """``r = c`` (a constant), a loop whose every store to ``r`` is ``r = e`` followed by ``break``, then
+    ``return r``: the loop returns ``e`` where it stored it, and ``return c`` follows it (``r`` read nowhere
+    else)."""
+    changed = False
+    loads, stores = _loads(fn), _stores(fn)
+    for node, field, body in list(_bodies(fn)):
+        for at in range(len(body) - 1):
+            loop, ret = body[at], body[at + 1]
+            if not (isinstance(loop, (ast.For, ast.While)) and not loop.orelse and isinstance(ret, ast.Return)
+                    and isinstance(ret.value, ast.Name)):
+                continue
+            r = ret.value.id
+            first = [i for i, s in enumerate(body[:at]) if _single_target(s) == r and isinstance(s, ast.Assign)]
+            if loads.get(r) != 1 or len(first) != 1 or not isinstance(body[first[0]].value, ast.Constant):
+                continue
+            sites = [(lst, i) for lst in _in_loop_body(loop) for i, s in enumerate(lst)
+                     if _single_target(s) == r and isinstance(s, ast.Assign)]
+            if not sites or stores.get(r) != 1 + len(sites) or not all(
+                    i + 1 < len(lst) and isinstance(lst[i + 1], ast.Break) for lst, i in sites):
+                continue
+            for lst, i in sorted(sites, key=lambda site: -site[1]):
+                lst[i:i + 2] = [ast.copy_location(ast.Return(lst[i].value), lst[i])]
+            ret.value = ast.copy_location(copy.deepcopy(body[first[0]].value), ret.value)
+            del body[first[0]]
+            return True  # the lists changed under the loop: one at a time
+    return changed
+
+
 def _decide_branches(tree: ast.AST) -> bool:
     changed = False
     for node, field, body in list(_bodies(tree)):
@@ -1324,7 +1427,7 @@ def _single_target(stmt: ast.AST) -> str | None:
 def drop_dead_code(tree: ast.Module) -> None:
     for fn in _functions(tree):
         for _ in range(6):
-            if not (_propagate_constants(fn) | _decide_branches(fn) | _drop_dead_stores(fn)):
+            if not (_returns_from_loops(fn) | _propagate_constants(fn) | _decide_branches(fn) | _drop_dead_stores(fn)):
                 break
     _decide_branches(tree)
 
@@ -1821,6 +1924,8 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
         return None
     keep = set(keep)
     strip_docstrings(tree)
+    strip_annotations(tree)
+    inline_module_constants(tree)
     _unwrap_classes(tree, keep)
     _inline_helpers(tree, keep)
     _inline_lambdas(tree)
@@ -2101,7 +2206,9 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> li
             out.append((ast.unparse(stmt), line))
 
     aside: list[tuple[str, int]] = []  # asserts, prints, logging and argument checks: after the code they interrupt
-    emit(_folded_tree(tree, variables).body)
+    loads, modules = _loads(tree), _imported(tree)
+    emit([s for s in _folded_tree(tree, variables).body if not (module_constant(s, modules) and not loads.get(
+        module_constant(s, modules)))])  # a constant the cell names once and reads where it is used
     return out + aside
 
 
