@@ -602,6 +602,8 @@ class _CallsOfClass(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         func = node.func
+        if "__call__" in self.methods and not isinstance(func, ast.Attribute):
+            func = ast.Attribute(func, "__call__", ast.Load())  # C(a)(b) is C(a).__call__(b)
         if not (isinstance(func, ast.Attribute) and func.attr in self.methods):
             return node
         made = func.value
@@ -622,16 +624,25 @@ def _makes(stmt: ast.stmt, cls: str) -> str | None:
 
 
 def _unwrap_classes(tree: ast.Module, keep: set[str]) -> None:
-    for cls in [s for s in tree.body if isinstance(s, ast.ClassDef) and s.name not in keep]:
+    """Every plain class the cell makes up, unwrapped (:func:`_unwrap_class`) where each of its uses becomes a
+    call of one of its functions; a class used any other way (passed along, subclassed, an object bound twice)
+    stays as it is."""
+    for at, cls in [(i, s) for i, s in enumerate(tree.body) if isinstance(s, ast.ClassDef) and s.name not in keep]:
         methods = _unwrap_class(cls)
         if methods is None:
             continue
-        bound = {_makes(n, cls.name): n.value for n in ast.walk(tree) if isinstance(n, ast.stmt) and _makes(n, cls.name)}
-        _CallsOfClass(cls.name, methods, bound).visit(tree)
-        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        _drop(tree, partial(_unused_object, cls=cls.name, used=used))
-        at = tree.body.index(cls)
-        tree.body[at:at + 1] = list(methods.values())
+        trial = copy.deepcopy(tree)
+        stores = _stores(trial)
+        bound = {_makes(n, cls.name): n.value for n in ast.walk(trial) if isinstance(n, ast.stmt) and _makes(n, cls.name)}
+        if any(stores.get(name, 0) != 1 for name in bound):
+            continue
+        _CallsOfClass(cls.name, methods, bound).visit(trial)
+        used = {n.id for n in ast.walk(trial) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        _drop(trial, partial(_unused_object, cls=cls.name, used=used))
+        trial.body[at:at + 1] = list(methods.values())
+        if cls.name in _loads(trial) or any(name in _loads(trial) for name in bound):
+            continue  # some use of the class or of an object it made is not a call of its methods
+        tree.body[:] = trial.body
 
 
 def _unused_object(stmt: ast.stmt, cls: str, used: set[str]) -> bool:
