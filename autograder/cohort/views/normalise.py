@@ -1647,12 +1647,29 @@ def _orient_if(stmt: ast.If) -> ast.If:
     test = stmt.test
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         stmt.test = test.operand
-    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
-        stmt.test = ast.copy_location(ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators), test)
+    elif _negative(test):
+        stmt.test = _positive(test)
+    elif isinstance(test, ast.BoolOp) and all(map(_negative, test.values)):
+        # if a != b or not c: A else: B  is  if a == b and c: B else: A
+        dual = ast.And() if isinstance(test.op, ast.Or) else ast.Or()
+        stmt.test = ast.copy_location(ast.BoolOp(dual, [_positive(v) for v in test.values]), test)
     else:
         return stmt
     stmt.body, stmt.orelse = stmt.orelse, stmt.body
     return stmt
+
+
+def _negative(test: ast.AST) -> bool:
+    """``not c``, ``a != b``, ``a is not b`` or ``a not in b``."""
+    return (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)) or (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED)
+
+
+def _positive(test: ast.AST) -> ast.AST:
+    """The test a :func:`_negative` one negates."""
+    if isinstance(test, ast.UnaryOp):
+        return test.operand
+    return ast.copy_location(ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators), test)
 
 
 def _mode_call(body: list[ast.stmt]) -> tuple[str, ast.AST] | None:
@@ -2066,6 +2083,10 @@ class _Near(ast.NodeTransformer):
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.Eq, ast.IsNot, ast.NotEq)) and isinstance(
+                node.comparators[0], ast.Constant) and type(node.comparators[0].value) is bool:
+            truth = node.comparators[0].value == isinstance(node.ops[0], (ast.Is, ast.Eq))
+            return node.left if truth else ast.copy_location(ast.UnaryOp(ast.Not(), node.left), node)  # c is False
         return _one_way(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
