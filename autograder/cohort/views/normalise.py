@@ -2008,11 +2008,58 @@ def statements(source: str) -> int:
 _KEPT = set(dir(builtins))
 
 
+def _single_use_folded(tree: ast.Module) -> None:
+    """Every local (``v0``, ``v1`` …: each scope's apart) stored once by ``v = e`` and read once, by a later
+    ``return`` of the same block, is ``e`` where it is read (in place; for the fingerprinted text only, which
+    needs no proof that nothing in between changes what ``e`` reads: a temporary kept or folded away reads alike)."""
+    for _ in range(3):
+        loads, stores = _loads(tree), _stores(tree)
+        once = {n for n, k in stores.items() if k == 1 and loads.get(n) == 1 and re.fullmatch(r"v\d+", n)}
+        if not once:
+            return
+        changed = False
+        for node, field, body in list(_bodies(tree)):
+            at = 0
+            while at < len(body):
+                name = _single_target(body[at])
+                if name not in once or not isinstance(body[at], ast.Assign):
+                    at += 1
+                    continue
+                reader = next((later for later in body[at + 1:] for n in ast.walk(later)
+                               if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)), None)
+                if not isinstance(reader, ast.Return):
+                    at += 1
+                    continue
+                value = body[at].value
+                _replace_name(reader, name, value)
+                del body[at]
+                once.discard(name)
+                changed = True
+            if not body:
+                setattr(node, field, [ast.Pass()])
+        if not changed:
+            return
+
+
+def _replace_name(tree: ast.AST, name: str, value: ast.AST) -> None:
+    for node in ast.walk(tree):
+        for field, child in ast.iter_fields(node):
+            if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
+                setattr(node, field, value)
+                return
+            if isinstance(child, list):
+                for i, item in enumerate(child):
+                    if isinstance(item, ast.Name) and item.id == name and isinstance(item.ctx, ast.Load):
+                        child[i] = value
+                        return
+
+
 def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
     variables = set(variables or ())
     imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
                 if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     tree = copy.deepcopy(tree)
+    _single_use_folded(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id not in imported and node.id not in _KEPT and (
                 re.fullmatch(r"v\d+", node.id) or node.id in variables):
