@@ -1287,7 +1287,8 @@ def rewrite_forms(tree: ast.Module, signatures: dict[str, list[str]] | None = No
 
 
 class _IfAsExpression(ast.NodeTransformer):
-    """``if c: x = a else: x = b`` (one plain name bound in both branches) is ``x = a if c else b``."""
+    """``if c: x = a else: x = b`` (one name, or one item ``d[k]`` or attribute ``o.x`` of names, bound in both
+    branches) is ``x = a if c else b``: the test, then the value, then the target, as before."""
 
     def visit_If(self, node: ast.If) -> ast.AST:
         self.generic_visit(node)
@@ -1295,11 +1296,22 @@ class _IfAsExpression(ast.NodeTransformer):
             return node
         first, second = node.body[0], node.orelse[0]
         if not (isinstance(first, ast.Assign) and isinstance(second, ast.Assign) and len(first.targets) == 1
-                and len(second.targets) == 1 and isinstance(first.targets[0], ast.Name)
-                and isinstance(second.targets[0], ast.Name) and first.targets[0].id == second.targets[0].id):
+                and len(second.targets) == 1 and _plain_target(first.targets[0])
+                and ast.dump(first.targets[0]) == ast.dump(second.targets[0])):
             return node
         value = ast.IfExp(node.test, first.value, second.value)
         return ast.copy_location(ast.Assign([first.targets[0]], ast.copy_location(value, node)), node)
+
+
+def _plain_target(target: ast.AST) -> bool:
+    """A name, or an item or attribute whose parts are names and constants (evaluating it calls nothing)."""
+    if isinstance(target, ast.Name):
+        return True
+    if isinstance(target, ast.Subscript):
+        return all(isinstance(n, (ast.Name, ast.Constant, ast.Load, ast.Store, ast.Subscript)) for n in ast.walk(target))
+    if isinstance(target, ast.Attribute):
+        return isinstance(target.value, ast.Name)
+    return False
 
 
 # ---- 6. dead code
