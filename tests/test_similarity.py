@@ -14,8 +14,10 @@ exercise's inputs, what the submitted one does.
 """
 
 import ast
+import functools
 import html
 import json
+import math
 import subprocess
 import sys
 
@@ -187,7 +189,7 @@ def torch_one_thread():
     torch.set_num_threads(threads)
 
 
-@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_06"])
+@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     import importlib
 
@@ -234,6 +236,24 @@ def test_each_spelling_in_the_table_is_the_same_call(rule, before, after, torch_
         assert got.dtype == want.dtype and torch.equal(got, want), rule
     else:
         assert got == want and type(got) is type(want), rule
+
+
+@pytest.mark.parametrize("rule,before,after", normalise.NEAR, ids=[b for _, b, _ in normalise.NEAR])
+def test_each_near_spelling_gives_the_same_and_fingerprints_alike(rule, before, after, torch_one_thread):
+    torch = torch_one_thread
+    torch.manual_seed(0)
+    names = {"torch": torch, "math": math, "a": torch.randn(4, 3), "m": torch.nn.Linear(3, 2)}
+    for x in (1.5, math.inf, math.nan, False, True):
+        got, want = eval(before, {**names, "x": x}), eval(after, {**names, "x": x})  # noqa: S307 - the table's own
+        if isinstance(got, torch.Tensor) and got.dtype.is_floating_point:
+            assert torch.allclose(got, want), rule
+        elif isinstance(got, torch.Tensor) and got.dtype != torch.bool:
+            assert torch.equal(got, want), rule
+        elif isinstance(got, torch.nn.Parameter) or isinstance(want, torch.nn.Parameter):
+            assert got is want, rule
+        else:
+            assert bool(got) == bool(want) if isinstance(got, (bool, torch.Tensor)) else got == want, rule
+    assert _text(f"r = {before}\n") == _text(f"r = {after}\n"), rule
 
 
 def test_a_set_add_is_never_a_sum():
@@ -327,12 +347,58 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
     ("def f(m, a, b, d):\n    def move(t):\n        return t.to(device=d)\n    return m(move(a), move(b))\n",
      "def f(m, a, b, d):\n    return m(a.to(d), b.to(d))\n"),
     ("def f(t):\n    return torch.argmax(t, dim=1), dict(b=1, a=2)\n", "def f(t):\n    return t.argmax(1), {'a': 2, 'b': 1}\n"),
+    # type hints and docstrings
+    ("def f(xs: list, k: int = 2) -> float:\n    '''Scaled.'''\n    t: float = 0.0\n    for x in xs:\n        t += x * k\n    return t\n",
+     "def f(xs, k=2):\n    t = 0.0\n    for x in xs:\n        t += x * k\n    return t\n"),
+    # constants named at the top of the cell; a result stored and broken out of, then returned
+    ("LABEL = 'bad'\nLIMIT = math.inf\n\ndef f(s, v):\n    if v == LIMIT:\n        s.add(LABEL)\n    return s\n",
+     "def f(s, v):\n    if v == math.inf:\n        s.add('bad')\n    return s\n"),
+    ("def f(d):\n    found = None\n    for k, v in sorted(d.items()):\n        if v > 0:\n            found = k\n            break\n    return found\n",
+     "def f(d):\n    for k, v in sorted(d.items()):\n        if v > 0:\n            return k\n    return None\n"),
+    # operands and comparisons one way; containers filled one way
+    ("def f(a, b, s):\n    if None is not a and 0 < b and 0.1 * a > b:\n        s |= {'x'}\n    return s\n",
+     "def f(a, b, s):\n    if a is not None and b > 0 and b < a * 0.1:\n        s.add('x')\n    return s\n"),
+    ("def f(xs):\n    d = dict()\n    for x in xs:\n        d.update({x: 1})\n    return d\n",
+     "def f(xs):\n    d = {}\n    for x in xs:\n        d[x] = 1\n    return d\n"),
+    ("def f(xs):\n    out = list()\n    for x in xs:\n        out += [x]\n    return out\n",
+     "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"),
+    # a branch on a negated test turned round by De Morgan; an item bound on both branches
+    ("def f(a, b, m, s):\n    if a != b or not m.training:\n        return s | {'x'}\n    s.add('y')\n    return s\n",
+     "def f(a, b, m, s):\n    if a == b and m.training:\n        s.add('y')\n        return s\n    else:\n        return s | {'x'}\n"),
+    ("def f(d, k, v):\n    if math.isfinite(v):\n        d[k] = v\n    else:\n        d[k] = math.inf\n    return d\n",
+     "def f(d, k, v):\n    d[k] = v if math.isfinite(v) else math.inf\n    return d\n"),
+    # a callable class; a result returned through a temporary
+    ("class Run:\n    def __init__(self, k):\n        self.k = k\n\n    def __call__(self, xs):\n        return [x * self.k for x in xs]\n\n"
+     "def f(xs, k):\n    return Run(k)(xs)\n", "def f(xs, k):\n    return [x * k for x in xs]\n"),
+    ("def f(d, n):\n    a = DataLoader(d, n)\n    b = DataLoader(d, 1)\n    return a, b\n",
+     "def f(d, n):\n    return DataLoader(d, n), DataLoader(d, 1)\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
 
 
+@pytest.mark.parametrize("noisy,plain", [
+    ("def f(m, x, y, l):\n    assert x.dim() == 2\n    out = m(x)\n    print('forward done', x.shape)\n    loss = l(out, y)\n"
+     "    logging.info('loss for %d examples', len(y))\n    return loss.item()\n", "def f(m, x, y, l):\n    return l(m(x), y).item()\n"),
+    ("def f(m, x, n):\n    if n < 1:\n        raise ValueError(n)\n    try:\n        out = m(x) * n\n        out.sum().backward()\n"
+     "    except RuntimeError as e:\n        raise ValueError('bad') from e\n    return out.detach()\n",
+     "def f(m, x, n):\n    out = m(x) * n\n    out.sum().backward()\n    return out.detach()\n"),
+])
+def test_asserts_prints_checks_and_rethrowing_trys_stand_after_the_code_they_interrupt(noisy, plain):
+    """Asserts, prints, logging and argument checks go after the code, so that the code's lines run on as
+    they would without them; a try whose handlers only raise again is its body."""
+    code = _text(plain)
+    assert _text(noisy)[:len(code)] == code and len(_text(noisy)) > len(code)
+    assert not any(line.startswith(("try", "except")) for line in _text(noisy))
+
+
 # ---- the cohorts nobody planted the normaliser for
+
+@functools.cache
+def _course_code(module_id):
+    """The course's code of a module, read once for every cohort of that module."""
+    return planted.course_code_of(module_id)
+
 
 @pytest.fixture(scope="module")
 def held_out():
@@ -340,15 +406,43 @@ def held_out():
 
     cohort = planted_06.planted_cohort()
     return cohort, sim.compare(cohort.answers, cohort.stubs, planted_06.MODULE,
-                               code=planted.course_code_of(planted_06.MODULE))
+                               code=_course_code(planted_06.MODULE))
 
 
-def test_the_held_out_cohort_keeps_its_floor_and_never_flags_the_courses_answer(held_out):
+def test_the_module_06_cohort_keeps_its_floor_and_never_flags_the_courses_answer(held_out):
     cohort, report = held_out
     m = planted.measure(cohort, report)
-    assert m.false_pairs <= 0.01 * m.independent_pairs and m.independent_pairs == 197
+    assert m.false_pairs == 0 and m.independent_pairs == 197
     assert cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 14 and m.copies_found >= 12, m  # the figures when it was last measured
+    assert m.disguised_found >= 18 and m.copies_found >= 12, m  # the figures when it was last measured
+
+
+def test_the_second_module_06_cohort_finds_every_disguise_it_was_written_for():
+    """Type hints, logging, try/except and asserts, one exit, explicit loops for any/all, swapped operands,
+    other spellings, constants at the top of the cell, containers, ranges and tuple assignments."""
+    from autograder.dev import planted_06b
+
+    cohort = planted_06b.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_06b.MODULE,
+                         code=_course_code(planted_06b.MODULE))
+    m = planted.measure(cohort, report)
+    assert m.false_pairs == 0 and m.independent_pairs == 220 and cohort.canonical not in report.flagged()
+    assert (m.disguised, m.copies) == (27, 11) and (m.disguised_found, m.copies_found) >= (27, 11), m
+
+
+def test_the_cohort_kept_out_of_tuning_keeps_its_floor():
+    """Module 05's third cohort was written before the normaliser changed for it and never tuned on: its
+    figures are a floor, and its one false pair (two honest students who wrote one algorithm, alike once
+    normalised) stays within 1 %."""
+    from autograder.dev import planted_05c
+
+    cohort = planted_05c.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_05c.MODULE,
+                         code=_course_code(planted_05c.MODULE))
+    m = planted.measure(cohort, report)
+    assert m.independent_pairs == 180 and m.false_pairs <= 0.01 * m.independent_pairs
+    assert cohort.canonical not in report.flagged()
+    assert (m.disguised, m.copies) == (16, 10) and m.disguised_found >= 9 and m.copies_found >= 5, m
 
 
 def test_the_second_tuning_cohort_finds_the_disguises_it_was_written_for():
@@ -356,7 +450,7 @@ def test_the_second_tuning_cohort_finds_the_disguises_it_was_written_for():
 
     cohort = planted_05b.planted_cohort()
     report = sim.compare(cohort.answers, cohort.stubs, planted_05b.MODULE,
-                         code=planted.course_code_of(planted_05b.MODULE))
+                         code=_course_code(planted_05b.MODULE))
     m = planted.measure(cohort, report)
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
     assert (m.copies, m.disguised) == (12, 23) and m.copies_found >= 10 and m.disguised_found >= 16, m
@@ -373,7 +467,7 @@ def test_a_merge_is_found_through_the_one_long_cell_taken_from_each_classmate():
 
     cohort = planted_05.planted_cohort()
     report = sim.compare(cohort.answers, cohort.stubs, planted_05.MODULE,
-                         code=planted.course_code_of(planted_05.MODULE))
+                         code=_course_code(planted_05.MODULE))
     m = planted.measure(cohort, report)
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
     assert (m.disguised_found, m.copies_found) >= (16, 10), m
@@ -409,13 +503,26 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     ("def f(m, d):\n    out = []\n    for name, p in m.named_parameters():\n        out.append(p)\n    for k, v in d.items():\n"
      "        out.append(v)\n    return out\n", [(__import__("torch").nn.Linear(2, 1), {"a": 1})]),
     ("def f(xs, k):\n    def scaled(t):\n        return t * k\n    return [scaled(x) for x in xs] + [scaled(k)]\n", [([1, 2], 3)]),
+    ("def f(xs: list, k: int = 2) -> float:\n    t: float = 0.0\n    for x in xs:\n        t += x * k\n    return t\n", [([1, 2],)]),
+    ("BAD = 'bad'\nTOP = math.inf\n\ndef f(v):\n    out = []\n    if v == TOP:\n        out.append(BAD)\n    return out, TOP\n",
+     [(1.0,), (math.inf,)]),
+    ("def f(d):\n    found = None\n    for k, v in sorted(d.items()):\n        if v > 0:\n            found = k\n            break\n    return found\n",
+     [({"a": -1, "b": 2, "c": 3},), ({"a": -1},), ({},)]),
+    ("def f(a, b, c):\n    if a != b or not c:\n        return 'x'\n    return 'y'\n", [(1, 1, True), (1, 2, True), (1, 1, 0)]),
+    ("def f(d, k, v):\n    if v > 1:\n        d[k] = v\n    else:\n        d[k] = -v\n    return d\n", [({}, 'a', 2), ({'a': 1}, 'a', 0)]),
+    ("class Run:\n    def __init__(self, k):\n        self.k = k\n\n    def __call__(self, xs):\n        return [x * self.k for x in xs]\n\n"
+     "def f(xs, k):\n    return Run(k)(xs)\n", [([1, 2], 3)]),
+    ("class Keep:\n    def __init__(self, k):\n        self.k = k\n\n    def get(self):\n        return self.k\n\n"
+     "def f(k):\n    kept = Keep(k)\n    return kept.get(), type(kept).__name__\n", [(4,)]),
 ])
 def test_each_new_form_does_what_it_did(source, calls):
     """The forms brought to one (De Morgan, conditional expressions, str.format, keywords by position, loop
-    headers, helpers called more than once, dict(...)) run as written and normalised give the same."""
+    headers, helpers called more than once, dict(...), type hints, a cell's constants, a result stored and
+    broken out of, branches on negated tests, items bound on both branches, callable classes, a class whose
+    object is handed back) run as written and normalised give the same."""
     normal = normalise.normalise(source)
     assert normal != source
-    written, normalised = {}, {}
+    written, normalised = {"math": math}, {"math": math}
     exec(source, written)  # noqa: S102 - the test's own code
     exec(normal, normalised)  # noqa: S102
     for args in calls:
