@@ -372,6 +372,18 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "def f(xs, k):\n    return Run(k)(xs)\n", "def f(xs, k):\n    return [x * k for x in xs]\n"),
     ("def f(d, n):\n    a = DataLoader(d, n)\n    b = DataLoader(d, 1)\n    return a, b\n",
      "def f(d, n):\n    return DataLoader(d, n), DataLoader(d, 1)\n"),
+    # map and list(...) of a generator; any/all and the loops that return early; one exit or several
+    ("def f(g, xs):\n    return list(map(g, xs)), set(map(lambda t: t * 2, xs))\n",
+     "def f(g, xs):\n    return [g(x) for x in xs], {x * 2 for x in xs}\n"),
+    ("def f(xs):\n    for x in xs:\n        if x > 0:\n            return True\n    return False\n",
+     "def f(xs):\n    return any(x > 0 for x in xs)\n"),
+    ("def f(xs):\n    return not any(x > 0 for x in xs)\n", "def f(xs):\n    return all(x <= 0 for x in xs)\n"),
+    ("def f(a, b):\n    if a:\n        r = 'x'\n    elif b:\n        r = 'y'\n    else:\n        r = 'z'\n    return r\n",
+     "def f(a, b):\n    if a:\n        return 'x'\n    if b:\n        return 'y'\n    return 'z'\n"),
+    ("def f(xs, g):\n    for x in xs:\n        if x is None:\n            continue\n        g(x)\n",
+     "def f(xs, g):\n    for x in xs:\n        if x is not None:\n            g(x)\n"),
+    ("def f(xs):\n    out = []\n    for x in xs:\n        out = out + [x]\n    return out\n",
+     "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
@@ -512,6 +524,12 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     ("def f(d, k, v):\n    if v > 1:\n        d[k] = v\n    else:\n        d[k] = -v\n    return d\n", [({}, 'a', 2), ({'a': 1}, 'a', 0)]),
     ("class Run:\n    def __init__(self, k):\n        self.k = k\n\n    def __call__(self, xs):\n        return [x * self.k for x in xs]\n\n"
      "def f(xs, k):\n    return Run(k)(xs)\n", [([1, 2], 3)]),
+    ("def f(g, xs):\n    return list(map(g, xs)), set(map(lambda t: t * 2, xs)), list(x for x in xs)\n", [(abs, [-1, 2, -1])]),
+    ("def f(xs):\n    for x in xs:\n        if x > 0:\n            return True\n    return False\n\n"
+     "def g(xs):\n    for x in xs:\n        if x > 0:\n            return False\n    return True\n", [([],), ([-1, 2],), ([-1],)]),
+    ("def f(xs):\n    out = []\n    for x in xs:\n        if x is None:\n            continue\n        out.append(x)\n    return out\n",
+     [([1, None, 2],)]),
+    ("def f(a, b=0):\n    if a:\n        return 'x'\n    elif b:\n        return 'y'\n    return 'z'\n", [(1,), (0, 1), (0, 0)]),
     ("class Keep:\n    def __init__(self, k):\n        self.k = k\n\n    def get(self):\n        return self.k\n\n"
      "def f(k):\n    kept = Keep(k)\n    return kept.get(), type(kept).__name__\n", [(4,)]),
 ])
@@ -526,4 +544,5 @@ def test_each_new_form_does_what_it_did(source, calls):
     exec(source, written)  # noqa: S102 - the test's own code
     exec(normal, normalised)  # noqa: S102
     for args in calls:
-        assert written["f"](*args) == normalised["f"](*args), (normal, args)
+        for name in {"f", "g"} & written.keys():
+            assert written[name](*args) == normalised[name](*args), (normal, args)

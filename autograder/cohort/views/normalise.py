@@ -838,6 +838,48 @@ def _same_meaning(tree: ast.AST, fn: ast.AST, call: ast.AST) -> bool:
     return not free & set(scope_locals(caller))
 
 
+class _Maps(ast.NodeTransformer):
+    """``map(f, xs)`` (one iterable; ``f`` a name, an attribute of names or a lambda of one parameter) is the
+    generator ``(f(x) for x in xs)``, a lambda's body written out; ``list(g)`` and ``set(g)`` of a generator
+    are the comprehensions."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.tree = tree
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Name) and f.id == "map" and len(node.args) == 2 and not node.keywords and not any(
+                isinstance(a, ast.Starred) for a in node.args):
+            fn, items = node.args
+            if isinstance(fn, ast.Lambda):
+                a = fn.args
+                if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults or len(a.args) != 1:
+                    return node
+                target, elt = a.args[0].arg, fn.body
+            elif isinstance(fn, (ast.Name, ast.Attribute)) and all(
+                    isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(fn)):
+                target = _fresh(self.tree, "item")
+                elt = ast.Call(fn, [ast.Name(target, ast.Load())], [])
+            else:
+                return node
+            comp = ast.comprehension(ast.Name(target, ast.Store()), items, [], 0)
+            return ast.copy_location(ast.GeneratorExp(elt, [comp]), node)
+        if isinstance(f, ast.Name) and f.id in ("list", "set") and len(node.args) == 1 and not node.keywords and (
+                isinstance(node.args[0], ast.GeneratorExp)):
+            g = node.args[0]
+            made = ast.ListComp if f.id == "list" else ast.SetComp
+            return ast.copy_location(made(g.elt, g.generators), node)
+        return node
+
+
+def _maps_as_generators(tree: ast.Module) -> None:
+    shadowed = {"map", "list", "set"} & (_stores(tree).keys() | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)})
+    if not shadowed:
+        _Maps(tree).visit(tree)
+        ast.fix_missing_locations(tree)
+
+
 def _inline_lambdas(tree: ast.Module) -> None:
     """``f = lambda a: e`` bound once and only ever called: each call is ``e`` with its arguments (names,
     constants or expressions that call nothing) in place of the parameters."""
@@ -1716,11 +1758,65 @@ class _ModeBranches(ast.NodeTransformer):
         return ast.copy_location(ast.Expr(call), node)
 
 
+def _last_continue_dropped(tree: ast.AST) -> None:
+    """A branch that is only ``continue``, last in a loop's body, does what an empty one does (in place)."""
+    for loop in [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))]:
+        last = loop.body[-1]
+        while isinstance(last, ast.If):
+            for name in ("body", "orelse"):
+                if [type(s) for s in getattr(last, name)] == [ast.Continue]:
+                    setattr(last, name, [ast.Pass()] if name == "body" else [])
+            if not last.orelse:
+                break
+            last = last.orelse[-1] if len(last.orelse) == 1 else None
+
+
+def _loops_as_any(fn: ast.AST) -> None:
+    """``for x in xs: if c: return True`` then ``return False`` is ``return any(c for x in xs)``; with
+    ``False``/``True`` the other way round, ``return all(not c for x in xs)`` (in place)."""
+    for node, field, body in list(_bodies(fn)):
+        for at in range(len(body) - 1):
+            loop, after = body[at], body[at + 1]
+            if not (isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1 and isinstance(
+                    loop.body[0], ast.If) and not loop.body[0].orelse and len(loop.body[0].body) == 1):
+                continue
+            inner = loop.body[0].body[0]
+            early, late = (s.value.value if isinstance(s, ast.Return) and isinstance(s.value, ast.Constant) else None
+                           for s in (inner, after))
+            if {early, late} != {True, False} or type(early) is not bool or type(late) is not bool:
+                continue
+            test = loop.body[0].test
+            elt = test if early else ast.UnaryOp(ast.Not(), test)
+            call = ast.Call(ast.Name("any" if early else "all", ast.Load()),
+                            [ast.GeneratorExp(elt, [ast.comprehension(loop.target, loop.iter, [], 0)])], [])
+            body[at:at + 2] = [ast.copy_location(ast.Return(call), loop)]
+            ast.fix_missing_locations(fn)
+            return _loops_as_any(fn)
+
+
+class _ReturnsAsExpression(ast.NodeTransformer):
+    """``if c: return a else: return b`` is ``return a if c else b``."""
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.body) == 1 and len(node.orelse) == 1 and all(
+                isinstance(s, ast.Return) and s.value is not None for s in (node.body[0], node.orelse[0])):
+            value = ast.copy_location(ast.IfExp(node.test, node.body[0].value, node.orelse[0].value), node)
+            return ast.copy_location(ast.Return(value), node)
+        return node
+
+
 def orient_branches(tree: ast.Module) -> None:
+    for fn in _functions(tree):
+        if "any" not in _stores(tree) and "all" not in _stores(tree):
+            _loops_as_any(fn)
+        fn.body = _orient(fn.body)
+    _last_continue_dropped(tree)  # a guard that continues took what follows as its else: it may end the loop now
     for fn in _functions(tree):
         fn.body = _orient(fn.body)
     _ModeBranches().visit(tree)
     _IfAsExpression().visit(tree)
+    _ReturnsAsExpression().visit(tree)
     ast.fix_missing_locations(tree)
 
 
@@ -1972,6 +2068,7 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
     inline_module_constants(tree)
     _unwrap_classes(tree, keep)
     _inline_helpers(tree, keep)
+    _maps_as_generators(tree)
     _inline_lambdas(tree)
     _expand_comprehensions(tree)
     _drop(tree, _no_op)
@@ -1984,6 +2081,7 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
     _reorder_all(tree, callables)  # what a temporary is read by depends on the order: settle it first
     fold_temporaries(tree)
     drop_dead_code(tree)
+    _ReturnsAsExpression().visit(tree)  # branches that were a temporary and a return are one return now
     ast.fix_missing_locations(tree)
     _reorder_all(tree, callables)
     _rename_scopes(tree)
@@ -2164,6 +2262,13 @@ class _Near(ast.NodeTransformer):
         return node
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        test = node.operand
+        if isinstance(node.op, ast.Not) and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and (
+                test.func.id in ("any", "all") and len(test.args) == 1 and isinstance(test.args[0], ast.GeneratorExp)):
+            g = test.args[0]  # not any(c for x in xs) is all(not c for x in xs)
+            flipped = ast.GeneratorExp(ast.UnaryOp(ast.Not(), g.elt), g.generators)
+            call = ast.Call(ast.Name("all" if test.func.id == "any" else "any", ast.Load()), [flipped], [])
+            return self.visit(ast.copy_location(call, node))
         self.generic_visit(node)
         test = node.operand
         if isinstance(node.op, ast.Not) and isinstance(test, ast.Compare) and len(test.ops) == 1 and type(
@@ -2228,6 +2333,15 @@ class _Near(ast.NodeTransformer):
         if isinstance(node.target, ast.Name) and isinstance(node.op, ast.BitOr) and isinstance(v, ast.Set) and len(
                 v.elts) == 1 and not isinstance(v.elts[0], ast.Starred):
             return _method_call(node, node.target, "add", v.elts[0])  # s |= {x} is s.add(x)
+        return node
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        self.generic_visit(node)
+        v = node.value
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(v, ast.BinOp) and isinstance(
+                v.op, ast.Add) and isinstance(v.left, ast.Name) and v.left.id == node.targets[0].id and isinstance(
+                v.right, ast.List) and len(v.right.elts) == 1 and not isinstance(v.right.elts[0], ast.Starred):
+            return _method_call(node, node.targets[0], "append", v.right.elts[0])  # xs = xs + [x]
         return node
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
