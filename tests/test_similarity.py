@@ -305,8 +305,10 @@ def test_no_statement_moves_across_a_return_or_a_continue():
     assert not any(isinstance(n, ast.Continue) for s in branch for n in ast.walk(s))
     assert any(".append(" in ast.unparse(s) for s in branch)  # the forward pass runs only past the device check
     assert not any(".append(" in ast.unparse(s) for s in tree.body[0].body if s is not check and not isinstance(s, ast.For))
-    empty = next(n for n in ast.walk(tree) if isinstance(n, ast.If) and n is not check)
-    assert "return None" in ast.unparse(empty.body if "not" in ast.unparse(empty.test) else empty.orelse)
+    # the empty check and the two returns are one return: None when nothing was collected
+    last = tree.body[0].body[-1]
+    assert isinstance(last, ast.Return) and isinstance(last.value, ast.IfExp)
+    assert ast.unparse(last.value.orelse if "not" not in ast.unparse(last.value.test) else last.value.body) == "None"
 
 
 def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_code():
