@@ -137,9 +137,23 @@ def _functions(tree: ast.AST) -> list[ast.AST]:
     return [n for n in ast.walk(tree) if isinstance(n, _SCOPES)]
 
 
+def _every_node(tree: ast.AST):
+    """Every node of ``tree`` in no particular order (faster than ``ast.walk``, for counting)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
+
+
 def _loads(tree: ast.AST) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for n in ast.walk(tree):
+    for n in _every_node(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
@@ -147,7 +161,7 @@ def _loads(tree: ast.AST) -> dict[str, int]:
 
 def _stores(tree: ast.AST) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for n in ast.walk(tree):
+    for n in _every_node(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             counts[n.id] = counts.get(n.id, 0) + 1
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
@@ -519,6 +533,8 @@ def inline_module_constants(tree: ast.Module) -> None:
     """A name the cell binds once, at its top level, to a constant or a module's attribute, and binds nowhere
     else (no argument, local, ``global`` or definition of that name): every read of it after that statement
     is the value itself.  The statement stays (other cells may read the name)."""
+    if not any(isinstance(s, ast.Assign) for s in tree.body):
+        return
     modules = _imported(tree)
     stores = _stores(tree)
     bound = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)} | {
@@ -874,6 +890,9 @@ class _Maps(ast.NodeTransformer):
 
 
 def _maps_as_generators(tree: ast.Module) -> None:
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("map", "list", "set")
+               and n.args for n in _every_node(tree)):
+        return
     shadowed = {"map", "list", "set"} & (_stores(tree).keys() | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)})
     if not shadowed:
         _Maps(tree).visit(tree)
@@ -1410,6 +1429,8 @@ def _returns_from_loops(fn: ast.AST) -> bool:
     ``return r``: the loop returns ``e`` where it stored it, and ``return c`` follows it (``r`` read nowhere
     else)."""
     changed = False
+    if not any(isinstance(n, ast.Break) for n in _every_node(fn)):
+        return False
     loads, stores = _loads(fn), _stores(fn)
     for node, field, body in list(_bodies(fn)):
         for at in range(len(body) - 1):
@@ -1495,8 +1516,10 @@ def _single_target(stmt: ast.AST) -> str | None:
 
 def drop_dead_code(tree: ast.Module) -> None:
     for fn in _functions(tree):
+        while _returns_from_loops(fn):
+            pass
         for _ in range(6):
-            if not (_returns_from_loops(fn) | _propagate_constants(fn) | _decide_branches(fn) | _drop_dead_stores(fn)):
+            if not (_propagate_constants(fn) | _decide_branches(fn) | _drop_dead_stores(fn)):
                 break
     _decide_branches(tree)
 
@@ -1758,17 +1781,20 @@ class _ModeBranches(ast.NodeTransformer):
         return ast.copy_location(ast.Expr(call), node)
 
 
-def _last_continue_dropped(tree: ast.AST) -> None:
+def _last_continue_dropped(tree: ast.AST) -> bool:
     """A branch that is only ``continue``, last in a loop's body, does what an empty one does (in place)."""
+    changed = False
     for loop in [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))]:
         last = loop.body[-1]
         while isinstance(last, ast.If):
             for name in ("body", "orelse"):
                 if [type(s) for s in getattr(last, name)] == [ast.Continue]:
                     setattr(last, name, [ast.Pass()] if name == "body" else [])
+                    changed = True
             if not last.orelse:
                 break
             last = last.orelse[-1] if len(last.orelse) == 1 else None
+    return changed
 
 
 def _loops_as_any(fn: ast.AST) -> None:
@@ -1807,13 +1833,15 @@ class _ReturnsAsExpression(ast.NodeTransformer):
 
 
 def orient_branches(tree: ast.Module) -> None:
-    for fn in _functions(tree):
-        if "any" not in _stores(tree) and "all" not in _stores(tree):
+    functions = _functions(tree)
+    builtin_any = not {"any", "all"} & _stores(tree).keys()
+    for fn in functions:
+        if builtin_any:
             _loops_as_any(fn)
         fn.body = _orient(fn.body)
-    _last_continue_dropped(tree)  # a guard that continues took what follows as its else: it may end the loop now
-    for fn in _functions(tree):
-        fn.body = _orient(fn.body)
+    if _last_continue_dropped(tree):  # a guard that continues took what follows as its else: it may end the loop now
+        for fn in functions:
+            fn.body = _orient(fn.body)
     _ModeBranches().visit(tree)
     _IfAsExpression().visit(tree)
     _ReturnsAsExpression().visit(tree)
