@@ -386,6 +386,10 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "def f(xs, g):\n    for x in xs:\n        if x is not None:\n            g(x)\n"),
     ("def f(xs):\n    out = []\n    for x in xs:\n        out = out + [x]\n    return out\n",
      "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"),
+    # while True with a counter and a break; counters from 1 to n inclusive
+    ("def f(n, g):\n    i = 1\n    while True:\n        if i > n:\n            break\n        g(i)\n        i += 1\n",
+     "def f(n, g):\n    for i in range(1, n + 1):\n        g(i)\n"),
+    ("def f(n, g):\n    i = 0\n    while n > i:\n        g(i)\n        i += 1\n", "def f(n, g):\n    for j in range(n):\n        g(j)\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
@@ -397,13 +401,15 @@ def test_equivalent_forms_fingerprint_alike(a, b):
     ("def f(m, x, n):\n    if n < 1:\n        raise ValueError(n)\n    try:\n        out = m(x) * n\n        out.sum().backward()\n"
      "    except RuntimeError as e:\n        raise ValueError('bad') from e\n    return out.detach()\n",
      "def f(m, x, n):\n    out = m(x) * n\n    out.sum().backward()\n    return out.detach()\n"),
+    ("def f(m, x):\n    was = m.training\n    m.eval()\n    try:\n        y = m(x) * 2\n        return y\n    finally:\n        m.train(was)\n",
+     "def f(m, x):\n    was = m.training\n    m.eval()\n    y = m(x) * 2\n    return y\n    m.train(was)\n"),
 ])
 def test_asserts_prints_checks_and_rethrowing_trys_stand_after_the_code_they_interrupt(noisy, plain):
     """Asserts, prints, logging and argument checks go after the code, so that the code's lines run on as
-    they would without them; a try whose handlers only raise again is its body."""
+    they would without them; a try whose handlers only raise again is its body, then its finally."""
     code = _text(plain)
-    assert _text(noisy)[:len(code)] == code and len(_text(noisy)) > len(code)
-    assert not any(line.startswith(("try", "except")) for line in _text(noisy))
+    assert _text(noisy)[:len(code)] == code and len(_text(noisy)) >= len(code)
+    assert not any(line.startswith(("try", "except", "finally")) for line in _text(noisy))
 
 
 # ---- the cohorts nobody planted the normaliser for
@@ -456,7 +462,7 @@ def test_the_cohort_kept_out_of_tuning_keeps_its_floor():
     m = planted.measure(cohort, report)
     assert m.independent_pairs == 180 and m.false_pairs <= 0.01 * m.independent_pairs
     assert cohort.canonical not in report.flagged()
-    assert (m.disguised, m.copies) == (16, 10) and m.disguised_found >= 9 and m.copies_found >= 5, m
+    assert (m.disguised, m.copies) == (16, 10) and m.disguised_found >= 10 and m.copies_found >= 6, m
 
 
 def test_the_second_tuning_cohort_finds_the_disguises_it_was_written_for():
@@ -531,6 +537,9 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
      "def g(xs):\n    for x in xs:\n        if x > 0:\n            return False\n    return True\n", [([],), ([-1, 2],), ([-1],)]),
     ("def f(xs):\n    out = []\n    for x in xs:\n        if x is None:\n            continue\n        out.append(x)\n    return out\n",
      [([1, None, 2],)]),
+    ("def f(n):\n    out = []\n    i = 1\n    while True:\n        if i > n:\n            break\n        out.append(i)\n        i += 1\n"
+     "    return out\n", [(0,), (3,)]),
+    ("def f(n):\n    out = []\n    i = 2\n    while not i >= n:\n        out.append(i)\n        i += 1\n    return out\n", [(0,), (5,)]),
     ("def f(a, b=0):\n    if a:\n        return 'x'\n    elif b:\n        return 'y'\n    return 'z'\n", [(1,), (0, 1), (0, 0)]),
     ("class Keep:\n    def __init__(self, k):\n        self.k = k\n\n    def get(self):\n        return self.k\n\n"
      "def f(k):\n    kept = Keep(k)\n    return kept.get(), type(kept).__name__\n", [(4,)]),

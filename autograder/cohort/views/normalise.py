@@ -1548,20 +1548,48 @@ def _loop_jumps(body: list[ast.stmt], kind) -> bool:
     return any(visit(s) for s in body)
 
 
+def _counter_test(test: ast.AST) -> tuple[str, ast.AST, bool] | None:
+    """``(i, n, inclusive)`` for ``i < n`` (``n > i``, ``not i >= n``) and ``i <= n`` (``n >= i``,
+    ``not i > n``: the same for an int counter); ``None`` otherwise."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    if negated:
+        test = test.operand
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    op, left, right = type(test.ops[0]), test.left, test.comparators[0]
+    if negated:
+        op = {ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.Lt: ast.GtE, ast.LtE: ast.Gt}.get(op)
+    if op in (ast.Gt, ast.GtE):
+        op, left, right = (ast.Lt if op is ast.Gt else ast.LtE), right, left
+    if op not in (ast.Lt, ast.LtE) or not isinstance(left, ast.Name):
+        return None
+    return left.id, right, op is ast.LtE
+
+
+def _breaks_at_top(fn: ast.AST) -> None:
+    """``while True: if c: break`` then the rest is ``while not c:`` the rest (no ``else``; in place)."""
+    for loop in [n for n in ast.walk(fn) if isinstance(n, ast.While)]:
+        first = loop.body[0]
+        if (isinstance(loop.test, ast.Constant) and loop.test.value is True and not loop.orelse and len(loop.body) > 1
+                and isinstance(first, ast.If) and not first.orelse and [type(s) for s in first.body] == [ast.Break]):
+            loop.test = ast.copy_location(ast.UnaryOp(ast.Not(), first.test), first.test)
+            loop.body = loop.body[1:]
+
+
 def _whiles_as_fors(fn: ast.AST) -> bool:
-    """``i = 0; while i < n: ...; i += 1`` as ``for i in range(n): ...``: when the body changes neither ``i``
+    """``i = 0; while i < n: ...; i += 1`` as ``for i in range(n): ...`` (``i = 1`` and ``i <= n``:
+    ``range(1, n + 1)``, :func:`_counter_test`): when the body changes neither ``i``
     (but by its last statement) nor what ``n`` reads, no ``continue`` skips the step, there is no ``else``, and
     nothing reads ``i`` outside the loop."""
     for _node, _field, body in list(_bodies(fn)):
         for at, loop in enumerate(body):
-            if not (isinstance(loop, ast.While) and not loop.orelse and isinstance(loop.test, ast.Compare)
-                    and len(loop.test.ops) == 1 and isinstance(loop.test.ops[0], ast.Lt)
-                    and isinstance(loop.test.left, ast.Name) and at > 0):
+            counted = _counter_test(loop.test) if isinstance(loop, ast.While) and not loop.orelse and at > 0 else None
+            if counted is None:
                 continue
-            name, bound = loop.test.left.id, loop.test.comparators[0]
+            name, bound, inclusive = counted
             init = body[at - 1]
             if not (_single_target(init) == name and isinstance(init, ast.Assign) and isinstance(init.value, ast.Constant)
-                    and init.value.value == 0 and type(init.value.value) is int):
+                    and type(init.value.value) is int):
                 continue
             if not loop.body or not _is_increment(loop.body[-1], name) or _loop_jumps(loop.body, ast.Continue):
                 continue
@@ -1576,7 +1604,10 @@ def _whiles_as_fors(fn: ast.AST) -> bool:
             everywhere = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(fn))
             if everywhere != inside + 1:  # the name is used outside the loop (its value after it differs)
                 continue
-            new = ast.For(ast.Name(name, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [bound], []),
+            if inclusive:
+                bound = ast.BinOp(bound, ast.Add(), ast.Constant(1))
+            start = [ast.Constant(init.value.value)] if init.value.value != 0 else []
+            new = ast.For(ast.Name(name, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [*start, bound], []),
                           inner or [ast.Pass()], [])
             body[at - 1:at + 1] = [ast.copy_location(new, loop)]
             ast.fix_missing_locations(new)
@@ -1677,6 +1708,7 @@ def _headers_unpacked(fn: ast.AST) -> bool:
 
 def unify_loops(tree: ast.Module) -> None:
     for fn in _functions(tree):
+        _breaks_at_top(fn)
         for _ in range(12):
             if not (_whiles_as_fors(fn) or _indices_as_elements(fn) or _headers_unpacked(fn)):
                 break
@@ -2482,9 +2514,9 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> li
             if _noise(stmt):
                 aside.append((ast.unparse(stmt), line))
                 continue
-            if isinstance(stmt, ast.Try) and stmt.handlers and all(map(_reraises, stmt.handlers)) and not (
-                    stmt.orelse or stmt.finalbody):
-                emit(stmt.body)  # a try whose every handler raises again wraps nothing but its body
+            if isinstance(stmt, ast.Try) and all(map(_reraises, stmt.handlers)) and not stmt.orelse:
+                emit(stmt.body)  # a try whose every handler raises again wraps nothing but its body: the body,
+                emit(stmt.finalbody)  # then what its finally does (as it does after the body)
                 continue
             for check, rest in (("body", "orelse"), ("orelse", "body")):
                 if isinstance(stmt, ast.If) and [type(s) for s in getattr(stmt, check)] == [ast.Raise]:
