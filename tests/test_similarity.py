@@ -389,6 +389,8 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
     # while True with a counter and a break; counters from 1 to n inclusive
     ("def f(n, g):\n    i = 1\n    while True:\n        if i > n:\n            break\n        g(i)\n        i += 1\n",
      "def f(n, g):\n    for i in range(1, n + 1):\n        g(i)\n"),
+    ("def f(xs):\n    t = 0\n    for i in range(len(xs)):\n        t += i * xs[i]\n    return t\n",
+     "def f(xs):\n    t = 0\n    for i, x in enumerate(xs):\n        t += i * x\n    return t\n"),
     ("def f(n, g):\n    i = 0\n    while n > i:\n        g(i)\n        i += 1\n", "def f(n, g):\n    for j in range(n):\n        g(j)\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
@@ -540,6 +542,7 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     ("def f(n):\n    out = []\n    i = 1\n    while True:\n        if i > n:\n            break\n        out.append(i)\n        i += 1\n"
      "    return out\n", [(0,), (3,)]),
     ("def f(n):\n    out = []\n    i = 2\n    while not i >= n:\n        out.append(i)\n        i += 1\n    return out\n", [(0,), (5,)]),
+    ("def f(xs):\n    t = 0\n    for i in range(len(xs)):\n        t += i * xs[i]\n    return t, i\n", [([3, 4, 5],)]),
     ("def f(a, b=0):\n    if a:\n        return 'x'\n    elif b:\n        return 'y'\n    return 'z'\n", [(1,), (0, 1), (0, 0)]),
     ("class Keep:\n    def __init__(self, k):\n        self.k = k\n\n    def get(self):\n        return self.k\n\n"
      "def f(k):\n    kept = Keep(k)\n    return kept.get(), type(kept).__name__\n", [(4,)]),

@@ -1649,19 +1649,26 @@ def _indices_as_elements(fn: ast.AST) -> bool:
 
 
 def _index_reads_only(loop: ast.For, fn: ast.AST, seq: str, i: str) -> bool:
-    """``for i in range(len(xs))`` whose body reads ``i`` only as ``xs[i]`` (and changes neither): rewritten in
-    place as ``for x in xs`` with ``x`` for each ``xs[i]``; ``True`` when it was."""
+    """``for i in range(len(xs))`` whose body reads ``xs[i]`` (and changes neither ``xs`` nor ``i``): rewritten in
+    place as ``for x in xs`` with ``x`` for each ``xs[i]``, or ``for i, x in enumerate(xs)`` where ``i`` serves
+    more; ``True`` when it was."""
     reads = [n for s in loop.body for n in ast.walk(s) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
              and isinstance(n.value, ast.Name) and n.value.id == seq and isinstance(n.slice, ast.Name) and n.slice.id == i]
     uses = sum(isinstance(n, ast.Name) and n.id == i for n in ast.walk(fn))
     written = set().union(*(_names(s)[1] for s in loop.body))
-    if not reads or uses != len(reads) + 1 or seq in written:
+    if not reads or seq in written or (uses != len(reads) + 1 and i in written):
         return False
     element = _fresh(fn, f"_{seq}_item")
     for r in reads:
         _replace(loop, r, ast.copy_location(ast.Name(element, ast.Load()), r))
-    loop.target = ast.copy_location(ast.Name(element, ast.Store()), loop.target)
-    loop.iter = ast.copy_location(ast.Name(seq, ast.Load()), loop.iter)
+    if uses == len(reads) + 1:
+        loop.target = ast.copy_location(ast.Name(element, ast.Store()), loop.target)
+        loop.iter = ast.copy_location(ast.Name(seq, ast.Load()), loop.iter)
+    else:  # i serves more than xs[i]: for i, x in enumerate(xs), i the same index as before
+        loop.target = ast.copy_location(ast.Tuple([ast.Name(i, ast.Store()), ast.Name(element, ast.Store())],
+                                                  ast.Store()), loop.target)
+        loop.iter = ast.copy_location(ast.Call(ast.Name("enumerate", ast.Load()), [ast.Name(seq, ast.Load())], []),
+                                      loop.iter)
     ast.fix_missing_locations(loop)
     return True
 
