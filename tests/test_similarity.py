@@ -191,18 +191,10 @@ def torch_one_thread():
 
 @pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
-    import importlib
-
     from autograder.dev import planted_run
 
-    module = importlib.import_module(f"autograder.dev.{name}")
-    cohort = module.planted_cohort()
-    solution = nbtools.read(ROOT / "solutions" / module.MODULE / f"{module.MODULE}.ipynb")
-    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
-    distinct = {cell: {source: student for student, source in sorted(by.items())}
-                for cell, by in cohort.answers.items()}  # an answer handed in twice is run once
-    answers = {cell: {student: source for source, student in by.items()} for cell, by in distinct.items()}
-    assert planted_run.differences(module.MODULE, answers, cohort.stubs, reference) == []
+    assert name in planted_run.COHORTS
+    assert planted_run.check(name) == []  # an answer handed in twice is run once
 
 
 def test_the_comparison_of_runs_tells_a_changed_program_apart(torch_one_thread):
