@@ -7,10 +7,10 @@ re-commented, wrapped in a class, split into helpers, loops turned into comprehe
 The similarity report must find every disguised cell but two (the released starter code with one repair line,
 see below), flag no pair of independent students, and show the canonical pair as the course's answer.
 
-Module 05 is the cohort the normaliser was tuned on, module 06 the one kept out of tuning (dead code, while
-loops, negated guards, other spellings, nested functions and lambdas, temporaries, a chain and a merge): their
-figures are floors the normaliser must keep, and every normalised answer of the three cohorts must do, on the
-exercise's inputs, what the submitted one does.
+Modules 05 and 06 have two tuning cohorts each (``planted_05``, ``planted_05b``, ``planted_06``,
+``planted_06b``) and module 05 a third kept out of tuning (``planted_05c``): their figures are floors the
+normaliser must keep, and every normalised answer of every cohort must do, on the exercise's inputs, what the
+submitted one does.
 """
 
 import ast

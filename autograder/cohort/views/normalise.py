@@ -3,14 +3,18 @@
 Every step keeps what the program does: the normalised answer, run on the exercise's inputs, returns what the
 submitted one returns (``tests/test_similarity.py`` runs both on every planted answer).  What goes, in order:
 
-1. comments, docstrings, layout and notebook magics (the code is parsed and written back; line numbers kept);
+1. comments, docstrings, type hints, layout and notebook magics (the code is parsed and written back; line
+   numbers kept); a name the cell binds once, at its top level, to a constant or a module's attribute is read
+   as its value wherever the cell reads it (the binding stays);
 2. classes the answer made up: each method becomes the function it wraps, its ``self.`` attributes locals,
-   its constructor's arguments its first arguments and its constructor's own statements its first lines;
+   its constructor's arguments its first arguments and its constructor's own statements its first lines
+   (``C(a)(b)`` calls ``__call__``'s); a class used otherwise (an object handed back) stays;
 3. single-use helpers and lambdas: a function the cell defines and calls once (a lambda: called only) is
    written out where it is called, its locals renamed apart from the caller's; one that reads a name the
    caller binds otherwise is left alone; a helper whose body is one ``return e`` is written out at every
    call, as a lambda is;
-4. comprehensions: ``[f(a) for a in xs]`` is the loop that appends ``f(a)`` to a list (``sum(...)`` of one
+4. comprehensions: ``map(f, xs)`` is ``(f(x) for x in xs)`` and ``list(...)`` of a generator a list
+   comprehension; ``[f(a) for a in xs]`` is the loop that appends ``f(a)`` to a list (``sum(...)`` of one
    the loop that adds), its loop variable renamed apart (a comprehension has its own scope);
 5. other spellings of one PyTorch call: :data:`SPELLINGS`, a table the course keeps and tests call by call;
    then other forms of one expression (:func:`rewrite_forms`): ``range(0, n)``, ``dict(a=x)``, ``str.format``
@@ -19,15 +23,20 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
    (``not a or not b`` is ``not (a and b)``), a conditional expression on ``not c`` swapped, a test read for
    its truth only (``c or False`` is ``c``);
 6. dead code: a local bound once to a constant is that constant, a branch on a constant goes, stores no one
-   reads go (their calls stay, as calls);
-7. loops: ``i = 0; while i < n: ...; i += 1`` is ``for i in range(n)`` when nothing else moves ``i``, no
-   ``continue`` skips the step and ``i`` is not read after; ``for i in range(len(xs)): x = xs[i]`` is
-   ``for x in xs`` when ``i`` serves nothing else; ``for b in xs: x, y = b`` is ``for x, y in xs``, an
-   unread ``enumerate`` index, ``named_parameters()`` name or ``items()`` key goes;
-8. branches: a guard (``if c: return``) takes what follows as its ``else``; ``if not c: A else: B`` is
-   ``if c: B else: A`` (``!=``, ``is not`` and ``not in`` likewise); an empty branch goes;
-   ``if c: m.train() else: m.eval()`` is ``m.train(bool(c))``; ``if c: x = a else: x = b`` is
-   ``x = a if c else b``;
+   reads go (their calls stay, as calls); ``r = c`` then a loop that stores ``r = e`` only to ``break``,
+   then ``return r``, returns ``e`` where it stored it and ``c`` after the loop;
+7. loops: ``while True: if c: break ...`` is ``while not c: ...``; ``i = k; while i < n: ...; i += 1``
+   (``<=``, either way round, negated) is ``for i in range(k, n)`` (``n + 1``) when nothing else moves ``i``,
+   no ``continue`` skips the step and ``i`` is not read after; ``for i in range(len(xs)): x = xs[i]`` is
+   ``for x in xs`` when ``i`` serves nothing else, ``for i, x in enumerate(xs)`` when it does;
+   ``for b in xs: x, y = b`` is ``for x, y in xs``, an unread ``enumerate`` index, ``named_parameters()``
+   name or ``items()`` key goes;
+8. branches: ``for x in xs: if c: return True`` then ``return False`` is ``return any(c for x in xs)`` (and
+   ``all``); a ``continue`` that ends a loop's body goes; a guard (``if c: return``) takes what follows as its
+   ``else``; ``if not c: A else: B`` is ``if c: B else: A`` (``!=``, ``is not`` and ``not in`` likewise,
+   ``a != b or not c`` by De Morgan); an empty branch goes; ``if c: m.train() else: m.eval()`` is
+   ``m.train(bool(c))``; ``if c: x = a else: x = b`` (a name, or an item or attribute of names) is
+   ``x = a if c else b``, ``if c: return a else: return b`` is ``return a if c else b``;
 9. temporaries: a local read once, by the next statement, before anything there is called, is written in
    its place;
 10. the order of independent statements: within a run of statements that neither jump (``return``,
@@ -39,7 +48,11 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
 :func:`fingerprint_lines` writes the normalised tree as the text :mod:`.similarity` fingerprints: every local
 written ``v`` (so the numbering, which follows first use, never enters a fingerprint), no indentation,
 ``x += e`` written ``x = x + e``, a whole float written as an int (``0.0`` is ``0``), ``m.train(bool(c))`` as
-``m.train(c)``, each line with the line of the submitted cell it came from.
+``m.train(c)``, each line with the line of the submitted cell it came from; asserts, prints, logging and
+argument checks (``if c: raise``) after the code they interrupt, a ``try`` whose handlers only raise again as
+its body and its ``finally``, a temporary read once by a later ``return`` where it is returned, the cell's
+constants no one reads any more left out, comparisons one way round, containers filled one way, and the
+spellings of :data:`NEAR` folded (:class:`_Near`).
 """
 
 from __future__ import annotations
