@@ -234,10 +234,17 @@ def test_each_spelling_in_the_table_is_the_same_call(rule, before, after, torch_
 def test_each_near_spelling_gives_the_same_and_fingerprints_alike(rule, before, after, torch_one_thread):
     torch = torch_one_thread
     torch.manual_seed(0)
-    names = {"torch": torch, "math": math, "a": torch.randn(4, 3), "m": torch.nn.Linear(3, 2)}
+    names = {"torch": torch, "math": math, "a": torch.randn(4, 3), "m": torch.nn.Linear(3, 2), "d": {"p": 1, "q": 3}}
     for x in (1.5, math.inf, math.nan, False, True):
         got, want = eval(before, {**names, "x": x}), eval(after, {**names, "x": x})  # noqa: S307 - the table's own
-        if isinstance(got, torch.Tensor) and got.dtype.is_floating_point:
+        if hasattr(got, "__enter__"):  # a grad mode: what a computation inside it gives
+            w = torch.ones(3, requires_grad=True)
+            with got:
+                got = w * 2
+            with want:
+                want = w * 2
+            assert torch.equal(got, want) and got.requires_grad == want.requires_grad is False, rule
+        elif isinstance(got, torch.Tensor) and got.dtype.is_floating_point:
             assert torch.allclose(got, want), rule
         elif isinstance(got, torch.Tensor) and got.dtype != torch.bool:
             assert torch.equal(got, want), rule

@@ -1080,13 +1080,13 @@ def _hoistable(value: ast.AST, comp: ast.AST) -> bool:
 #: method of their first argument: ``torch.sigmoid(t)`` is ``t.sigmoid()``.
 _AS_METHOD = {"sigmoid", "relu", "tanh", "exp", "log", "sqrt", "abs", "mean", "sum", "max", "min", "argmax",
               "argmin", "isfinite", "isnan", "isinf", "numel", "flatten", "softmax", "log_softmax",
-              "count_nonzero", "clamp", "square", "neg", "round", "floor", "ceil", "squeeze", "unsqueeze",
+              "count_nonzero", "clamp", "square", "pow", "neg", "round", "floor", "ceil", "squeeze", "unsqueeze",
               "all", "any", "norm", "std", "var", "prod", "cumsum", "t", "transpose", "reshape", "matmul",
               "eq", "ne", "gt", "lt", "ge", "le", "add", "sub", "mul", "div"}
 _FUNCTIONAL = {"relu", "sigmoid", "tanh", "softmax", "log_softmax"}
 #: Methods of one argument that are an operator: ``a.matmul(b)`` is ``a @ b``.  Never ``add``: a set's
 #: ``add`` is no sum.
-_AS_OPERATOR = {"matmul": ast.MatMult, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div}
+_AS_OPERATOR = {"matmul": ast.MatMult, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div, "pow": ast.Pow}
 _AS_COMPARE = {"eq": ast.Eq, "ne": ast.NotEq, "gt": ast.Gt, "lt": ast.Lt, "ge": ast.GtE, "le": ast.LtE}
 _AS_DTYPE = {"float32": "float", "float": "float", "float64": "double", "double": "double", "int64": "long",
              "long": "long", "bool": "bool", "int32": "int"}
@@ -1112,6 +1112,8 @@ SPELLINGS: list[tuple[str, str, str]] = [
     ("t.to(torch.float32) is t.float() (and the other dtypes)", "a.to(dtype=torch.float64)", "a.double()"),
     ("t.detach().item() is t.item()", "a.sum().detach().item()", "a.sum().item()"),
     ("t.to('cpu') is t.cpu()", "a.to('cpu')", "a.cpu()"),
+    ("t.pow(u) and torch.pow(t, u) are t ** u", "torch.pow(a, 2)", "a ** 2"),
+    ("t.cpu().item() is t.item()", "a.sum().cpu().item()", "a.sum().item()"),
     ("model.train(False) is model.eval(); model.train(True) is model.train()", "m.train(False)", "m.eval()"),
     ("model.train(False) is model.eval(); model.train(True) is model.train()", "m.train(mode=True)", "m.train()"),
 ]
@@ -1155,7 +1157,8 @@ class _Spellings(ast.NodeTransformer):
             if isinstance(dtype, ast.Attribute) and _is_torch(dtype.value) and dtype.attr in _AS_DTYPE:
                 return ast.copy_location(ast.Call(ast.Attribute(f.value, _AS_DTYPE[dtype.attr], ast.Load()), [], []), node)
         if f.attr == "item" and not node.args and not node.keywords and isinstance(f.value, ast.Call) and (
-                isinstance(f.value.func, ast.Attribute) and f.value.func.attr == "detach" and not f.value.args):
+                isinstance(f.value.func, ast.Attribute) and f.value.func.attr in ("detach", "cpu")
+                and not f.value.args and not f.value.keywords):
             return ast.copy_location(ast.Call(ast.Attribute(f.value.func.value, "item", ast.Load()), [], []), node)
         if f.attr == "train" and len(node.args) + len(node.keywords) == 1:
             mode = node.args[0] if node.args else (node.keywords[0].value if node.keywords[0].arg == "mode" else None)
@@ -2285,6 +2288,15 @@ NEAR: list[tuple[str, str, str]] = [
     ("next(iter(xs)) and list(xs)[0] are next(xs)", "list(m.parameters())[0]", "next(m.parameters())"),
     ("torch.linalg.norm(t) is t.norm()", "torch.linalg.norm(a)", "a.norm()"),
     ("c is False is not c, c is True is c", "x is False", "not x"),
+    ("torch.inference_mode() and torch.set_grad_enabled(False) are torch.no_grad()", "torch.inference_mode()",
+     "torch.no_grad()"),
+    ("torch.inference_mode() and torch.set_grad_enabled(False) are torch.no_grad()", "torch.set_grad_enabled(False)",
+     "torch.no_grad()"),
+    ("t.flatten() is t.reshape(-1)", "a.flatten()", "a.reshape(-1)"),
+    ("t.square() is t ** 2", "a.square()", "a ** 2"),
+    ("abs(t) is t.abs()", "abs(a)", "a.abs()"),
+    ("t.clone().detach() is t.detach().clone()", "a.clone().detach()", "a.detach().clone()"),
+    ("lambda k: d[k] is d.get (as a key)", "max(d, key=lambda k: d[k])", "max(d, key=d.get)"),
 ]
 
 _OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
@@ -2319,6 +2331,22 @@ class _Near(ast.NodeTransformer):
         if isinstance(f, ast.Name) and f.id == "float" and len(node.args) == 1 and not node.keywords and not isinstance(
                 node.args[0], ast.Constant):
             return ast.copy_location(ast.Call(ast.Attribute(node.args[0], "item", ast.Load()), [], []), node)
+        if isinstance(f, ast.Attribute) and _is_torch(f.value) and (
+                (f.attr == "inference_mode" and not node.args and not node.keywords) or (
+                f.attr == "set_grad_enabled" and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value is False)):
+            return ast.copy_location(ast.Call(ast.Attribute(f.value, "no_grad", ast.Load()), [], []), node)
+        if isinstance(f, ast.Attribute) and not node.args and not node.keywords and f.attr in ("flatten", "square"):
+            if f.attr == "flatten":
+                return ast.copy_location(ast.Call(ast.Attribute(f.value, "reshape", ast.Load()), [
+                    ast.UnaryOp(ast.USub(), ast.Constant(1))], []), node)
+            return ast.copy_location(ast.BinOp(f.value, ast.Pow(), ast.Constant(2)), node)
+        if isinstance(f, ast.Name) and f.id == "abs" and len(node.args) == 1 and not node.keywords:
+            return ast.copy_location(ast.Call(ast.Attribute(node.args[0], "abs", ast.Load()), [], []), node)
+        if (isinstance(f, ast.Attribute) and f.attr == "detach" and not node.args and isinstance(f.value, ast.Call)
+                and isinstance(f.value.func, ast.Attribute) and f.value.func.attr == "clone" and not f.value.args):
+            inner = ast.Call(ast.Attribute(f.value.func.value, "detach", ast.Load()), [], [])
+            return ast.copy_location(ast.Call(ast.Attribute(inner, "clone", ast.Load()), [], []), node)
         if isinstance(f, ast.Attribute) and f.attr == "__len__" and not node.args and not node.keywords:
             return ast.copy_location(ast.Call(ast.Name("len", ast.Load()), [f.value], []), node)
         if isinstance(f, ast.Name) and f.id == "next" and len(node.args) == 1 and isinstance(node.args[0], ast.Call) and (
@@ -2364,6 +2392,15 @@ class _Near(ast.NodeTransformer):
             truth = node.comparators[0].value == isinstance(node.ops[0], (ast.Is, ast.Eq))
             return node.left if truth else ast.copy_location(ast.UnaryOp(ast.Not(), node.left), node)  # c is False
         return _one_way(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        self.generic_visit(node)
+        a, body = node.args, node.body
+        if (len(a.args) == 1 and not (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults)
+                and isinstance(body, ast.Subscript) and isinstance(body.slice, ast.Name)
+                and body.slice.id == a.args[0].arg and isinstance(body.value, ast.Name)):
+            return ast.copy_location(ast.Attribute(body.value, "get", ast.Load()), node)  # key=lambda k: d[k]
+        return node
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
