@@ -390,6 +390,10 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "def f(n, g):\n    for i in range(1, n + 1):\n        g(i)\n"),
     ("def f(xs):\n    t = 0\n    for i in range(len(xs)):\n        t += i * xs[i]\n    return t\n",
      "def f(xs):\n    t = 0\n    for i, x in enumerate(xs):\n        t += i * x\n    return t\n"),
+    ("def f(d):\n    best = None\n    for k in d:\n        if best is None or d[k] < d[best]:\n            best = k\n    return best\n",
+     "def f(d):\n    best = None\n    for k, v in d.items():\n        if best is None or v < d[best]:\n            best = k\n    return best\n"),
+    ("def f(d):\n    t = 0\n    for k in d:\n        t += d[k]\n    return t\n",
+     "def f(d):\n    t = 0\n    for v in d.values():\n        t += v\n    return t\n"),
     ("def f(n, g):\n    i = 0\n    while n > i:\n        g(i)\n        i += 1\n", "def f(n, g):\n    for j in range(n):\n        g(j)\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):

@@ -61,6 +61,7 @@ import ast
 import builtins
 import copy
 import re
+from collections import deque
 from functools import partial
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -147,7 +148,23 @@ def scope_locals(scope: ast.AST) -> list[str]:
 
 
 def _functions(tree: ast.AST) -> list[ast.AST]:
-    return [n for n in ast.walk(tree) if isinstance(n, _SCOPES)]
+    return [n for n in _walk(tree) if isinstance(n, _SCOPES)]
+
+
+def _walk(tree: ast.AST):
+    """``ast.walk``: every node of ``tree``, breadth first, in the same order, without its nested generators
+    (the normaliser walks trees often enough for that to count)."""
+    todo = deque([tree])
+    pop, push, add = todo.popleft, todo.append, todo.extend
+    while todo:
+        node = pop()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                push(value)
+            elif isinstance(value, list):
+                add([v for v in value if isinstance(v, ast.AST)])
+        yield node
 
 
 def _every_node(tree: ast.AST):
@@ -185,7 +202,7 @@ def _stores(tree: ast.AST) -> dict[str, int]:
 
 def _bodies(tree: ast.AST):
     """``(node, field, body)`` for every statement list in ``tree``."""
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         for name in _BODIES:
             body = getattr(node, name, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
@@ -214,8 +231,8 @@ def _escapes(stmt: ast.stmt) -> bool:
 
 
 def _fresh(tree: ast.AST, stem: str) -> str:
-    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
-        n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    taken = {n.id for n in _walk(tree) if isinstance(n, ast.Name)} | {
+        n.arg for n in _walk(tree) if isinstance(n, ast.arg)}
     i = 0
     while f"{stem}{i}" in taken:
         i += 1
@@ -307,7 +324,7 @@ _CONVERTS = {"to", "cpu", "cuda", "float", "double", "long", "int", "bool", "hal
 def _pure(node: ast.AST, assigned: bool = False) -> bool:
     """Evaluating ``node`` changes nothing and calls nothing but a builtin, ``torch`` function or method known
     to change nothing (with ``assigned``, its value is stored: a conversion's result, not its effect, is meant)."""
-    for n in ast.walk(node):
+    for n in _walk(node):
         if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda)):
             return False
         if isinstance(n, ast.Call):
@@ -328,7 +345,7 @@ def _acts(stmt: ast.stmt) -> bool:
     their order, because what they act on (a model's ``.grad``, an optimizer's state, the random state) need
     not show in names."""
     if any(isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, (ast.Store, ast.Del))
-           for n in ast.walk(stmt)):
+           for n in _walk(stmt)):
         return True  # p.grad /= n, x[i] = e: the object changed may be held elsewhere (an optimizer's parameters)
     if isinstance(stmt, ast.Expr):
         call = stmt.value
@@ -365,18 +382,18 @@ class _Aliases:
 
     def __init__(self, scope: ast.AST) -> None:
         self.parent: dict[str, str] = {}
-        for node in ast.walk(scope):
+        for node in _walk(scope):
             if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)) and not any(
-                    isinstance(n, ast.Attribute) and n.attr in _VALUES for n in ast.walk(node.value)):
+                    isinstance(n, ast.Attribute) and n.attr in _VALUES for n in _walk(node.value)):
                 src = _root(node.value)
                 for target in node.targets:
-                    for n in ast.walk(target):
+                    for n in _walk(target):
                         if isinstance(n, ast.Name) and src:
                             self.join(n.id, src)
             elif isinstance(node, (ast.For, ast.comprehension, ast.withitem)):
                 src = _root(node.iter if not isinstance(node, ast.withitem) else node.context_expr)
                 target = node.target if not isinstance(node, ast.withitem) else node.optional_vars
-                for n in ast.walk(target) if target is not None and src else ():
+                for n in _walk(target) if target is not None and src else ():
                     if isinstance(n, ast.Name):
                         self.join(n.id, src)
 
@@ -432,7 +449,7 @@ def _movable(stmt: ast.stmt, callables: set[str]) -> bool:
     if not isinstance(stmt, _MOVABLE) or _escapes(stmt):
         return False
     return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in callables
-                   for n in ast.walk(stmt))
+                   for n in _walk(stmt))
 
 
 def _reorder(body: list[ast.stmt], alias: _Aliases, callables: set[str]) -> list[ast.stmt]:
@@ -457,8 +474,8 @@ def _reorder(body: list[ast.stmt], alias: _Aliases, callables: set[str]) -> list
 
 def _callables(tree: ast.AST) -> set[str]:
     """Names the cell binds to a function or a lambda."""
-    names = {n.name for n in ast.walk(tree) if isinstance(n, _SCOPES)}
-    for n in ast.walk(tree):
+    names = {n.name for n in _walk(tree) if isinstance(n, _SCOPES)}
+    for n in _walk(tree):
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
             names |= {t.id for t in n.targets if isinstance(t, ast.Name)}
     return names
@@ -497,7 +514,7 @@ def _rename_scopes(tree: ast.Module) -> None:
 
 def strip_docstrings(tree: ast.AST) -> None:
     """Drop every module's, class's and function's docstring from ``tree`` (in place)."""
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(node, (*_SCOPES, ast.ClassDef, ast.Module)) and body
                 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
@@ -508,7 +525,7 @@ def strip_docstrings(tree: ast.AST) -> None:
 def strip_annotations(tree: ast.AST) -> None:
     """Type hints go (in place): a function's argument and return annotations, and ``x: T = e`` is ``x = e``;
     a bare ``x: T`` stays (it makes ``x`` a local)."""
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, (*_SCOPES, ast.Lambda)):
             a = node.args
             for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
@@ -550,8 +567,8 @@ def inline_module_constants(tree: ast.Module) -> None:
         return
     modules = _imported(tree)
     stores = _stores(tree)
-    bound = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)} | {
-        n.name for n in ast.walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))}
+    bound = {a.arg for a in _walk(tree) if isinstance(a, ast.arg)} | {
+        n.name for n in _walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))}
     for at, stmt in enumerate(tree.body):
         name = module_constant(stmt, modules)
         if name is None or stores.get(name) != 1 or name in bound or name in modules:
@@ -559,7 +576,7 @@ def inline_module_constants(tree: ast.Module) -> None:
         if isinstance(stmt.value, ast.Attribute) and _root(stmt.value) in stores:
             continue  # the module's name is rebound somewhere
         for later in tree.body[at + 1:]:
-            for node in ast.walk(later):
+            for node in _walk(later):
                 for field, child in ast.iter_fields(node):
                     items = child if isinstance(child, list) else [child]
                     for i, item in enumerate(items):
@@ -599,7 +616,7 @@ def _unwrap_class(cls: ast.ClassDef) -> dict[str, ast.FunctionDef] | None:
     methods = [s for s in cls.body if isinstance(s, ast.FunctionDef) and s.args.args and not s.decorator_list]
     if len(methods) != len([s for s in cls.body if not isinstance(s, ast.Pass)]):
         return None
-    attributes = {n.attr for m in methods for n in ast.walk(m) if isinstance(n, ast.Attribute)
+    attributes = {n.attr for m in methods for n in _walk(m) if isinstance(n, ast.Attribute)
                   and isinstance(n.value, ast.Name) and n.value.id == m.args.args[0].arg}
     if any(attributes & (set(scope_locals(m)) - {a.arg for a in m.args.args}) for m in methods
            if m.name != "__init__"):
@@ -662,11 +679,11 @@ def _unwrap_classes(tree: ast.Module, keep: set[str]) -> None:
             continue
         trial = copy.deepcopy(tree)
         stores = _stores(trial)
-        bound = {_makes(n, cls.name): n.value for n in ast.walk(trial) if isinstance(n, ast.stmt) and _makes(n, cls.name)}
+        bound = {_makes(n, cls.name): n.value for n in _walk(trial) if isinstance(n, ast.stmt) and _makes(n, cls.name)}
         if any(stores.get(name, 0) != 1 for name in bound):
             continue
         _CallsOfClass(cls.name, methods, bound).visit(trial)
-        used = {n.id for n in ast.walk(trial) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        used = {n.id for n in _walk(trial) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         _drop(trial, partial(_unused_object, cls=cls.name, used=used))
         trial.body[at:at + 1] = list(methods.values())
         if cls.name in _loads(trial) or any(name in _loads(trial) for name in bound):
@@ -680,7 +697,7 @@ def _unused_object(stmt: ast.stmt, cls: str, used: set[str]) -> bool:
 
 
 def _drop(tree: ast.AST, doomed) -> None:
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         for name in _BODIES:
             body = getattr(node, name, None)
             if isinstance(body, list) and any(isinstance(s, ast.stmt) and doomed(s) for s in body):
@@ -692,7 +709,7 @@ def _drop(tree: ast.AST, doomed) -> None:
 def _defs(tree: ast.AST) -> list[tuple[list, ast.FunctionDef]]:
     """Every ``def`` of the cell with the body list that holds it."""
     found = []
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         for name in _BODIES:
             body = getattr(node, name, None)
             if isinstance(body, list):
@@ -704,9 +721,9 @@ def _inlinable(fn: ast.FunctionDef) -> bool:
     a = fn.args
     if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or fn.decorator_list:
         return False
-    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    returns = [n for n in _walk(fn) if isinstance(n, ast.Return)]
     if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Lambda)) or
-           (isinstance(n, ast.Name) and n.id == fn.name) for n in ast.walk(fn)):
+           (isinstance(n, ast.Name) and n.id == fn.name) for n in _walk(fn)):
         return False
     # one return, and it is the last statement: the body can run in the caller's place
     return len(returns) <= 1 and (not returns or fn.body[-1] is returns[0])
@@ -726,7 +743,7 @@ def _bind(fn: ast.FunctionDef, call: ast.Call) -> tuple[list[ast.stmt], list[ast
         given[kw.arg] = kw.value
     if any(p not in given and p not in defaults for p in params):
         return None
-    assigned = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    assigned = {n.id for n in _walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     rename, bindings = {}, []
     for p in params:
         value = given.get(p, defaults.get(p))
@@ -772,7 +789,7 @@ def _inline_at(stmt: ast.stmt, fn: ast.FunctionDef, call: ast.Call) -> list[ast.
 
 
 def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         for name, value in ast.iter_fields(node):
             if value is old:
                 setattr(node, name, new)
@@ -794,14 +811,14 @@ def _inline_expression(tree: ast.Module, keep: set[str]) -> bool:
         a = fn.args
         if (fn.name in keep or not _inlinable(fn) or a.defaults or len(fn.body) != 1
                 or not isinstance(fn.body[0], ast.Return) or fn.body[0].value is None
-                or any(isinstance(n, (ast.NamedExpr, *_ALL_SCOPES)) for n in ast.walk(fn.body[0]))):
+                or any(isinstance(n, (ast.NamedExpr, *_ALL_SCOPES)) for n in _walk(fn.body[0]))):
             continue
         params = [p.arg for p in a.args]
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        calls = [n for n in _walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                  and n.func.id == fn.name]
         lam = ast.Lambda(a, fn.body[0].value)
         once = len(params) == 1 and _first_use(ast.Expr(lam.body), params[0]) is not None and sum(
-            isinstance(n, ast.Name) and n.id == params[0] for n in ast.walk(lam.body)) == 1
+            isinstance(n, ast.Name) and n.id == params[0] for n in _walk(lam.body)) == 1
         if len(calls) != loads.get(fn.name, 0) or not calls or any(
                 len(c.args) != len(params) or c.keywords or any(isinstance(x, ast.Starred) for x in c.args)
                 or not (once or all(_pure(x) for x in c.args)) or not _same_meaning(tree, fn, c) for c in calls):
@@ -819,21 +836,21 @@ def _inline_one(tree: ast.Module, keep: set[str]) -> bool:
     for holder, fn in _defs(tree):
         if fn.name in keep or not _inlinable(fn):
             continue
-        uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == fn.name]
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        uses = [n for n in _walk(tree) if isinstance(n, ast.Name) and n.id == fn.name]
+        calls = [n for n in _walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                  and n.func.id == fn.name]
         if len(uses) != 1 or len(calls) != 1:
             continue
         call = calls[0]
         if not _same_meaning(tree, fn, call):
             continue
-        for node in ast.walk(tree):
+        for node in _walk(tree):
             for name in _BODIES:
                 body = getattr(node, name, None)
                 if not isinstance(body, list):
                     continue
                 for at, stmt in enumerate(body):
-                    if isinstance(stmt, (*_SCOPES, ast.ClassDef)) or not any(n is call for n in ast.walk(stmt)):
+                    if isinstance(stmt, (*_SCOPES, ast.ClassDef)) or not any(n is call for n in _walk(stmt)):
                         continue
                     if any(isinstance(s, (ast.For, ast.While, ast.If, ast.With, ast.Try)) for s in [stmt]):
                         continue  # the call sits in a header (a loop's iterable, a test): nested bodies are visited
@@ -850,7 +867,7 @@ def _inline_one(tree: ast.Module, keep: set[str]) -> bool:
 
 def _enclosing(tree: ast.AST, target: ast.AST) -> ast.AST:
     """The innermost function (or the module) whose own code holds ``target``."""
-    for scope in [tree, *[n for n in ast.walk(tree) if isinstance(n, _ALL_SCOPES)]][::-1]:
+    for scope in [tree, *[n for n in _walk(tree) if isinstance(n, _ALL_SCOPES)]][::-1]:
         if any(n is target for n in own_nodes(scope)):
             return scope
     return tree
@@ -863,7 +880,7 @@ def _same_meaning(tree: ast.AST, fn: ast.AST, call: ast.AST) -> bool:
     if where is caller:
         return True
     own = set(scope_locals(fn))
-    free = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id not in own}
+    free = {n.id for n in _walk(fn) if isinstance(n, ast.Name) and n.id not in own}
     return not free & set(scope_locals(caller))
 
 
@@ -887,7 +904,7 @@ class _Maps(ast.NodeTransformer):
                     return node
                 target, elt = a.args[0].arg, fn.body
             elif isinstance(fn, (ast.Name, ast.Attribute)) and all(
-                    isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(fn)):
+                    isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in _walk(fn)):
                 target = _fresh(self.tree, "item")
                 elt = ast.Call(fn, [ast.Name(target, ast.Load())], [])
             else:
@@ -906,7 +923,7 @@ def _maps_as_generators(tree: ast.Module) -> None:
     if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("map", "list", "set")
                and n.args for n in _every_node(tree)):
         return
-    shadowed = {"map", "list", "set"} & (_stores(tree).keys() | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)})
+    shadowed = {"map", "list", "set"} & (_stores(tree).keys() | {a.arg for a in _walk(tree) if isinstance(a, ast.arg)})
     if not shadowed:
         _Maps(tree).visit(tree)
         ast.fix_missing_locations(tree)
@@ -926,10 +943,10 @@ def _inline_lambdas(tree: ast.Module) -> None:
             if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
                 continue
             params = [p.arg for p in a.args]
-            calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            calls = [n for n in _walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                      and n.func.id == name]
             once = len(params) == 1 and _first_use(ast.Expr(fn.body), params[0]) is not None and sum(
-                isinstance(n, ast.Name) and n.id == params[0] for n in ast.walk(fn.body)) == 1
+                isinstance(n, ast.Name) and n.id == params[0] for n in _walk(fn.body)) == 1
             if len(calls) != loads.get(name, 0) or not calls or any(
                     len(c.args) != len(params) or c.keywords or not (once or all(_pure(x) for x in c.args))
                     or not _same_meaning(tree, fn, c) for c in calls):
@@ -980,7 +997,7 @@ def _loop_of(comp: ast.AST, target: str) -> list[ast.stmt] | None:
     else:
         return None
     for g in reversed(gen.generators):
-        if any(isinstance(n, (ast.NamedExpr, ast.Await)) for n in ast.walk(g)):
+        if any(isinstance(n, (ast.NamedExpr, ast.Await)) for n in _walk(g)):
             return None
         for cond in reversed(g.ifs):
             inner = ast.If(cond, [inner], [])
@@ -995,7 +1012,7 @@ def _apart(comp: ast.AST) -> ast.AST:
     gen = comp.args[0] if isinstance(comp, ast.Call) and comp.args else comp
     if not isinstance(gen, _COMPS):
         return comp
-    names = {n.id for g in gen.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    names = {n.id for g in gen.generators for n in _walk(g.target) if isinstance(n, ast.Name)}
     _APART[0] += 1
     mapping = {n: f"_c{_APART[0]}_{n}" for n in names}
     gen = copy.deepcopy(gen)
@@ -1016,10 +1033,10 @@ def _apart(comp: ast.AST) -> ast.AST:
 
 def _expand_comprehensions(tree: ast.AST) -> None:
     counter = [0]
-    for node in list(ast.walk(tree)):
+    for node in list(_walk(tree)):
         if not isinstance(node, _SCOPES):
             continue
-        for inner in list(ast.walk(node)):
+        for inner in list(_walk(node)):
             for name in _BODIES:
                 body = getattr(inner, name, None)
                 if isinstance(body, list):
@@ -1037,7 +1054,7 @@ def _expand_body(body: list[ast.stmt], counter: list[int]) -> list[ast.stmt]:
                 and (loop := _loop_of(value, stmt.targets[0].id))):
             out += loop  # x = [... for ...]: the loop that builds x
             continue
-        for comp in [n for n in ast.walk(value) if _loop_of(n, "_") is not None][:1]:
+        for comp in [n for n in _walk(value) if _loop_of(n, "_") is not None][:1]:
             if not _hoistable(stmt.value, comp):
                 break
             temp = f"_built{counter[0]}"
@@ -1069,9 +1086,9 @@ def _hoistable(value: ast.AST, comp: ast.AST) -> bool:
     if any(isinstance(a, (ast.BoolOp, ast.IfExp, ast.Lambda, *_COMPS)) for a in ancestors):
         return False
     where = (comp.lineno, comp.col_offset)
-    inside = {id(n) for n in ast.walk(comp)} | {id(a) for a in ancestors}
+    inside = {id(n) for n in _walk(comp)} | {id(a) for a in ancestors}
     return not any(isinstance(n, ast.Call) and id(n) not in inside and (n.lineno, n.col_offset) < where
-                   for n in ast.walk(value))
+                   for n in _walk(value))
 
 
 # ---- 5. other spellings of one PyTorch call
@@ -1310,7 +1327,7 @@ class _Forms(ast.NodeTransformer):
 
 
 def _tests_of(tree: ast.AST):
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
             yield node, "test"
         elif isinstance(node, ast.Assert):
@@ -1347,12 +1364,12 @@ def rewrite_forms(tree: ast.Module, signatures: dict[str, list[str]] | None = No
         a = fn.args
         if not (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs):
             known[fn.name] = [p.arg for p in a.args]
-    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-    stored |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
-    stored |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+    stored = {n.id for n in _walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    stored |= {n.arg for n in _walk(tree) if isinstance(n, ast.arg)}
+    stored |= {(a.asname or a.name).split(".")[0] for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
                for a in n.names}
-    stored |= {n.name for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler) and n.name}
-    redefined = [n.name for n in ast.walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))]
+    stored |= {n.name for n in _walk(tree) if isinstance(n, ast.ExceptHandler) and n.name}
+    redefined = [n.name for n in _walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))]
     shadowed = stored | {name for name in redefined if redefined.count(name) > 1}
     for holder, at in list(_tests_of(tree)):
         if isinstance(at, int):
@@ -1385,7 +1402,7 @@ def _plain_target(target: ast.AST) -> bool:
     if isinstance(target, ast.Name):
         return True
     if isinstance(target, ast.Subscript):
-        return all(isinstance(n, (ast.Name, ast.Constant, ast.Load, ast.Store, ast.Subscript)) for n in ast.walk(target))
+        return all(isinstance(n, (ast.Name, ast.Constant, ast.Load, ast.Store, ast.Subscript)) for n in _walk(target))
     if isinstance(target, ast.Attribute):
         return isinstance(target.value, ast.Name)
     return False
@@ -1407,7 +1424,7 @@ def _propagate_constants(fn: ast.AST) -> bool:
     """A local bound once, at the function's top level, to a constant, and never rebound: its reads after that
     statement are the constant, and branches on it are decided."""
     stores = _stores(fn)
-    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    args = {a.arg for a in _walk(fn) if isinstance(a, ast.arg)}
     changed = False
     for at, stmt in enumerate(fn.body):
         if not (stmt.targets[0].id not in args if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) else False):
@@ -1417,7 +1434,7 @@ def _propagate_constants(fn: ast.AST) -> bool:
             continue
         name, value = stmt.targets[0].id, stmt.value.value
         for later in fn.body[at + 1:]:  # a nested scope defined later reads it later too: never rebound
-            for node in ast.walk(later):
+            for node in _walk(later):
                 for field, child in ast.iter_fields(node):
                     if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
                         setattr(node, field, ast.copy_location(ast.Constant(value), child))
@@ -1491,14 +1508,14 @@ def _drop_dead_stores(fn: ast.AST) -> bool:
     """Stores to a local that nothing reads: dropped when what they store calls nothing, written as the bare
     call otherwise.  A local read only to store itself again (``n = n + 1``) counts as unread."""
     loads = _loads(fn)
-    declared = {n for node in ast.walk(fn) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
-    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    declared = {n for node in _walk(fn) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+    args = {a.arg for a in _walk(fn) if isinstance(a, ast.arg)}
     self_reads: dict[str, int] = {}
-    for node in ast.walk(fn):
+    for node in _walk(fn):
         target = _single_target(node)
         if target and _pure(node.value):
             self_reads[target] = self_reads.get(target, 0) + sum(
-                isinstance(n, ast.Name) and n.id == target and isinstance(n.ctx, ast.Load) for n in ast.walk(node.value))
+                isinstance(n, ast.Name) and n.id == target and isinstance(n.ctx, ast.Load) for n in _walk(node.value))
     dead = {name for name in _stores(fn) if name not in declared and name not in args
             and loads.get(name, 0) == self_reads.get(name, 0)}
     if not dead:
@@ -1508,7 +1525,7 @@ def _drop_dead_stores(fn: ast.AST) -> bool:
         out = []
         for stmt in body:
             if (isinstance(stmt, ast.For) and not stmt.orelse and all(isinstance(b, ast.Pass) for b in stmt.body)
-                    and _pure(stmt.iter) and {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)} <= dead):
+                    and _pure(stmt.iter) and {n.id for n in _walk(stmt.target) if isinstance(n, ast.Name)} <= dead):
                 changed = True
                 continue  # a loop that does nothing over what changes nothing (a sum no one reads)
             target = _single_target(stmt)
@@ -1584,7 +1601,7 @@ def _counter_test(test: ast.AST) -> tuple[str, ast.AST, bool] | None:
 
 def _breaks_at_top(fn: ast.AST) -> None:
     """``while True: if c: break`` then the rest is ``while not c:`` the rest (no ``else``; in place)."""
-    for loop in [n for n in ast.walk(fn) if isinstance(n, ast.While)]:
+    for loop in [n for n in _walk(fn) if isinstance(n, ast.While)]:
         first = loop.body[0]
         if (isinstance(loop.test, ast.Constant) and loop.test.value is True and not loop.orelse and len(loop.body) > 1
                 and isinstance(first, ast.If) and not first.orelse and [type(s) for s in first.body] == [ast.Break]):
@@ -1612,12 +1629,12 @@ def _whiles_as_fors(fn: ast.AST) -> bool:
             inner = loop.body[:-1]
             written = set().union(*(_names(s)[1] for s in inner)) if inner else set()
             rebound = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
-                          for s in inner for n in ast.walk(s))  # an int counter changes only by rebinding
-            if rebound or not _pure(bound) or written & {n.id for n in ast.walk(bound) if isinstance(n, ast.Name)}:
+                          for s in inner for n in _walk(s))  # an int counter changes only by rebinding
+            if rebound or not _pure(bound) or written & {n.id for n in _walk(bound) if isinstance(n, ast.Name)}:
                 continue
-            inside = sum(isinstance(n, ast.Name) and n.id == name for s in loop.body for n in ast.walk(s))
-            inside += sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.test))
-            everywhere = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(fn))
+            inside = sum(isinstance(n, ast.Name) and n.id == name for s in loop.body for n in _walk(s))
+            inside += sum(isinstance(n, ast.Name) and n.id == name for n in _walk(loop.test))
+            everywhere = sum(isinstance(n, ast.Name) and n.id == name for n in _walk(fn))
             if everywhere != inside + 1:  # the name is used outside the loop (its value after it differs)
                 continue
             if inclusive:
@@ -1634,7 +1651,7 @@ def _whiles_as_fors(fn: ast.AST) -> bool:
 def _indices_as_elements(fn: ast.AST) -> bool:
     """``for i in range(len(xs)): x = xs[i]; ...`` as ``for x in xs: ...`` when ``i`` serves nothing else and
     the body changes neither ``xs`` nor what it holds."""
-    for node in ast.walk(fn):
+    for node in _walk(fn):
         if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name) and not node.orelse
                 and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
                 and node.iter.func.id == "range" and len(node.iter.args) == 1 and not node.iter.keywords):
@@ -1651,9 +1668,9 @@ def _indices_as_elements(fn: ast.AST) -> bool:
                 and isinstance(first.value.value, ast.Name) and first.value.value.id == seq
                 and isinstance(first.value.slice, ast.Name) and first.value.slice.id == i):
             continue
-        uses = sum(isinstance(n, ast.Name) and n.id == i for n in ast.walk(fn))
+        uses = sum(isinstance(n, ast.Name) and n.id == i for n in _walk(fn))
         written = set().union(*(_names(s)[1] for s in node.body[1:])) if node.body[1:] else set()
-        if uses != 2 or seq in written or (_names(first)[1] - {n.id for n in ast.walk(first.targets[0])
+        if uses != 2 or seq in written or (_names(first)[1] - {n.id for n in _walk(first.targets[0])
                                                                if isinstance(n, ast.Name)}):
             continue
         node.target = first.targets[0]
@@ -1668,9 +1685,9 @@ def _index_reads_only(loop: ast.For, fn: ast.AST, seq: str, i: str) -> bool:
     """``for i in range(len(xs))`` whose body reads ``xs[i]`` (and changes neither ``xs`` nor ``i``): rewritten in
     place as ``for x in xs`` with ``x`` for each ``xs[i]``, or ``for i, x in enumerate(xs)`` where ``i`` serves
     more; ``True`` when it was."""
-    reads = [n for s in loop.body for n in ast.walk(s) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
+    reads = [n for s in loop.body for n in _walk(s) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
              and isinstance(n.value, ast.Name) and n.value.id == seq and isinstance(n.slice, ast.Name) and n.slice.id == i]
-    uses = sum(isinstance(n, ast.Name) and n.id == i for n in ast.walk(fn))
+    uses = sum(isinstance(n, ast.Name) and n.id == i for n in _walk(fn))
     written = set().union(*(_names(s)[1] for s in loop.body))
     if not reads or seq in written or (uses != len(reads) + 1 and i in written):
         return False
@@ -1690,13 +1707,13 @@ def _index_reads_only(loop: ast.For, fn: ast.AST, seq: str, i: str) -> bool:
 
 
 def _name_uses(fn: ast.AST, name: str) -> int:
-    return sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(fn))
+    return sum(isinstance(n, ast.Name) and n.id == name for n in _walk(fn))
 
 
 def _headers_unpacked(fn: ast.AST) -> bool:
     """``for b in xs: x, y = b; ...`` as ``for x, y in xs: ...``, and ``for i, x in enumerate(xs)`` as
     ``for x in xs``, when ``b`` (``i``) serves nothing else."""
-    for node in ast.walk(fn):
+    for node in _walk(fn):
         if not isinstance(node, ast.For) or node.orelse:
             continue
         target, it = node.target, node.iter
@@ -1839,7 +1856,7 @@ class _ModeBranches(ast.NodeTransformer):
 def _last_continue_dropped(tree: ast.AST) -> bool:
     """A branch that is only ``continue``, last in a loop's body, does what an empty one does (in place)."""
     changed = False
-    for loop in [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))]:
+    for loop in [n for n in _walk(tree) if isinstance(n, (ast.For, ast.While))]:
         last = loop.body[-1]
         while isinstance(last, ast.If):
             for name in ("body", "orelse"):
@@ -1929,13 +1946,13 @@ def _first_use(stmt: ast.stmt, name: str):
         if isinstance(node, (*_ALL_SCOPES, ast.IfExp, ast.BoolOp)):
             if isinstance(node, ast.BoolOp):
                 visit(node.values[0], safe)
-                if not found and any(isinstance(n, ast.Name) and n.id == name for v in node.values[1:] for n in ast.walk(v)):
+                if not found and any(isinstance(n, ast.Name) and n.id == name for v in node.values[1:] for n in _walk(v)):
                     found.append(None)
             elif isinstance(node, ast.IfExp):
                 visit(node.test, safe)
-                if not found and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+                if not found and any(isinstance(n, ast.Name) and n.id == name for n in _walk(node)):
                     found.append(None)
-            elif any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+            elif any(isinstance(n, ast.Name) and n.id == name for n in _walk(node)):
                 found.append(None)
             return
         if isinstance(node, ast.Call):
@@ -1947,7 +1964,7 @@ def _first_use(stmt: ast.stmt, name: str):
         if isinstance(node, ast.Compare):
             visit(node.left, safe)
             visit(node.comparators[0], safe)
-            if not found and any(isinstance(n, ast.Name) and n.id == name for c in node.comparators[1:] for n in ast.walk(c)):
+            if not found and any(isinstance(n, ast.Name) and n.id == name for c in node.comparators[1:] for n in _walk(c)):
                 found.append(None)
             return
         for child in ast.iter_child_nodes(node):
@@ -1961,7 +1978,7 @@ def _first_use(stmt: ast.stmt, name: str):
 
 def _fold_temporaries(fn: ast.AST) -> bool:
     loads, stores = _loads(fn), _stores(fn)
-    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    args = {a.arg for a in _walk(fn) if isinstance(a, ast.arg)}
     alias = _Aliases(fn)
     for _node, _field, body in list(_bodies(fn)):
         for at in range(len(body) - 1):
@@ -1970,7 +1987,7 @@ def _fold_temporaries(fn: ast.AST) -> bool:
                     or loads.get(name) != 1):
                 continue
             j = next((j for j in range(at + 1, len(body))
-                      if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(body[j]))), None)
+                      if any(isinstance(n, ast.Name) and n.id == name for n in _walk(body[j]))), None)
             if j is None or not all(_commute(body[at], body[k], alias) for k in range(at + 1, j)):
                 continue  # read in another block, or something between must see the assignment done
             use = _first_use(body[j], name)
@@ -2004,7 +2021,7 @@ def _reads_state(stmt: ast.stmt) -> bool:
     """``stmt`` reads what an object holds (an attribute, a method's result) beyond its shape, dtype or device:
     a call made for its effect may change it unseen (``optimizer.step()`` changes the model's parameters), so
     the two keep their order."""
-    for n in ast.walk(stmt):
+    for n in _walk(stmt):
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr not in _VALUES:
             root = _root(n)
             if root is not None and root not in _MODULES:
@@ -2019,19 +2036,19 @@ def _copy_pure_temporaries(fn: ast.AST) -> bool:
     read only by the statements after it in its block, none of which changes what the expression reads: each
     read is the expression itself."""
     loads, stores = _loads(fn), _stores(fn)
-    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    args = {a.arg for a in _walk(fn) if isinstance(a, ast.arg)}
     for _node, _field, body in list(_bodies(fn)):
         for at, stmt in enumerate(body):
             name = _single_target(stmt)
             if (name is None or not isinstance(stmt, ast.Assign) or name in args or stores.get(name) != 1
                     or not loads.get(name) or not _pure(stmt.value) or not _immutable(stmt.value)):
                 continue
-            reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+            reads = {n.id for n in _walk(stmt.value) if isinstance(n, ast.Name)}
             if name in reads:
                 continue
             seen, last = 0, at
             for j in range(at + 1, len(body)):
-                here = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(body[j]))
+                here = sum(isinstance(n, ast.Name) and n.id == name for n in _walk(body[j]))
                 if here:
                     seen, last = seen + here, j
                 if seen == loads[name]:
@@ -2042,7 +2059,7 @@ def _copy_pure_temporaries(fn: ast.AST) -> bool:
             if _reads_state(stmt) and any(_acts(s) for s in body[at + 1:last + 1]):
                 continue  # what an object holds may change under a call made for its effect
             if any(_names(s)[1] & reads for s in between) or any(
-                    isinstance(n, _ALL_SCOPES) for s in body[at + 1:last + 1] for n in ast.walk(s)):
+                    isinstance(n, _ALL_SCOPES) for s in body[at + 1:last + 1] for n in _walk(s)):
                 continue
             if _names(body[last])[1] & reads:
                 continue  # the last reader may change what the expression reads before reading it
@@ -2073,7 +2090,7 @@ _IMMUTABLE_METHODS = {"item", "numel", "dim"}
 
 def _immutable(node: ast.AST) -> bool:
     """``node`` makes no new mutable object (no list, dict or set, no call but those of a number)."""
-    for n in ast.walk(node):
+    for n in _walk(node):
         if isinstance(n, (ast.List, ast.Dict, ast.Set, *_COMPS, ast.Lambda)):
             return False
         if isinstance(n, ast.Call) and not (
@@ -2095,7 +2112,7 @@ def _split_tuples(tree: ast.AST) -> None:
                 targets = [t.id for t in stmt.targets[0].elts]
                 ok = len(set(targets)) == len(targets) and not any(
                     isinstance(n, ast.Name) and n.id in targets[:i] for i, v in enumerate(stmt.value.elts)
-                    for n in ast.walk(v))
+                    for n in _walk(v))
                 if ok:
                     out += [ast.copy_location(ast.Assign([ast.Name(t, ast.Store())], v), stmt)
                             for t, v in zip(targets, stmt.value.elts)]
@@ -2172,7 +2189,7 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
 
 
 def _reorder_all(tree: ast.Module, callables: set[str]) -> None:
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, _SCOPES):
             node.body = _reorder(node.body, _Aliases(node), callables)
     tree.body = _reorder(tree.body, _Aliases(tree), callables)
@@ -2197,7 +2214,7 @@ def statements(source: str) -> int:
         return len([line for line in source.splitlines() if line.strip()])
     strip_docstrings(tree)
     return sum(isinstance(n, ast.stmt) and not isinstance(n, (*_SCOPES, ast.ClassDef, ast.Pass))
-               for n in ast.walk(tree))
+               for n in _walk(tree))
 
 
 # ---- the text that is fingerprinted: every variable written v
@@ -2222,7 +2239,7 @@ def _single_use_folded(tree: ast.Module) -> None:
                 if name not in once or not isinstance(body[at], ast.Assign):
                     at += 1
                     continue
-                reader = next((later for later in body[at + 1:] for n in ast.walk(later)
+                reader = next((later for later in body[at + 1:] for n in _walk(later)
                                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)), None)
                 if not isinstance(reader, ast.Return):
                     at += 1
@@ -2238,8 +2255,30 @@ def _single_use_folded(tree: ast.Module) -> None:
             return
 
 
+def _keys_as_items(tree: ast.Module) -> None:
+    """``for k in d: ... d[k] ...`` is ``for k, v in d.items(): ... v ...`` (``for v in d.values()`` when
+    ``k`` serves nothing else), in place: for the fingerprinted text only, since ``d`` may be no dict."""
+    for loop in [n for n in _every_node(tree) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+                 and isinstance(n.iter, ast.Name) and not n.orelse]:
+        key, table = loop.target.id, loop.iter.id
+        reads = [n for s in loop.body for n in _walk(s) if isinstance(n, ast.Subscript) and isinstance(
+            n.value, ast.Name) and n.value.id == table and isinstance(n.slice, ast.Name) and n.slice.id == key]
+        written = {n.id for s in loop.body for n in _walk(s) if isinstance(n, ast.Name)
+                   and isinstance(n.ctx, (ast.Store, ast.Del))}
+        if not reads or any(not isinstance(r.ctx, ast.Load) for r in reads) or {key, table} & written:
+            continue
+        value = _fresh(tree, "v")
+        for r in reads:
+            _replace(loop, r, ast.copy_location(ast.Name(value, ast.Load()), r))
+        rest = any(isinstance(n, ast.Name) and n.id == key for s in loop.body for n in _walk(s))
+        method = "items" if rest else "values"
+        loop.target = (ast.Tuple([ast.Name(key, ast.Store()), ast.Name(value, ast.Store())], ast.Store()) if rest
+                       else ast.Name(value, ast.Store()))
+        loop.iter = ast.Call(ast.Attribute(ast.Name(table, ast.Load()), method, ast.Load()), [], [])
+
+
 def _replace_name(tree: ast.AST, name: str, value: ast.AST) -> None:
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         for field, child in ast.iter_fields(node):
             if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
                 setattr(node, field, value)
@@ -2253,11 +2292,12 @@ def _replace_name(tree: ast.AST, name: str, value: ast.AST) -> None:
 
 def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
     variables = set(variables or ())
-    imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+    imported = {(a.asname or a.name).split(".")[0] for n in _walk(tree)
                 if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     tree = copy.deepcopy(tree)
     _single_use_folded(tree)
-    for node in ast.walk(tree):
+    _keys_as_items(tree)
+    for node in _walk(tree):
         if isinstance(node, ast.Name) and node.id not in imported and node.id not in _KEPT and (
                 re.fullmatch(r"v\d+", node.id) or node.id in variables):
             node.id = "v"
@@ -2606,9 +2646,11 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> li
             out.append((ast.unparse(stmt), line))
 
     aside: list[tuple[str, int]] = []  # asserts, prints, logging and argument checks: after the code they interrupt
-    loads, modules = _loads(tree), _imported(tree)
-    emit([s for s in _folded_tree(tree, variables).body if not (module_constant(s, modules) and not loads.get(
-        module_constant(s, modules)))])  # a constant the cell names once and reads where it is used
+    body = _folded_tree(tree, variables).body
+    if any(isinstance(s, ast.Assign) for s in tree.body):  # a constant the cell names once, read where it is used
+        loads, modules = _loads(tree), _imported(tree)
+        body = [s for s in body if not (module_constant(s, modules) and not loads.get(module_constant(s, modules)))]
+    emit(body)
     return out + aside
 
 
@@ -2619,6 +2661,6 @@ def folded(tree: ast.Module, variables: set[str] | None = None) -> list[str]:
 
 def assigned(tree: ast.AST) -> set[str]:
     """Every name ``tree`` binds: assignments, loop targets, arguments, functions and classes."""
-    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    names |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
-    return names | {n.name for n in ast.walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))}
+    names = {n.id for n in _walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names |= {n.arg for n in _walk(tree) if isinstance(n, ast.arg)}
+    return names | {n.name for n in _walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))}
