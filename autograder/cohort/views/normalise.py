@@ -1465,7 +1465,7 @@ def _returns_from_loops(fn: ast.AST) -> bool:
     if not any(isinstance(n, ast.Break) for n in _every_node(fn)):
         return False
     loads, stores = _loads(fn), _stores(fn)
-    for node, field, body in list(_bodies(fn)):
+    for _node, _field, body in list(_bodies(fn)):
         for at in range(len(body) - 1):
             loop, ret = body[at], body[at + 1]
             if not (isinstance(loop, (ast.For, ast.While)) and not loop.orelse and isinstance(ret, ast.Return)
@@ -1872,7 +1872,7 @@ def _last_continue_dropped(tree: ast.AST) -> bool:
 def _loops_as_any(fn: ast.AST) -> None:
     """``for x in xs: if c: return True`` then ``return False`` is ``return any(c for x in xs)``; with
     ``False``/``True`` the other way round, ``return all(not c for x in xs)`` (in place)."""
-    for node, field, body in list(_bodies(fn)):
+    for _node, _field, body in list(_bodies(fn)):
         for at in range(len(body) - 1):
             loop, after = body[at], body[at + 1]
             if not (isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1 and isinstance(
