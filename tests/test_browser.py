@@ -431,7 +431,7 @@ def test_nbgrader_validate_on_blank_exercise(page, lab):
 
 
 def test_similarity_page_by_student_shows_a_chain_and_a_merge(browser, tmp_path):
-    """The similarity page of module 06's planted cohort (the one the normaliser was never tuned on), opened in
+    """The similarity page of module 06's first planted cohort, opened in
     Chromium: the view by student, with the chain (honest-02 -> chain-b -> chain-c) as one group, and the group of
     the copier who merged two classmates' cells.  No JupyterLab: the page is a file an instructor opens."""
     from autograder.cohort.views import similarity as sim

@@ -1,5 +1,5 @@
 """Answers that look copied, measured on the planted cohorts of modules 04, 05, 06 and 08 (``autograder.dev.planted``,
-``planted_05``, ``planted_06``, ``planted_08``).
+``planted_05``, ``planted_05b``, ``planted_05c``, ``planted_06``, ``planted_06b``, ``planted_08``).
 
 Module 04: twelve honest students in their own styles, two who wrote the course's canonical answer
 independently, six who copied a classmate and disguised two or three answers each a different way (renamed,
@@ -7,17 +7,18 @@ re-commented, wrapped in a class, split into helpers, loops turned into comprehe
 The similarity report must find every disguised cell but two (the released starter code with one repair line,
 see below), flag no pair of independent students, and show the canonical pair as the course's answer.
 
-Module 05 is the cohort the normaliser was tuned on, module 06 the one kept out of tuning (dead code, while
-loops, negated guards, other spellings, nested functions and lambdas, temporaries, a chain and a merge): their
-figures are floors the normaliser must keep, and every normalised answer of the cohorts must do, on the
-exercise's inputs, what the submitted one does.  Module 08's cohort is a second one kept out of tuning (seeding and
-checkpoints in each student's own layout, twelve copiers, a chain, a merge and a half copy): its figures are the
-ones first measured, and every copy in it does what its source does.
+Modules 05 and 06 have two tuning cohorts each (``planted_05``, ``planted_05b``, ``planted_06``,
+``planted_06b``), and two cohorts are kept out of tuning: module 05's third (``planted_05c``) and module 08's
+(``planted_08``: seeding and checkpoints in each student's own layout, twelve copiers, a chain, a merge and a half
+copy, written apart from the normaliser).  Their figures are floors the normaliser must keep, and every
+normalised answer of every cohort must do, on the exercise's inputs, what the submitted one does.
 """
 
 import ast
+import functools
 import html
 import json
+import math
 import subprocess
 import sys
 
@@ -189,42 +190,26 @@ def torch_one_thread():
     torch.set_num_threads(threads)
 
 
-@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_06", "planted_08"])
+@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b",
+                                  "planted_08"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
-    import importlib
-
     from autograder.dev import planted_run
 
-    module = importlib.import_module(f"autograder.dev.{name}")
-    cohort = module.planted_cohort()
-    solution = nbtools.read(ROOT / "solutions" / module.MODULE / f"{module.MODULE}.ipynb")
-    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
-    distinct = {cell: {source: student for student, source in sorted(by.items())}
-                for cell, by in cohort.answers.items()}  # an answer handed in twice is run once
-    answers = {cell: {student: source for source, student in by.items() if not _imports_inside(source)}
-               for cell, by in distinct.items()}  # those are judged below
-    own = planted_run.by_student(cohort.answers)  # module 08's load reads what the student's own save wrote
-    assert planted_run.differences(module.MODULE, answers, cohort.stubs, reference, own) == []
+    assert name in planted_run.COHORTS
+    assert planted_run.check(name) == []  # an answer handed in twice is run once
 
 
-def _imports_inside(source: str) -> bool:
-    """Whether a function of ``source`` imports a module in its body (``import os`` in a seeding function)."""
-    return any(isinstance(node, (ast.Import, ast.ImportFrom))
-               for fn in ast.walk(ast.parse(source)) if isinstance(fn, ast.FunctionDef) for node in ast.walk(fn))
-
-
-@pytest.mark.xfail(strict=True, reason="the normalised code renames the uses of a module imported inside the "
-                                       "function (v1.environ) but not the import (import os): it raises NameError")
-def test_a_module_imported_inside_the_function_keeps_its_name_when_normalised(torch_one_thread):
-    from autograder.dev import planted_08, planted_run
-
-    cohort = planted_08.planted_cohort()
-    solution = nbtools.read(ROOT / "solutions" / planted_08.MODULE / f"{planted_08.MODULE}.ipynb")
-    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
-    answers = {cell: {s: src for s, src in by.items() if _imports_inside(src)} for cell, by in cohort.answers.items()}
-    assert sum(map(len, answers.values())) == 5  # `import os` in two seedings and two saves, chain-c's `random`
-    own = planted_run.by_student(cohort.answers)
-    assert planted_run.differences(planted_08.MODULE, answers, cohort.stubs, reference, own) == []
+def test_a_module_imported_inside_a_function_keeps_its_name_when_normalised():
+    """A name an ``import`` binds is the module's, in a function as at the top: it is not renamed (renaming its
+    uses but not the import made ``v1.environ`` of ``os.environ``, a NameError)."""
+    source = ("def seed_everything(seed):\n    import os\n    import random as py_random\n"
+              "    from numpy import random as npr\n    os.environ['PYTHONHASHSEED'] = str(seed)\n"
+              "    py_random.seed(seed)\n    npr.seed(seed)\n")
+    text = normalise.normalise(source)
+    tree = ast.parse(text)
+    bound = {(a.asname or a.name) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    used = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    assert {"os", "py_random", "npr"} <= bound and {"os", "py_random", "npr"} <= used, text
 
 
 def test_the_comparison_of_runs_tells_a_changed_program_apart(torch_one_thread):
@@ -258,6 +243,31 @@ def test_each_spelling_in_the_table_is_the_same_call(rule, before, after, torch_
         assert got.dtype == want.dtype and torch.equal(got, want), rule
     else:
         assert got == want and type(got) is type(want), rule
+
+
+@pytest.mark.parametrize("rule,before,after", normalise.NEAR, ids=[b for _, b, _ in normalise.NEAR])
+def test_each_near_spelling_gives_the_same_and_fingerprints_alike(rule, before, after, torch_one_thread):
+    torch = torch_one_thread
+    torch.manual_seed(0)
+    names = {"torch": torch, "math": math, "a": torch.randn(4, 3), "m": torch.nn.Linear(3, 2), "d": {"p": 1, "q": 3}}
+    for x in (1.5, math.inf, math.nan, False, True):
+        got, want = eval(before, {**names, "x": x}), eval(after, {**names, "x": x})  # noqa: S307 - the table's own
+        if hasattr(got, "__enter__"):  # a grad mode: what a computation inside it gives
+            w = torch.ones(3, requires_grad=True)
+            with got:
+                got = w * 2
+            with want:
+                want = w * 2
+            assert torch.equal(got, want) and got.requires_grad == want.requires_grad is False, rule
+        elif isinstance(got, torch.Tensor) and got.dtype.is_floating_point:
+            assert torch.allclose(got, want), rule
+        elif isinstance(got, torch.Tensor) and got.dtype != torch.bool:
+            assert torch.equal(got, want), rule
+        elif isinstance(got, torch.nn.Parameter) or isinstance(want, torch.nn.Parameter):
+            assert got is want, rule
+        else:
+            assert bool(got) == bool(want) if isinstance(got, (bool, torch.Tensor)) else got == want, rule
+    assert _text(f"r = {before}\n") == _text(f"r = {after}\n"), rule
 
 
 def test_a_set_add_is_never_a_sum():
@@ -309,8 +319,10 @@ def test_no_statement_moves_across_a_return_or_a_continue():
     assert not any(isinstance(n, ast.Continue) for s in branch for n in ast.walk(s))
     assert any(".append(" in ast.unparse(s) for s in branch)  # the forward pass runs only past the device check
     assert not any(".append(" in ast.unparse(s) for s in tree.body[0].body if s is not check and not isinstance(s, ast.For))
-    empty = next(n for n in ast.walk(tree) if isinstance(n, ast.If) and n is not check)
-    assert "return None" in ast.unparse(empty.body if "not" in ast.unparse(empty.test) else empty.orelse)
+    # the empty check and the two returns are one return: None when nothing was collected
+    last = tree.body[0].body[-1]
+    assert isinstance(last, ast.Return) and isinstance(last.value, ast.IfExp)
+    assert ast.unparse(last.value.orelse if "not" not in ast.unparse(last.value.test) else last.value.body) == "None"
 
 
 def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_code():
@@ -351,12 +363,82 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
     ("def f(m, a, b, d):\n    def move(t):\n        return t.to(device=d)\n    return m(move(a), move(b))\n",
      "def f(m, a, b, d):\n    return m(a.to(d), b.to(d))\n"),
     ("def f(t):\n    return torch.argmax(t, dim=1), dict(b=1, a=2)\n", "def f(t):\n    return t.argmax(1), {'a': 2, 'b': 1}\n"),
+    # type hints and docstrings
+    ("def f(xs: list, k: int = 2) -> float:\n    '''Scaled.'''\n    t: float = 0.0\n    for x in xs:\n        t += x * k\n    return t\n",
+     "def f(xs, k=2):\n    t = 0.0\n    for x in xs:\n        t += x * k\n    return t\n"),
+    # constants named at the top of the cell; a result stored and broken out of, then returned
+    ("LABEL = 'bad'\nLIMIT = math.inf\n\ndef f(s, v):\n    if v == LIMIT:\n        s.add(LABEL)\n    return s\n",
+     "def f(s, v):\n    if v == math.inf:\n        s.add('bad')\n    return s\n"),
+    ("def f(d):\n    found = None\n    for k, v in sorted(d.items()):\n        if v > 0:\n            found = k\n            break\n    return found\n",
+     "def f(d):\n    for k, v in sorted(d.items()):\n        if v > 0:\n            return k\n    return None\n"),
+    # operands and comparisons one way; containers filled one way
+    ("def f(a, b, s):\n    if None is not a and 0 < b and 0.1 * a > b:\n        s |= {'x'}\n    return s\n",
+     "def f(a, b, s):\n    if a is not None and b > 0 and b < a * 0.1:\n        s.add('x')\n    return s\n"),
+    ("def f(xs):\n    d = dict()\n    for x in xs:\n        d.update({x: 1})\n    return d\n",
+     "def f(xs):\n    d = {}\n    for x in xs:\n        d[x] = 1\n    return d\n"),
+    ("def f(xs):\n    out = list()\n    for x in xs:\n        out += [x]\n    return out\n",
+     "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"),
+    # a branch on a negated test turned round by De Morgan; an item bound on both branches
+    ("def f(a, b, m, s):\n    if a != b or not m.training:\n        return s | {'x'}\n    s.add('y')\n    return s\n",
+     "def f(a, b, m, s):\n    if a == b and m.training:\n        s.add('y')\n        return s\n    else:\n        return s | {'x'}\n"),
+    ("def f(d, k, v):\n    if math.isfinite(v):\n        d[k] = v\n    else:\n        d[k] = math.inf\n    return d\n",
+     "def f(d, k, v):\n    d[k] = v if math.isfinite(v) else math.inf\n    return d\n"),
+    # a callable class; a result returned through a temporary
+    ("class Run:\n    def __init__(self, k):\n        self.k = k\n\n    def __call__(self, xs):\n        return [x * self.k for x in xs]\n\n"
+     "def f(xs, k):\n    return Run(k)(xs)\n", "def f(xs, k):\n    return [x * k for x in xs]\n"),
+    ("def f(d, n):\n    a = DataLoader(d, n)\n    b = DataLoader(d, 1)\n    return a, b\n",
+     "def f(d, n):\n    return DataLoader(d, n), DataLoader(d, 1)\n"),
+    # map and list(...) of a generator; any/all and the loops that return early; one exit or several
+    ("def f(g, xs):\n    return list(map(g, xs)), set(map(lambda t: t * 2, xs))\n",
+     "def f(g, xs):\n    return [g(x) for x in xs], {x * 2 for x in xs}\n"),
+    ("def f(xs):\n    for x in xs:\n        if x > 0:\n            return True\n    return False\n",
+     "def f(xs):\n    return any(x > 0 for x in xs)\n"),
+    ("def f(xs):\n    return not any(x > 0 for x in xs)\n", "def f(xs):\n    return all(x <= 0 for x in xs)\n"),
+    ("def f(a, b):\n    if a:\n        r = 'x'\n    elif b:\n        r = 'y'\n    else:\n        r = 'z'\n    return r\n",
+     "def f(a, b):\n    if a:\n        return 'x'\n    if b:\n        return 'y'\n    return 'z'\n"),
+    ("def f(xs, g):\n    for x in xs:\n        if x is None:\n            continue\n        g(x)\n",
+     "def f(xs, g):\n    for x in xs:\n        if x is not None:\n            g(x)\n"),
+    ("def f(xs):\n    out = []\n    for x in xs:\n        out = out + [x]\n    return out\n",
+     "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"),
+    # while True with a counter and a break; counters from 1 to n inclusive
+    ("def f(n, g):\n    i = 1\n    while True:\n        if i > n:\n            break\n        g(i)\n        i += 1\n",
+     "def f(n, g):\n    for i in range(1, n + 1):\n        g(i)\n"),
+    ("def f(xs):\n    t = 0\n    for i in range(len(xs)):\n        t += i * xs[i]\n    return t\n",
+     "def f(xs):\n    t = 0\n    for i, x in enumerate(xs):\n        t += i * x\n    return t\n"),
+    ("def f(d):\n    best = None\n    for k in d:\n        if best is None or d[k] < d[best]:\n            best = k\n    return best\n",
+     "def f(d):\n    best = None\n    for k, v in d.items():\n        if best is None or v < d[best]:\n            best = k\n    return best\n"),
+    ("def f(d):\n    t = 0\n    for k in d:\n        t += d[k]\n    return t\n",
+     "def f(d):\n    t = 0\n    for v in d.values():\n        t += v\n    return t\n"),
+    ("def f(n, g):\n    i = 0\n    while n > i:\n        g(i)\n        i += 1\n", "def f(n, g):\n    for j in range(n):\n        g(j)\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
 
 
+@pytest.mark.parametrize("noisy,plain", [
+    ("def f(m, x, y, l):\n    assert x.dim() == 2\n    out = m(x)\n    print('forward done', x.shape)\n    loss = l(out, y)\n"
+     "    logging.info('loss for %d examples', len(y))\n    return loss.item()\n", "def f(m, x, y, l):\n    return l(m(x), y).item()\n"),
+    ("def f(m, x, n):\n    if n < 1:\n        raise ValueError(n)\n    try:\n        out = m(x) * n\n        out.sum().backward()\n"
+     "    except RuntimeError as e:\n        raise ValueError('bad') from e\n    return out.detach()\n",
+     "def f(m, x, n):\n    out = m(x) * n\n    out.sum().backward()\n    return out.detach()\n"),
+    ("def f(m, x):\n    was = m.training\n    m.eval()\n    try:\n        y = m(x) * 2\n        return y\n    finally:\n        m.train(was)\n",
+     "def f(m, x):\n    was = m.training\n    m.eval()\n    y = m(x) * 2\n    return y\n    m.train(was)\n"),
+])
+def test_asserts_prints_checks_and_rethrowing_trys_stand_after_the_code_they_interrupt(noisy, plain):
+    """Asserts, prints, logging and argument checks go after the code, so that the code's lines run on as
+    they would without them; a try whose handlers only raise again is its body, then its finally."""
+    code = _text(plain)
+    assert _text(noisy)[:len(code)] == code and len(_text(noisy)) >= len(code)
+    assert not any(line.startswith(("try", "except", "finally")) for line in _text(noisy))
+
+
 # ---- the cohorts nobody planted the normaliser for
+
+@functools.cache
+def _course_code(module_id):
+    """The course's code of a module, read once for every cohort of that module."""
+    return planted.course_code_of(module_id)
+
 
 @pytest.fixture(scope="module")
 def held_out():
@@ -364,15 +446,43 @@ def held_out():
 
     cohort = planted_06.planted_cohort()
     return cohort, sim.compare(cohort.answers, cohort.stubs, planted_06.MODULE,
-                               code=planted.course_code_of(planted_06.MODULE))
+                               code=_course_code(planted_06.MODULE))
 
 
-def test_the_held_out_cohort_keeps_its_floor_and_never_flags_the_courses_answer(held_out):
+def test_the_module_06_cohort_keeps_its_floor_and_never_flags_the_courses_answer(held_out):
     cohort, report = held_out
     m = planted.measure(cohort, report)
-    assert m.false_pairs <= 0.01 * m.independent_pairs and m.independent_pairs == 197
+    assert m.false_pairs == 0 and m.independent_pairs == 197
     assert cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 14 and m.copies_found >= 12, m  # the figures when it was last measured
+    assert m.disguised_found >= 18 and m.copies_found >= 12, m  # the figures when it was last measured
+
+
+def test_the_second_module_06_cohort_finds_every_disguise_it_was_written_for():
+    """Type hints, logging, try/except and asserts, one exit, explicit loops for any/all, swapped operands,
+    other spellings, constants at the top of the cell, containers, ranges and tuple assignments."""
+    from autograder.dev import planted_06b
+
+    cohort = planted_06b.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_06b.MODULE,
+                         code=_course_code(planted_06b.MODULE))
+    m = planted.measure(cohort, report)
+    assert m.false_pairs == 0 and m.independent_pairs == 220 and cohort.canonical not in report.flagged()
+    assert (m.disguised, m.copies) == (27, 11) and (m.disguised_found, m.copies_found) >= (27, 11), m
+
+
+def test_the_cohort_kept_out_of_tuning_keeps_its_floor():
+    """Module 05's third cohort was written before the normaliser changed for it and never tuned on: its
+    figures are a floor, and its one false pair (two honest students who wrote one algorithm, alike once
+    normalised) stays within 1 %."""
+    from autograder.dev import planted_05c
+
+    cohort = planted_05c.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_05c.MODULE,
+                         code=_course_code(planted_05c.MODULE))
+    m = planted.measure(cohort, report)
+    assert m.independent_pairs == 180 and m.false_pairs <= 0.01 * m.independent_pairs
+    assert cohort.canonical not in report.flagged()
+    assert (m.disguised, m.copies) == (16, 10) and m.disguised_found >= 10 and m.copies_found >= 6, m
 
 
 @pytest.fixture(scope="module")
@@ -390,7 +500,9 @@ def test_the_held_out_cohort_of_module_08_keeps_its_floor_and_never_flags_the_co
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 47), m
     assert m.false_pairs <= 0.01 * m.independent_pairs
     assert cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 31 and m.copies_found >= 11, m  # the figures when it was first measured
+    # first measured at 31 cells and 11 pairs; 32 and 11 after the tuning on the other cohorts and the fix of
+    # imports inside a function (which this cohort's normalised answers showed)
+    assert m.disguised_found >= 32 and m.copies_found >= 11, m
 
 
 def test_every_copied_answer_of_module_08_does_what_its_source_does(torch_one_thread):
@@ -415,7 +527,7 @@ def test_the_second_tuning_cohort_finds_the_disguises_it_was_written_for():
 
     cohort = planted_05b.planted_cohort()
     report = sim.compare(cohort.answers, cohort.stubs, planted_05b.MODULE,
-                         code=planted.course_code_of(planted_05b.MODULE))
+                         code=_course_code(planted_05b.MODULE))
     m = planted.measure(cohort, report)
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
     assert (m.copies, m.disguised) == (12, 23) and m.copies_found >= 10 and m.disguised_found >= 16, m
@@ -432,7 +544,7 @@ def test_a_merge_is_found_through_the_one_long_cell_taken_from_each_classmate():
 
     cohort = planted_05.planted_cohort()
     report = sim.compare(cohort.answers, cohort.stubs, planted_05.MODULE,
-                         code=planted.course_code_of(planted_05.MODULE))
+                         code=_course_code(planted_05.MODULE))
     m = planted.measure(cohort, report)
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
     assert (m.disguised_found, m.copies_found) >= (16, 10), m
@@ -468,14 +580,38 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     ("def f(m, d):\n    out = []\n    for name, p in m.named_parameters():\n        out.append(p)\n    for k, v in d.items():\n"
      "        out.append(v)\n    return out\n", [(__import__("torch").nn.Linear(2, 1), {"a": 1})]),
     ("def f(xs, k):\n    def scaled(t):\n        return t * k\n    return [scaled(x) for x in xs] + [scaled(k)]\n", [([1, 2], 3)]),
+    ("def f(xs: list, k: int = 2) -> float:\n    t: float = 0.0\n    for x in xs:\n        t += x * k\n    return t\n", [([1, 2],)]),
+    ("BAD = 'bad'\nTOP = math.inf\n\ndef f(v):\n    out = []\n    if v == TOP:\n        out.append(BAD)\n    return out, TOP\n",
+     [(1.0,), (math.inf,)]),
+    ("def f(d):\n    found = None\n    for k, v in sorted(d.items()):\n        if v > 0:\n            found = k\n            break\n    return found\n",
+     [({"a": -1, "b": 2, "c": 3},), ({"a": -1},), ({},)]),
+    ("def f(a, b, c):\n    if a != b or not c:\n        return 'x'\n    return 'y'\n", [(1, 1, True), (1, 2, True), (1, 1, 0)]),
+    ("def f(d, k, v):\n    if v > 1:\n        d[k] = v\n    else:\n        d[k] = -v\n    return d\n", [({}, 'a', 2), ({'a': 1}, 'a', 0)]),
+    ("class Run:\n    def __init__(self, k):\n        self.k = k\n\n    def __call__(self, xs):\n        return [x * self.k for x in xs]\n\n"
+     "def f(xs, k):\n    return Run(k)(xs)\n", [([1, 2], 3)]),
+    ("def f(g, xs):\n    return list(map(g, xs)), set(map(lambda t: t * 2, xs)), list(x for x in xs)\n", [(abs, [-1, 2, -1])]),
+    ("def f(xs):\n    for x in xs:\n        if x > 0:\n            return True\n    return False\n\n"
+     "def g(xs):\n    for x in xs:\n        if x > 0:\n            return False\n    return True\n", [([],), ([-1, 2],), ([-1],)]),
+    ("def f(xs):\n    out = []\n    for x in xs:\n        if x is None:\n            continue\n        out.append(x)\n    return out\n",
+     [([1, None, 2],)]),
+    ("def f(n):\n    out = []\n    i = 1\n    while True:\n        if i > n:\n            break\n        out.append(i)\n        i += 1\n"
+     "    return out\n", [(0,), (3,)]),
+    ("def f(n):\n    out = []\n    i = 2\n    while not i >= n:\n        out.append(i)\n        i += 1\n    return out\n", [(0,), (5,)]),
+    ("def f(xs):\n    t = 0\n    for i in range(len(xs)):\n        t += i * xs[i]\n    return t, i\n", [([3, 4, 5],)]),
+    ("def f(a, b=0):\n    if a:\n        return 'x'\n    elif b:\n        return 'y'\n    return 'z'\n", [(1,), (0, 1), (0, 0)]),
+    ("class Keep:\n    def __init__(self, k):\n        self.k = k\n\n    def get(self):\n        return self.k\n\n"
+     "def f(k):\n    kept = Keep(k)\n    return kept.get(), type(kept).__name__\n", [(4,)]),
 ])
 def test_each_new_form_does_what_it_did(source, calls):
     """The forms brought to one (De Morgan, conditional expressions, str.format, keywords by position, loop
-    headers, helpers called more than once, dict(...)) run as written and normalised give the same."""
+    headers, helpers called more than once, dict(...), type hints, a cell's constants, a result stored and
+    broken out of, branches on negated tests, items bound on both branches, callable classes, a class whose
+    object is handed back) run as written and normalised give the same."""
     normal = normalise.normalise(source)
     assert normal != source
-    written, normalised = {}, {}
+    written, normalised = {"math": math}, {"math": math}
     exec(source, written)  # noqa: S102 - the test's own code
     exec(normal, normalised)  # noqa: S102
     for args in calls:
-        assert written["f"](*args) == normalised["f"](*args), (normal, args)
+        for name in {"f", "g"} & written.keys():
+            assert written[name](*args) == normalised[name](*args), (normal, args)

@@ -325,3 +325,43 @@ def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs:
             if source != stubs[cell] and not same(run(module, cell, source, reference, _own(student, own, stubs)), want):
                 wrong.append((cell, student))
     return wrong
+
+
+COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08")
+
+
+def check(name: str) -> list[tuple[str, str]]:
+    """:func:`differences` for every distinct answer of the planted cohort ``autograder.dev.<name>``."""
+    import importlib
+
+    from . import nbtools
+    from .planted import REPO
+
+    module = importlib.import_module(f"{__package__}.{name}")
+    cohort = module.planted_cohort()
+    solution = nbtools.read(REPO / "solutions" / module.MODULE / f"{module.MODULE}.ipynb")
+    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    distinct = {cell: {source: student for student, source in sorted(by.items())} for cell, by in cohort.answers.items()}
+    answers = {cell: {student: source for source, student in by.items()} for cell, by in distinct.items()}
+    return differences(module.MODULE, answers, cohort.stubs, reference, by_student(cohort.answers))
+
+
+def main(argv: list[str]) -> int:
+    """``python -m autograder.dev.planted_run [COHORT ...]``: every planted cohort (or those named) run as
+    submitted and as normalised; prints the answers that differ and exits 1 when any does."""
+    import contextlib
+    import io
+
+    wrong = 0
+    for name in argv or COHORTS:
+        with contextlib.redirect_stdout(io.StringIO()):  # the answers' own prints
+            found = check(name)
+        wrong += len(found)
+        print(f"{name}: {'every normalised answer does what it did' if not found else found}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
