@@ -566,6 +566,13 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     assert "(as submitted)" in page and "<summary>normalised</summary>" in page
     assert page.index("(as submitted)") < page.index("<summary>normalised</summary>")
     assert "does not match: the score" in page  # every cell that does not match says why
+    # chain-b hands in honest-02's overfit_diagnosis: identical once normalised, its fingerprints all common, so
+    # it matches as support and has no score of its own: the page says so, not "0.00"
+    support = next(m for p in report.pairs if {p.a, p.b} == {"chain-b", "honest-02"} for m in p.matching
+                   if m.cell == "overfit_diagnosis")
+    assert support.supports and support.score == 0.0
+    assert "honest-02 <span class='quiet'>(identical, support)</span>" in page and "(0.00)" not in page
+    assert "matches, score 0.00" not in page and "overfit_diagnosis</code>: matches as support" in page
     evidence = [p.evidence for p in report.pairs]
     assert evidence == sorted(evidence, reverse=True)
 

@@ -741,7 +741,9 @@ def _clusters(report: Report) -> list[str]:
 
 def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     a, b = report.answers[pair.a, m.cell], report.answers[pair.b, m.cell]
-    if m.matches:
+    if m.supports:
+        verdict = "matches as support: identical once normalised, in a pair that matches elsewhere"
+    elif m.matches:
         verdict = f"matches, score {m.score:.2f}"
     elif a.is_course and b.is_course:
         verdict = f"{_course_label(report, m.cell)}: the course's code never counts"
@@ -762,6 +764,12 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     return f"<details class='cell'><summary>{head}</summary>{table}</details>"
 
 
+def _figure(m: CellMatch) -> str:
+    """A matching cell's figure on the page: its score, or, for a cell that matches as support only (its own
+    fingerprints too few or too common to score), that it is identical."""
+    return "identical, support" if m.supports else f"{m.score:.2f}"
+
+
 def _by_student(report: Report) -> list[str]:
     """One table per group of linked students: who matches whom in which cell, so that a chain (A and B in
     some cells, B and C in others) or a merge (C and A in one cell, C and B in another) reads as one story."""
@@ -777,7 +785,7 @@ def _by_student(report: Report) -> list[str]:
         used = [c for c in cells if any(m.cell == c for s in group for _, ms in links[s] for m in ms)]
         rows = []
         for s in group:
-            row = "".join("<td>" + ", ".join(f"{_esc(o)} <span class='quiet'>({m.score:.2f})</span>"
+            row = "".join("<td>" + ", ".join(f"{_esc(o)} <span class='quiet'>({_figure(m)})</span>"
                                              for o, ms in links[s] for m in ms if m.cell == c) + "</td>" for c in used)
             said = "; ".join(f"{_esc(o)} in {', '.join(_esc(m.cell) for m in ms)}" for o, ms in links[s])
             rows.append(f"<tr><th>{_esc(s)}</th>{row}<td class='quiet'>{said}</td></tr>")
