@@ -126,6 +126,11 @@ def nested_scopes(scope: ast.AST) -> list[ast.AST]:
     return [n for n in own_nodes(scope) if isinstance(n, _ALL_SCOPES)]
 
 
+def import_names(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The names an ``import`` statement binds (``import a.b`` binds ``a``; ``import a as b`` binds ``b``)."""
+    return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+
+
 def scope_locals(scope: ast.AST) -> list[str]:
     """The names ``scope`` binds, in order of first appearance (``global`` and ``nonlocal`` ones, and the names an
     ``import`` binds, left out)."""
@@ -141,7 +146,7 @@ def scope_locals(scope: ast.AST) -> list[str]:
         elif isinstance(node, ast.ExceptHandler) and node.name:
             found.setdefault(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):  # a module's name, kept as written (not renamed)
-            declared |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+            declared |= import_names(node)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             declared |= set(node.names)
     return [n for n in found if n not in declared]
@@ -555,8 +560,7 @@ def module_constant(stmt: ast.stmt, modules: set[str]) -> str | None:
 
 
 def _imported(tree: ast.Module) -> set[str]:
-    return {(a.asname or a.name).split(".")[0] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
-            for a in n.names} | _MODULES
+    return {name for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)} | _MODULES
 
 
 def inline_module_constants(tree: ast.Module) -> None:
@@ -1366,8 +1370,7 @@ def rewrite_forms(tree: ast.Module, signatures: dict[str, list[str]] | None = No
             known[fn.name] = [p.arg for p in a.args]
     stored = {n.id for n in _walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
     stored |= {n.arg for n in _walk(tree) if isinstance(n, ast.arg)}
-    stored |= {(a.asname or a.name).split(".")[0] for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-               for a in n.names}
+    stored |= {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     stored |= {n.name for n in _walk(tree) if isinstance(n, ast.ExceptHandler) and n.name}
     redefined = [n.name for n in _walk(tree) if isinstance(n, (*_SCOPES, ast.ClassDef))]
     shadowed = stored | {name for name in redefined if redefined.count(name) > 1}
@@ -2292,8 +2295,7 @@ def _replace_name(tree: ast.AST, name: str, value: ast.AST) -> None:
 
 def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
     variables = set(variables or ())
-    imported = {(a.asname or a.name).split(".")[0] for n in _walk(tree)
-                if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
     _single_use_folded(tree)
     _keys_as_items(tree)

@@ -448,9 +448,9 @@ class Grader:
 
 
 def _write(nb, path: Path) -> None:
-    """``nb`` written as nbformat writes it, without checking it against the schema again: what the worker
-    writes is nbgrader's own notebook, or the submission that nbgrader has just read and checked, with cells
-    added or taken away by the worker."""
+    """``nb`` written as nbformat writes it, without checking it against the schema: what the worker writes is
+    the submission as it was read (nbgrader checks it when it reads it), with the canary cells added, or
+    nbgrader's own autograded notebook, with them taken away and long outputs cut."""
     Path(path).write_text(nbformat.v4.writes(nb), encoding="utf-8")
 
 
