@@ -491,7 +491,7 @@ def held_out_08():
 
     cohort = planted_08.planted_cohort()
     return cohort, sim.compare(cohort.answers, cohort.stubs, planted_08.MODULE,
-                               code=planted.course_code_of(planted_08.MODULE))
+                               code=_course_code(planted_08.MODULE))
 
 
 def test_the_held_out_cohort_of_module_08_keeps_its_floor_and_never_flags_the_courses_answer(held_out_08):

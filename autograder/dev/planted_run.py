@@ -235,17 +235,29 @@ def _draws():
     return ("draws", random.random(), float(np.random.rand()), torch.rand(3))
 
 
+#: What each run gave, by module, cell, source and the other answers it could call: the inputs are made afresh
+#: from the same seeds every time, so an answer (a copy's normalised form is often its source's) runs once.
+_RUNS: dict[tuple, object] = {}
+
+
 def run(module: str, cell: str, source: str, reference: dict[str, str], own: dict[str, str] | None = None):
     """``(result, arguments afterwards)`` of ``source``'s ``cell`` on fresh inputs, or ``("raised", name)``;
     ``own`` (the student's other answers) stands in for the reference's where given.  For module 08, the
     global RNGs' next draws too."""
+    others = tuple((other, code) for other, code in {**reference, **(own or {})}.items() if other != cell)
+    key = (module, cell, source, others)
+    if key not in _RUNS:
+        _RUNS[key] = _run(module, cell, source, others)
+    return _RUNS[key]
+
+
+def _run(module: str, cell: str, source: str, others: tuple[tuple[str, str], ...]):
     import torch
 
     namespace: dict = {}
     exec(PRELUDE, namespace)  # noqa: S102 - the course's own planted answers
-    for other, code in {**reference, **(own or {})}.items():
-        if other != cell:
-            exec(code, namespace)  # noqa: S102 - what the answer may call (train_step, evaluate)
+    for _, code in others:
+        exec(code, namespace)  # noqa: S102 - what the answer may call (train_step, evaluate)
     exec(source, namespace)  # noqa: S102
     try:
         args = inputs(module, cell, namespace)
@@ -266,9 +278,9 @@ def differences(module: str, answers: dict[str, dict[str, str]], stubs: dict[str
     """``(cell, student)`` of every answer whose normalised form does not do what it does (``own``: each
     student's answers, which their answer may call in place of the reference's)."""
     from ..cohort.views import normalise as norm
-    from ..cohort.views.similarity import stub_signatures
+    from ..cohort.views.similarity import _normalised, stub_signatures
 
-    signatures = dict(stub_signatures(stubs))
+    signatures = stub_signatures(stubs)
     wrong = []
     for cell, by_student in answers.items():
         keep = norm.defined(stubs[cell])
@@ -276,8 +288,8 @@ def differences(module: str, answers: dict[str, dict[str, str]], stubs: dict[str
             if source == stubs[cell]:
                 continue
             mine = _own(student, own, stubs)
-            if not same(run(module, cell, source, reference, mine),
-                        run(module, cell, norm.normalise(source, keep, signatures), reference, mine)):
+            normal = _normalised(source, frozenset(keep), signatures)[0]  # as the page shows it, normalised once
+            if not same(run(module, cell, source, reference, mine), run(module, cell, normal, reference, mine)):
                 wrong.append((cell, student))
     return wrong
 

@@ -105,13 +105,25 @@ class CourseCode:
 
     def add_notebook(self, nb, where: str, skip=()) -> None:
         """Every code cell of ``nb`` but those in ``skip``; a variable is any name the notebook binds."""
-        cells = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and i not in skip]
-        trees = {i: norm.normalise_tree(nb["cells"][i]["source"]) for i in cells}
-        variables = set().union(*(norm.assigned(t) for t in trees.values() if t is not None))
-        for i, tree in trees.items():
-            if tree is not None:
-                self._add(tree, f"{where}, cell {i}", variables)
+        cells = tuple((i, c["source"]) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and i not in skip)
+        lines, grams = _notebook_code(cells, where)
+        for line, at in lines:
+            self.lines.setdefault(line, at)
+        self.grams |= grams
         self.sources.append(where)
+
+
+@lru_cache(maxsize=64)
+def _notebook_code(cells: tuple[tuple[int, str], ...], where: str) -> tuple[tuple[tuple[str, str], ...], frozenset]:
+    """The normalised lines (each with where it is) and fingerprints of a notebook's code ``cells`` (``(index,
+    source)``): a lesson that every later module reads is normalised once."""
+    code = CourseCode()
+    trees = {i: norm.normalise_tree(source) for i, source in cells}
+    variables = set().union(*(norm.assigned(t) for t in trees.values() if t is not None))
+    for i, tree in trees.items():
+        if tree is not None:
+            code._add(tree, f"{where}, cell {i}", variables)
+    return tuple(code.lines.items()), frozenset(code.grams)
 
 
 def course_code(reference_nb=None, release_nb=None, lessons=()) -> CourseCode:
