@@ -410,9 +410,34 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
     ("def f(d):\n    t = 0\n    for k in d:\n        t += d[k]\n    return t\n",
      "def f(d):\n    t = 0\n    for v in d.values():\n        t += v\n    return t\n"),
     ("def f(n, g):\n    i = 0\n    while n > i:\n        g(i)\n        i += 1\n", "def f(n, g):\n    for j in range(n):\n        g(j)\n"),
+    # a file opened by hand, loops and comprehensions over a tuple written out, a dict filled at once
+    ("def f(x, p):\n    with open(p, 'wb') as fh:\n        torch.save(x, fh)\n", "def f(x, p):\n    torch.save(x, p)\n"),
+    ("def f(m, o, c):\n    for t, k in zip((m, o), ('m', 'o')):\n        t.load_state_dict(c[k])\n",
+     "def f(m, o, c):\n    m.load_state_dict(c['m'])\n    o.load_state_dict(c['o'])\n"),
+    ("def f(s):\n    for g in (random.seed, torch.manual_seed):\n        g(s)\n",
+     "def f(s):\n    random.seed(s)\n    torch.manual_seed(s)\n"),
+    ("def f(n):\n    return tuple(n[k].abs() if k == 'a' else n[k] for k in ('a', 'b'))\n",
+     "def f(n):\n    return (n['a'].abs(), n['b'])\n"),
+    ("def f(m, e):\n    d = {}\n    d['model'] = m.state_dict()\n    d['epoch'] = e\n    return d\n",
+     "def f(m, e):\n    return {'epoch': e, 'model': m.state_dict()}\n"),
+    ("def f(m, e, d):\n    d.update(epoch=e, model=m)\n", "def f(m, e, d):\n    d['epoch'] = e\n    d['model'] = m\n"),
+    ("def f(m, e):\n    s = m.state_dict()\n    c = {'model': s, 'epoch': e}\n    torch.save(c, 'p')\n",
+     "def f(m, e):\n    torch.save({'epoch': e, 'model': m.state_dict()}, 'p')\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
+
+
+@pytest.mark.parametrize("a,b", [
+    # a temporary read inside a loop is made once, not at every pass: kept apart from the one made in the loop
+    ("def f(m, xs):\n    l = nn.MSELoss()\n    for x in xs:\n        l(m(x), x).backward()\n",
+     "def f(m, xs):\n    for x in xs:\n        nn.MSELoss()(m(x), x).backward()\n"),
+    # a loop whose name is read after it, or that breaks, is not unrolled
+    ("def f(a, b):\n    for g in (a, b):\n        g()\n    return g\n", "def f(a, b):\n    a()\n    b()\n    return b\n"),
+    ("def f(a, b):\n    for g in (a, b):\n        if g():\n            break\n", "def f(a, b):\n    if a():\n        pass\n    b()\n"),
+])
+def test_forms_that_differ_are_not_folded_together(a, b):
+    assert _text(a) != _text(b)
 
 
 @pytest.mark.parametrize("noisy,plain", [

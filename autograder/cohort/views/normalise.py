@@ -2227,9 +2227,9 @@ _KEPT = set(dir(builtins))
 
 def _single_use_folded(tree: ast.Module) -> None:
     """Every local (``v0``, ``v1`` …: each scope's apart) stored once by ``v = e`` and read once, by a later
-    ``return`` of the same block, is ``e`` where it is read (in place; for the fingerprinted text only, which
+    statement of the same block, is ``e`` where it is read (in place; for the fingerprinted text only, which
     needs no proof that nothing in between changes what ``e`` reads: a temporary kept or folded away reads alike)."""
-    for _ in range(3):
+    for _ in range(20):
         loads, stores = _loads(tree), _stores(tree)
         once = {n for n, k in stores.items() if k == 1 and loads.get(n) == 1 and re.fullmatch(r"v\d+", n)}
         if not once:
@@ -2244,7 +2244,8 @@ def _single_use_folded(tree: ast.Module) -> None:
                     continue
                 reader = next((later for later in body[at + 1:] for n in _walk(later)
                                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)), None)
-                if not isinstance(reader, ast.Return):
+                if reader is None or not (isinstance(reader, ast.Return) or (
+                        reader is body[at + 1] and _read_once_there(reader, name))):
                     at += 1
                     continue
                 value = body[at].value
@@ -2256,6 +2257,23 @@ def _single_use_folded(tree: ast.Module) -> None:
                 setattr(node, field, [ast.Pass()])
         if not changed:
             return
+
+
+def _read_once_there(stmt: ast.stmt, name: str) -> bool:
+    """Whether ``stmt`` reads ``name`` where it runs once: not in a loop's body, a branch or a nested scope
+    (a header's test or iterable is read once)."""
+    parts = {ast.For: ("iter",), ast.AsyncFor: ("iter",), ast.While: ("test",), ast.If: ("test",)}.get(type(stmt))
+    if parts is None and any(isinstance(getattr(stmt, b, None), list) for b in (*_BODIES, "handlers")):
+        return False
+    roots = [getattr(stmt, part) for part in parts] if parts else [stmt]
+    todo = list(roots)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            return True
+        if not isinstance(node, _ALL_SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _keys_as_items(tree: ast.Module) -> None:
@@ -2293,10 +2311,168 @@ def _replace_name(tree: ast.AST, name: str, value: ast.AST) -> None:
                         return
 
 
+def _open_unwrapped(tree: ast.Module) -> None:
+    """``with open(p, m) as f: body`` is ``body`` with ``p`` where it reads ``f`` (``torch.save(x, f)`` and
+    ``torch.save(x, p)`` write the same file), in place: for the fingerprinted text only, since the file is
+    opened otherwise and closed at another time."""
+    for *_, body in list(_bodies(tree)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            item = stmt.items[0] if isinstance(stmt, ast.With) and len(stmt.items) == 1 else None
+            call = item.context_expr if item is not None else None
+            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "open" and call.args
+                    and isinstance(item.optional_vars, ast.Name)
+                    and not _stores(ast.Module(stmt.body, [])).get(item.optional_vars.id)):
+                handle = item.optional_vars.id
+                for inner in stmt.body:
+                    for n in _walk(inner):
+                        for name, child in ast.iter_fields(n):
+                            if isinstance(child, ast.Name) and child.id == handle:
+                                setattr(n, name, copy.deepcopy(call.args[0]))
+                            elif isinstance(child, list):
+                                child[:] = [copy.deepcopy(call.args[0]) if isinstance(c, ast.Name) and c.id == handle
+                                            else c for c in child]
+                out.extend(stmt.body)
+            else:
+                out.append(stmt)
+        body[:] = out
+
+
+def _literal_loops_unrolled(tree: ast.Module, longest: int = 6) -> None:
+    """``for x in (a, b): f(x)`` (a tuple or list written out, or ``zip`` of them) is ``f(a)`` then ``f(b)``,
+    when the loop neither jumps nor rebinds its names and they are not read after it, in place: for the
+    fingerprinted text only (an element written where the name was read is evaluated there)."""
+    def rows(loop: ast.For) -> list[list[ast.AST]] | None:
+        it = loop.iter
+        if isinstance(it, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in it.elts):
+            return [[e] for e in it.elts]
+        if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" and len(it.args) > 1
+                and not it.keywords and all(isinstance(a, (ast.Tuple, ast.List)) for a in it.args)
+                and len({len(a.elts) for a in it.args}) == 1
+                and not any(isinstance(e, ast.Starred) for a in it.args for e in a.elts)):
+            return [list(row) for row in zip(*(a.elts for a in it.args))]
+        return None
+
+    def targets(loop: ast.For, width: int) -> list[str] | None:
+        t = loop.target
+        names = [t] if width == 1 and isinstance(t, ast.Name) else (
+            t.elts if isinstance(t, ast.Tuple) and len(t.elts) == width else [])
+        return [n.id for n in names] if names and all(isinstance(n, ast.Name) for n in names) else None
+
+    for *_, body in list(_bodies(tree)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            table = rows(stmt) if isinstance(stmt, ast.For) and not stmt.orelse else None
+            names = targets(stmt, len(table[0])) if table and len(table) <= longest else None
+            inner = ast.Module(stmt.body, []) if names else None
+            if (names is None or any(isinstance(n, (ast.Break, ast.Continue, *_ALL_SCOPES)) for n in _walk(inner))
+                    or set(names) & set(_stores(inner))
+                    or sum(_loads(stmt).get(n, 0) for n in names) != sum(_loads(tree).get(n, 0) for n in names)):
+                out.append(stmt)
+                continue
+            for row in table:
+                bound = dict(zip(names, row))
+                for part in copy.deepcopy(stmt.body):
+                    out.append(_Bound(bound).visit(part))
+        body[:] = out
+
+
+class _Bound(ast.NodeTransformer):
+    """Names read replaced by the expressions ``bound`` gives them (copies)."""
+
+    def __init__(self, bound: dict[str, ast.AST]) -> None:
+        self.bound = bound
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if isinstance(node.ctx, ast.Load) and node.id in self.bound:
+            return ast.copy_location(copy.deepcopy(self.bound[node.id]), node)
+        return node
+
+
+class _LiteralComprehensions(ast.NodeTransformer):
+    """``tuple(f(k) for k in (a, b))`` and ``[f(k) for k in (a, b)]`` are ``(f(a), f(b))`` and ``[f(a), f(b)]``;
+    a conditional expression on a comparison of two constants is the branch it takes: for the fingerprinted
+    text only (each element is evaluated when the container is built, as it was)."""
+
+    def __init__(self, longest: int = 6) -> None:
+        self.longest = longest
+
+    def _elements(self, comp: ast.AST) -> list[ast.AST] | None:
+        if not isinstance(comp, (ast.GeneratorExp, ast.ListComp)) or len(comp.generators) != 1:
+            return None
+        g = comp.generators[0]
+        if (g.ifs or g.is_async or not isinstance(g.target, ast.Name) or not isinstance(g.iter, (ast.Tuple, ast.List))
+                or len(g.iter.elts) > self.longest or not all(isinstance(e, (ast.Constant, ast.Name, ast.Attribute))
+                                                              for e in g.iter.elts)):
+            return None
+        return [self.visit(_Bound({g.target.id: e}).visit(copy.deepcopy(comp.elt))) for e in g.iter.elts]
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in ("tuple", "list") and len(node.args) == 1 and not node.keywords:
+            elts = self._elements(node.args[0])
+            if elts is not None:
+                built = ast.Tuple(elts, ast.Load()) if f.id == "tuple" else ast.List(elts, ast.Load())
+                return ast.copy_location(built, node)
+        return self.generic_visit(node)
+
+    def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
+        elts = self._elements(node)
+        return ast.copy_location(ast.List(elts, ast.Load()), node) if elts is not None else self.generic_visit(node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        t = node.test
+        if (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], (ast.Eq, ast.NotEq))
+                and isinstance(t.left, ast.Constant) and isinstance(t.comparators[0], ast.Constant)):
+            equal = t.left.value == t.comparators[0].value
+            return node.body if equal == isinstance(t.ops[0], ast.Eq) else node.orelse
+        return node
+
+
+def _filled_at_once(tree: ast.Module) -> None:
+    """``d.update(k=x)`` is ``d['k'] = x``; ``d = {...}`` then, at once, ``d[c] = x`` for constant keys ``c``
+    (values that do not read ``d``) is one literal ``d = {..., c: x}``, in place: for the fingerprinted text
+    only (a key filled later is evaluated later)."""
+    for *_, body in list(_bodies(tree)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update"
+                    and not call.args and call.keywords and all(k.arg for k in call.keywords)):
+                for k in call.keywords:
+                    target = ast.Subscript(copy.deepcopy(call.func.value), ast.Constant(k.arg), ast.Store())
+                    out.append(ast.copy_location(ast.Assign([target], k.value), stmt))
+                continue
+            out.append(stmt)
+        merged: list[ast.stmt] = []
+        for stmt in out:
+            last = merged[-1] if merged else None
+            name = _single_target(last) if isinstance(last, ast.Assign) and isinstance(last.value, ast.Dict) else None
+            t = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            if (name and isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name
+                    and isinstance(t.slice, ast.Constant) and None not in last.value.keys
+                    and not any(isinstance(n, ast.Name) and n.id == name for n in _walk(stmt.value))):
+                at = next((i for i, k in enumerate(last.value.keys) if isinstance(k, ast.Constant)
+                           and k.value == t.slice.value), None)
+                if at is None:
+                    last.value.keys.append(t.slice)
+                    last.value.values.append(stmt.value)
+                else:
+                    last.value.values[at] = stmt.value
+                continue
+            merged.append(stmt)
+        body[:] = merged
+
+
 def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
     variables = set(variables or ())
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
+    _open_unwrapped(tree)
+    _literal_loops_unrolled(tree)
+    tree = _LiteralComprehensions().visit(tree)
+    _filled_at_once(tree)
     _single_use_folded(tree)
     _keys_as_items(tree)
     for node in _walk(tree):
