@@ -181,7 +181,8 @@ def _ledger(cell: str) -> tuple:
         _ledger_leaves[:] = [a, b, s1, s2, frozen, layer.weight, layer.bias, h, m, t]
         return (t,)
     if cell == "stable_softmax":
-        z = (torch.randn(3, 5, generator=g) * 40).requires_grad_()
+        # float64, so that softmaxes written differently agree to 1e-6; large enough that exp alone overflows
+        z = (torch.randn(3, 5, generator=g, dtype=torch.float64) * 300 + 500).requires_grad_()
         return (z * 1.0,)
     raise KeyError(cell)
 
@@ -193,8 +194,10 @@ def _ledger_observed(value):
     import torch
 
     if isinstance(value, torch.Tensor):
-        return ("tensor", value.detach().clone(), value.requires_grad, value.is_leaf, value.grad_fn is None,
-                None if value.grad is None else value.grad.detach().clone())
+        values = value.detach().clone()
+        grad = value.grad if value.is_leaf or value.retains_grad else None
+        return ("tensor", values, value.requires_grad, value.is_leaf, value.grad_fn is None,
+                None if grad is None else grad.detach().clone())
     if isinstance(value, torch.nn.Module):
         return ("module", value.training, [(n, _ledger_observed(p)) for n, p in value.named_parameters()])
     if isinstance(value, list) and value and all(isinstance(v, torch.Tensor) for v in value) and _ledger_leaves:
