@@ -12,29 +12,34 @@ release's stub; two write the course's answer (one hands in the reference word f
 names).  Twelve copy, most cells disguised, one or more ways each:
 
 - ``copier-stack`` (honest-01, all five): the recursive walk rewritten with an explicit stack, a ``for`` loop
-  as a ``while`` loop, the report's comprehension as a loop with nested ``if``\\s, locals renamed; the softmax
+  as a ``while`` loop, the report's comprehension as a loop with nested ``if`` statements, locals renamed; the softmax
   left as taken.
-- ``copier-functional`` (honest-02, all five): loops replaced by ``map``, generator expressions,
-  ``itertools.chain`` and ``functools.reduce``; the beginner's temporaries inlined, comments dropped.
-- ``copier-guards`` (honest-04, all five): early ``continue`` guards turned into nested ``if``\\s and back,
-  walrus assignments, a ``for`` over pairs unpacked by index; the softmax left as taken.
-- ``copier-indexing`` (honest-05, four): ``for x in xs`` / tuple unpacking turned into index loops over
-  ``range(len(...))``, and one index loop into ``enumerate``/``zip``; the softmax re-spelled with ``torch.max``.
+- ``copier-functional`` (honest-02, all five): loops replaced by ``map``, generator expressions and
+  ``functools.reduce`` (the walk's de-duplication a fold over a generator, ``numel`` a product of the shape),
+  a loop body made a nested function; the beginner's temporaries inlined, comments dropped.
+- ``copier-guards`` (honest-04, all five): early ``continue`` guards turned into nested ``if``/``else``, walrus
+  assignments (in a call's argument, in a subscript, in conditions), ``hasattr`` as ``getattr(..., None)``, a
+  ``for`` over pairs indexed instead of unpacked; the softmax left as taken.
+- ``copier-indexing`` (honest-05, all five): loops over items and tuple unpacking turned into index loops over
+  ``range(len(...))`` with ``[i][0]``/``[i][1]``, a comprehension as an appending loop; the softmax re-spelled
+  with ``torch.max(...)[0]``; ``grad_of`` left as taken.
 - ``copier-signature`` (honest-06, all five): default and keyword-only arguments added (never passed by the
   course), constants hoisted to module level (``"none"``/``"zero"``/``"nonzero"`` as a string table, an
   f-string message), the defensive messages reworded.
 - ``copier-spellings`` (honest-08, all five): tensor methods and ``torch`` functions swapped
-  (``x.exp()``/``torch.exp(x)``, ``torch.div`` and ``/``, ``.view_as`` and ``torch.reshape``, ``.new_zeros``
-  and ``torch.zeros``, ``.item()`` and ``float()``), ``hasattr`` as ``getattr(..., None) is not None``,
-  ``[0]`` as ``.values``.
-- ``copier-class`` (honest-09, four): each answer moved into a small class (static methods, a ``__call__``, a
+  (``x.exp()``/``torch.exp(x)``, ``torch.div`` and ``/``, ``-`` and ``torch.sub``, ``.view_as`` and
+  ``torch.reshape``, ``torch.zeros`` and ``.new_zeros``, ``.numel()`` and ``torch.numel``, ``torch.equal`` and
+  ``.equal``, ``.backward()`` and ``torch.autograd.backward``, ``x.detach().clone()`` and
+  ``torch.clone(torch.Tensor.detach(x))``), ``hasattr`` as ``getattr(..., None) is not None``, ``not any`` as
+  ``all(... is not ...)``, ``[0]`` as ``.values``.
+- ``copier-class`` (honest-09, all five): each answer moved into a small class (static methods, a ``__call__``, a
   walker object with state) that the graded function delegates to; ``grad_of`` left as taken.
 - ``copier-debug`` (honest-10, all five): ``try``/``except`` wrappers that re-raise, debugging prints, an
   unused counter and flag, a branch that never runs, blank lines moved.
 - ``chain-b`` (honest-11, all five) renames the locals and reorders independent statements; ``chain-c``
-  (chain-b, four cells) reworks what it got: temporaries inlined, the id list of the walk made a set, the
-  report built from a comprehension, a list of floats turned into ``torch.stack`` of tensors, a ``with`` block
-  for grad mode; writes its softmax alone.
+  (chain-b, four cells) reworks what it got: temporaries inlined, the walk's lists made sets and its nested
+  ``if`` statements one condition, the report built as a comprehension, a list of floats turned into ``torch.stack``
+  of tensors from a nested function, ``backward`` moved into the grad-mode block; writes its softmax alone.
 - ``copier-merge`` takes ``grad_of`` and ``numerical_grad`` from honest-12 and ``grad_report``, ``leaves_of``
   and ``stable_softmax`` from honest-13: type hints added, docstrings rewritten, ``divmod`` indices from
   ``torch.unravel_index`` instead, the stack walk made recursive.
@@ -42,7 +47,7 @@ names).  Twelve copy, most cells disguised, one or more ways each:
   ``argnums`` spelled out; the stack walk turned into a breadth-first ``deque``) and writes the other three
   alone.
 
-Every answer does what the contract asks (:mod:`.planted_run` runs each beside the course's and each copy
+Every answer handed in does what the contract asks (:mod:`.planted_run` runs each beside the course's and each copy
 beside its source; the module's checks pass on them).  The truth follows from where each answer came from
 (:func:`.planted.assemble`); ``python -m autograder.dev.planted_02`` prints the measures.
 """
@@ -1633,7 +1638,7 @@ COPIES = [
          _taken("honest-01"), _STACK),
     Copy("copier-functional", "loops as map, generator expressions and functools.reduce, temporaries inlined",
          _taken("honest-02"), _FUNCTIONAL),
-    Copy("copier-guards", "continue guards as nested ifs and back, walruses", _taken("honest-04"), _GUARDS),
+    Copy("copier-guards", "continue guards as nested ifs, walruses", _taken("honest-04"), _GUARDS),
     Copy("copier-indexing", "loops over items as index loops", _taken("honest-05"), _INDEXING),
     Copy("copier-signature", "keyword-only and default arguments added, constants and messages hoisted",
          _taken("honest-06"), _SIGNATURE),
@@ -1641,7 +1646,7 @@ COPIES = [
     Copy("copier-class", "answers moved into small classes", _taken("honest-09"), _CLASS),
     Copy("copier-debug", "try/except that re-raises, debugging prints, dead code", _taken("honest-10"), _DEBUG),
     Copy("chain-b", "renamed, statements reordered (first link of a chain)", _taken("honest-11"), _CHAIN_B),
-    Copy("chain-c", "temporaries inlined, lists as sets, a comprehension (second link of a chain)",
+    Copy("chain-c", "temporaries inlined, lists as sets, a comprehension, torch.stack (second link of a chain)",
          _taken("chain-b", _ALL[:4]), _CHAIN_C, _CHAIN_C_OWN),
     Copy("copier-merge", "two classmates merged, type hints added, docstrings rewritten, recursion for a stack",
          {"grad_of": "honest-12", "numerical_grad": "honest-12", "grad_report": "honest-13",
