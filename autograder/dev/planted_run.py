@@ -9,7 +9,9 @@ answer beside the course's, where every correct answer must do the same (module 
 
 Module 08's loads read a checkpoint written by the student's own ``save_checkpoint`` (``own``), so that a
 resume is judged in the format its author chose; what a save wrote is compared as the file's contents, and
-what a call leaves in Python's, NumPy's and torch's global RNGs is compared too.
+what a call leaves in Python's, NumPy's and torch's global RNGs is compared too.  Module 02's tensors are
+compared with their autograd record (``requires_grad``, leaf or not, ``grad_fn``, ``.grad``), and what
+``leaves_of`` returns as which of the graph's tensors it names, in any order.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ def _loader(shuffle: bool = False, batch_size: int = 5):
 
 
 RESUMING = "08-reproducible-training"
+LEDGER = "02-autograd-ledger"
 _scratch: list[str] = []
 
 
@@ -127,6 +130,84 @@ def _resuming(cell: str, namespace: dict | None) -> tuple:
     raise KeyError(cell)
 
 
+_ledger_leaves: list = []  # the leaves module 02's last leaves_of input was built from, by position
+
+
+def _ledger(cell: str) -> tuple:
+    """Module 02's arguments: tiny float32 tensors and a small model, made afresh from fixed seeds.
+
+    ``leaves_of``'s graph reads one leaf along many paths, two leaves of equal value, a constant, a computed
+    tensor that retains its grad, a frozen parameter and a model's parameters; the leaves it may find are kept
+    in ``_ledger_leaves`` so that a result can be compared as the positions it names, in any order."""
+    import torch
+    from torch import nn
+
+    g = torch.Generator().manual_seed(13)
+
+    def f(t):  # a scalar of every entry, smooth, float64 in for float64 in
+        return (t.sin() * t).sum() + (t ** 2).prod() + torch.logsumexp(t.flatten() * 2, dim=0)
+
+    if cell == "grad_of":
+        x = torch.randn(2, 3, generator=g)
+        return f, x
+    if cell == "numerical_grad":
+        return f, torch.randn(2, 3, generator=g), 1e-2
+    if cell == "grad_report":
+        torch.manual_seed(3)
+        model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2), nn.Linear(2, 2))
+        model[3].requires_grad_(False)
+        w, b = model[0].weight, model[0].bias
+        w.grad = torch.randn(w.shape, generator=g)
+        b.grad = torch.zeros(b.shape)
+        b.grad[1] = -0.0
+        model[2].weight.grad = torch.tensor([[0.5, -0.5, 0.0, 0.0], [0.0, 0.0, 0.25, -0.25]])  # sums to zero
+        model[2].bias.grad = torch.tensor([0.0, 2.0 ** -12])
+        return (model,)
+    if cell == "leaves_of":
+        torch.manual_seed(4)
+        a = torch.randn(3, generator=g).requires_grad_()
+        b = torch.randn(3, generator=g).requires_grad_()
+        s1 = torch.tensor(0.5, requires_grad=True)
+        s2 = torch.tensor(0.5, requires_grad=True)  # another leaf, equal in value
+        frozen = torch.randn(3, generator=g)  # a constant
+        layer = nn.Linear(3, 2)
+        layer.bias.requires_grad_(False)
+        h = a
+        for _ in range(4):  # every level reads h twice
+            h = h * 0.5 + torch.sin(h)
+        m = torch.tanh(a * b)
+        m.retain_grad()
+        t = (h * b).sum() + (m * a).sum() + s1 * s2 + s2 + (frozen * b.exp()).sum() + layer(a).sum()
+        _ledger_leaves[:] = [a, b, s1, s2, frozen, layer.weight, layer.bias, h, m, t]
+        return (t,)
+    if cell == "stable_softmax":
+        # float64, so that softmaxes written differently agree to 1e-6; large enough that exp alone overflows
+        z = (torch.randn(3, 5, generator=g, dtype=torch.float64) * 300 + 500).requires_grad_()
+        return (z * 1.0,)
+    raise KeyError(cell)
+
+
+def _ledger_observed(value):
+    """What can be compared of module 02's values: a tensor with its autograd record (whether it requires
+    grad, is a leaf, has a grad_fn, and its .grad), a model's parameters the same way, a list of leaves as the
+    sorted positions they hold in ``_ledger_leaves`` (-1 for any other tensor), repeats kept."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        values = value.detach().clone()
+        grad = value.grad if value.is_leaf or value.retains_grad else None
+        return ("tensor", values, value.requires_grad, value.is_leaf, value.grad_fn is None,
+                None if grad is None else grad.detach().clone())
+    if isinstance(value, torch.nn.Module):
+        return ("module", value.training, [(n, _ledger_observed(p)) for n, p in value.named_parameters()])
+    if isinstance(value, list) and value and all(isinstance(v, torch.Tensor) for v in value) and _ledger_leaves:
+        positions = [next((i for i, leaf in enumerate(_ledger_leaves) if leaf is v), -1) for v in value]
+        return ("leaves", sorted(positions))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_ledger_observed(v) for v in value])
+    return _observed(value)
+
+
 def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
     """Fresh arguments for ``cell`` of ``module``, the same on every call (module 08's load writes its
     checkpoint with ``namespace``'s ``save_checkpoint``)."""
@@ -135,6 +216,8 @@ def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
 
     if module == RESUMING:
         return _resuming(cell, namespace)
+    if module == LEDGER:
+        return _ledger(cell)
 
     x, y = _data()
     if module == "04-five-line-step":
@@ -267,9 +350,14 @@ def _run(module: str, cell: str, source: str, others: tuple[tuple[str, str], ...
     try:
         result = namespace[cell](*args)
     except Exception as error:  # noqa: BLE001 - raising is a behaviour to compare too
+        _ledger_leaves.clear()
         return ("raised", type(error).__name__)
     if module == RESUMING:
         return _observed(result), _observed(list(args)), _draws()
+    if module == LEDGER:
+        observed = _ledger_observed(result), _ledger_observed(tuple(args))
+        _ledger_leaves.clear()
+        return observed
     return _observed(result), _observed(list(args))
 
 
@@ -339,7 +427,8 @@ def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs:
     return wrong
 
 
-COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08")
+COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08",
+           "planted_02")
 
 
 def check(name: str) -> list[tuple[str, str]]:
