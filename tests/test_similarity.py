@@ -190,8 +190,8 @@ def torch_one_thread():
     torch.set_num_threads(threads)
 
 
-@pytest.mark.parametrize("name", ["planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b",
-                                  "planted_08"])
+@pytest.mark.parametrize("name", ["planted", "planted_02", "planted_05", "planted_05b", "planted_05c", "planted_06",
+                                  "planted_06b", "planted_08"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     from autograder.dev import planted_run
 
@@ -210,6 +210,26 @@ def test_a_module_imported_inside_a_function_keeps_its_name_when_normalised():
     bound = {(a.asname or a.name) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     used = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
     assert {"os", "py_random", "npr"} <= bound and {"os", "py_random", "npr"} <= used, text
+
+
+@pytest.mark.parametrize("source", [
+    # a method that calls another through self: unwrapped, each would start again from the constructor
+    "class Walk:\n    def __init__(self, xs):\n        self.todo = list(xs)\n        self.seen = []\n"
+    "    def step(self):\n        self.seen.append(self.todo.pop())\n"
+    "    def run(self):\n        while self.todo:\n            self.step()\n        return self.seen\n\n"
+    "def f(xs):\n    return Walk(xs).run()\n",
+    # an object whose method changes it, called twice: the second call sees what the first did
+    "class Count:\n    def __init__(self, start):\n        self.n = start\n"
+    "    def bump(self, k):\n        self.n = self.n + k\n        return self.n\n\n"
+    "def f(xs):\n    c = Count(xs[0])\n    c.bump(1)\n    return c.bump(2)\n",
+])
+def test_a_class_whose_methods_share_state_does_what_it_did_once_normalised(source):
+    def result(code):
+        namespace = {}
+        exec(code, namespace)  # noqa: S102 - the test's own code
+        return namespace["f"]([3, 1, 2])
+
+    assert result(normalise.normalise(source, {"f"})) == result(source)
 
 
 def test_the_comparison_of_runs_tells_a_changed_program_apart(torch_one_thread):
@@ -519,15 +539,33 @@ def held_out_08():
                                code=_course_code(planted_08.MODULE))
 
 
-def test_the_held_out_cohort_of_module_08_keeps_its_floor_and_never_flags_the_courses_answer(held_out_08):
+def test_the_module_08_cohort_keeps_its_floor_and_never_flags_the_courses_answer(held_out_08):
     cohort, report = held_out_08
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 47), m
     assert m.false_pairs <= 0.01 * m.independent_pairs
     assert cohort.canonical not in report.flagged()
     # first measured at 31 cells and 11 pairs; 32 and 11 after the tuning on the other cohorts and the fix of
-    # imports inside a function (which this cohort's normalised answers showed)
-    assert m.disguised_found >= 32 and m.copies_found >= 11, m
+    # imports inside a function (which this cohort's normalised answers showed); then tuned on: 37 and 13
+    assert m.disguised_found >= 37 and m.copies_found >= 13, m
+
+
+def test_the_held_out_cohort_of_module_02_keeps_its_floor_and_never_flags_the_courses_answer(torch_one_thread):
+    """Module 02's cohort was written apart from the normaliser and measured once before and once after the
+    changes it did not see (18 of 56 cells and 9 of 14 pairs both times: its answers are short, and many of
+    their lines are the course's); its truth is that every copy does what its source does."""
+    from autograder.dev import planted_02, planted_run
+
+    cohort = planted_02.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_02.MODULE, code=_course_code(planted_02.MODULE))
+    m = planted.measure(cohort, report)
+    assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 56), m
+    assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
+    assert m.disguised_found >= 18 and m.copies_found >= 9, m
+    solution = nbtools.read(ROOT / "solutions" / planted_02.MODULE / f"{planted_02.MODULE}.ipynb")
+    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    assert planted_run.unlike_their_source(planted_02.MODULE, cohort.answers, cohort.stubs, reference,
+                                           planted_02.COPIES) == []
 
 
 def test_every_copied_answer_of_module_08_does_what_its_source_does(torch_one_thread):

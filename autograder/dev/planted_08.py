@@ -1,4 +1,5 @@
-"""A planted cohort of module 08 kept out of all tuning: ``similarity`` is measured on it, never adjusted to it.
+"""A planted cohort of module 08, written apart from the normaliser: kept out of tuning until it was measured
+(31 of 47 cells, 11 of 14 pairs), tuned on since.
 
 Fourteen honest students answer in their own styles (checkpoint layouts of their own: flat or nested, NumPy's
 key as a list, a tensor or the raw array behind ``weights_only=False``, the next epoch stored instead of the

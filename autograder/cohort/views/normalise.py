@@ -50,9 +50,11 @@ written ``v`` (so the numbering, which follows first use, never enters a fingerp
 ``x += e`` written ``x = x + e``, a whole float written as an int (``0.0`` is ``0``), ``m.train(bool(c))`` as
 ``m.train(c)``, each line with the line of the submitted cell it came from; asserts, prints, logging and
 argument checks (``if c: raise``) after the code they interrupt, a ``try`` whose handlers only raise again as
-its body and its ``finally``, a temporary read once by a later ``return`` where it is returned, the cell's
-constants no one reads any more left out, comparisons one way round, containers filled one way, and the
-spellings of :data:`NEAR` folded (:class:`_Near`).
+its body and its ``finally``, a temporary read once by a later ``return`` or once by the next statement (not
+in a loop's body or a branch) where it is read, a file opened by hand (``with open(p) as f``) read as ``p``,
+loops and comprehensions over a tuple written out unrolled, a dictionary filled key by key right after it is
+made (or by ``update(k=x)``) as one literal, the cell's constants no one reads any more left out, comparisons
+one way round, containers filled one way, and the spellings of :data:`NEAR` folded (:class:`_Near`).
 """
 
 from __future__ import annotations
@@ -625,6 +627,8 @@ def _unwrap_class(cls: ast.ClassDef) -> dict[str, ast.FunctionDef] | None:
     if any(attributes & (set(scope_locals(m)) - {a.arg for a in m.args.args}) for m in methods
            if m.name != "__init__"):
         return None  # self.x and a local x of a method: one name would stand for two things
+    if attributes & {m.name for m in methods}:
+        return None  # a method that calls another through self: each function would start from the constructor
     init = next((m for m in methods if m.name == "__init__"), None)
     init_params, init_body = [], []
     if init is not None:
@@ -686,6 +690,9 @@ def _unwrap_classes(tree: ast.Module, keep: set[str]) -> None:
         bound = {_makes(n, cls.name): n.value for n in _walk(trial) if isinstance(n, ast.stmt) and _makes(n, cls.name)}
         if any(stores.get(name, 0) != 1 for name in bound):
             continue
+        loads = _loads(trial)
+        if _keeps_state(cls) and any(loads.get(name, 0) > 1 for name in bound):
+            continue  # an object whose methods change it, used twice: the second call sees what the first did
         _CallsOfClass(cls.name, methods, bound).visit(trial)
         used = {n.id for n in _walk(trial) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         _drop(trial, partial(_unused_object, cls=cls.name, used=used))
@@ -693,6 +700,25 @@ def _unwrap_classes(tree: ast.Module, keep: set[str]) -> None:
         if cls.name in _loads(trial) or any(name in _loads(trial) for name in bound):
             continue  # some use of the class or of an object it made is not a call of its methods
         tree.body[:] = trial.body
+
+
+def _keeps_state(cls: ast.ClassDef) -> bool:
+    """Whether a method other than the constructor changes the object: stores into ``self.x`` (or an item of
+    it) or calls a method that fills a container on it."""
+    for m in cls.body:
+        if not isinstance(m, ast.FunctionDef) or m.name == "__init__" or not m.args.args:
+            continue
+        me = m.args.args[0].arg
+        for n in _walk(m):
+            target = n.value if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) else n
+            if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(getattr(n, "ctx", None), ast.Store) and (
+                    isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me):
+                return True
+            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _BUILDS
+                    and isinstance(n.func.value, ast.Attribute) and isinstance(n.func.value.value, ast.Name)
+                    and n.func.value.value.id == me):
+                return True
+    return False
 
 
 def _unused_object(stmt: ast.stmt, cls: str, used: set[str]) -> bool:
