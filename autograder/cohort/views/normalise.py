@@ -2210,6 +2210,7 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
     _reorder_all(tree, callables)  # what a temporary is read by depends on the order: settle it first
     fold_temporaries(tree)
     drop_dead_code(tree)
+    _IfAsExpression().visit(tree)  # branches that were a temporary and a store are one store now
     _ReturnsAsExpression().visit(tree)  # branches that were a temporary and a return are one return now
     ast.fix_missing_locations(tree)
     _reorder_all(tree, callables)
@@ -2456,6 +2457,40 @@ class _LiteralComprehensions(ast.NodeTransformer):
         return node
 
 
+def _options_as_defaults(tree: ast.Module) -> None:
+    """A keyword-only parameter with a constant default (an option the exercise's callers never pass) is its
+    default where it is read, and ``c and True`` is ``c``, in place: for the fingerprinted text only."""
+    for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES)]:
+        a = fn.args
+        options = {arg.arg: d for arg, d in zip(a.kwonlyargs, a.kw_defaults) if isinstance(d, ast.Constant)}
+        if not options or set(options) & set(_stores(ast.Module(fn.body, []))):
+            continue
+        for stmt in fn.body:
+            _Bound(options).visit(stmt)
+        kept = [(arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if arg.arg not in options]
+        a.kwonlyargs, a.kw_defaults = [k for k, _ in kept], [d for _, d in kept]
+    for node in _walk(tree):
+        for name, child in ast.iter_fields(node):
+            if isinstance(child, ast.BoolOp):
+                kept = [v for v in child.values if not (isinstance(v, ast.Constant) and v.value is (
+                    isinstance(child.op, ast.And)))]
+                if len(kept) == 1:
+                    setattr(node, name, kept[0])
+                elif kept and len(kept) < len(child.values):
+                    child.values = kept
+
+
+def _messages_dropped(tree: ast.Module) -> None:
+    """What an exception or an assertion says is prose, as a comment is: ``raise E("...")`` is ``raise E()``,
+    ``assert c, "..."`` is ``assert c``, in place: for the fingerprinted text only."""
+    for node in _walk(tree):
+        if isinstance(node, ast.Assert):
+            node.msg = None
+        elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and all(
+                isinstance(arg, (ast.Constant, ast.JoinedStr, ast.BinOp)) for arg in node.exc.args):
+            node.exc.args, node.exc.keywords = [], []
+
+
 def _filled_at_once(tree: ast.Module) -> None:
     """``d.update(k=x)`` is ``d['k'] = x``; ``d = {...}`` then, at once, ``d[c] = x`` for constant keys ``c``
     (values that do not read ``d``) is one literal ``d = {..., c: x}``, in place: for the fingerprinted text
@@ -2496,6 +2531,8 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
     _open_unwrapped(tree)
+    _options_as_defaults(tree)
+    _messages_dropped(tree)
     _literal_loops_unrolled(tree)
     tree = _LiteralComprehensions().visit(tree)
     _filled_at_once(tree)
@@ -2540,8 +2577,14 @@ NEAR: list[tuple[str, str, str]] = [
     ("t.square() is t ** 2", "a.square()", "a ** 2"),
     ("abs(t) is t.abs()", "abs(a)", "a.abs()"),
     ("t.clone().detach() is t.detach().clone()", "a.clone().detach()", "a.detach().clone()"),
+    ("t.new_zeros(n) is torch.zeros(n) (t's dtype and device)", "a.new_zeros(3)", "torch.zeros(3)"),
+    ("a factory's dtype and device are where it is made, not what", "torch.zeros(3, dtype=a.dtype, device=a.device)",
+     "torch.zeros(3)"),
     ("lambda k: d[k] is d.get (as a key)", "max(d, key=lambda k: d[k])", "max(d, key=d.get)"),
 ]
+
+_FACTORIES = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange", "eye"}
+_NEW_FACTORIES = {"new_zeros", "new_ones", "new_empty", "new_full"}
 
 _OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
              ast.NotIn: ast.In, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
@@ -2599,6 +2642,11 @@ class _Near(ast.NodeTransformer):
         if (isinstance(f, ast.Attribute) and f.attr == "norm" and isinstance(f.value, ast.Attribute)
                 and f.value.attr == "linalg" and _is_torch(f.value.value) and len(node.args) == 1 and not node.keywords):
             return ast.copy_location(ast.Call(ast.Attribute(node.args[0], "norm", ast.Load()), [], []), node)
+        if isinstance(f, ast.Attribute) and f.attr in _NEW_FACTORIES and not _is_torch(f.value):
+            f = ast.Attribute(ast.Name("torch", ast.Load()), f.attr[len("new_"):], ast.Load())
+            node = ast.copy_location(ast.Call(f, node.args, node.keywords), node)  # x.new_zeros(n) is torch.zeros(n)
+        if isinstance(f, ast.Attribute) and f.attr in _FACTORIES and _is_torch(f.value) and node.keywords:
+            node.keywords = [k for k in node.keywords if k.arg not in ("dtype", "device")]  # where, not what
         if isinstance(f, ast.Name) and f.id in ("dict", "list") and not node.args and not node.keywords:
             return ast.copy_location(ast.Dict([], []) if f.id == "dict" else ast.List([], ast.Load()), node)
         if len(node.keywords) > 1 and all(k.arg for k in node.keywords):
@@ -2822,7 +2870,8 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> li
             for check, rest in (("body", "orelse"), ("orelse", "body")):
                 if isinstance(stmt, ast.If) and [type(s) for s in getattr(stmt, check)] == [ast.Raise]:
                     raised = getattr(stmt, check)[0]
-                    aside.extend([(_header(stmt), line), (ast.unparse(raised), getattr(raised, "lineno", line))])
+                    test = stmt.test if check == "body" else _Near().visit(ast.UnaryOp(ast.Not(), copy.deepcopy(stmt.test)))
+                    aside.extend([(f"if {ast.unparse(test)}:", line), (ast.unparse(raised), getattr(raised, "lineno", line))])
                     emit(getattr(stmt, rest))  # an argument check: what runs is what follows it
                     break
             else:
