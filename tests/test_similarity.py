@@ -448,6 +448,14 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "    return x.item()\n",
      "def f(x):\n    if x.numel() != 1:\n        raise ValueError('x must be a scalar')\n    return x.item()\n"),
     ("def f(x):\n    assert x.dim() == 2, 'x is a batch'\n    return x.sum()\n", "def f(x):\n    assert x.dim() == 2\n    return x.sum()\n"),
+    # a result made in a with block and returned after it; tests of a container's length; not (a or b); extend
+    ("def f(g, x):\n    with torch.enable_grad():\n        gs = torch.autograd.grad(g(x), x)\n    r = gs[0]\n    return r\n",
+     "def f(g, x):\n    with torch.enable_grad():\n        return torch.autograd.grad(g(x), x)[0]\n"),
+    ("def f(q, g):\n    while len(q) > 0:\n        g(q.pop())\n", "def f(q, g):\n    while q:\n        g(q.pop())\n"),
+    ("def f(q, s):\n    x = q.pop()\n    if not (x is None or x in s):\n        s.add(x)\n",
+     "def f(q, s):\n    x = q.pop()\n    if x is not None and x not in s:\n        s.add(x)\n"),
+    ("def f(q, n):\n    q.extend(p[0] for p in n.next_functions)\n",
+     "def f(q, n):\n    for p in n.next_functions:\n        q.append(p[0])\n"),
     ("def f(ps, out):\n    for k, p in ps.items():\n        if p.grad is None:\n            out[k] = 'none'\n        else:\n"
      "            n = (p.grad != 0).sum().item()\n            if n > 0:\n                out[k] = 'nonzero'\n            else:\n"
      "                out[k] = 'zero'\n    return out\n",
@@ -571,7 +579,7 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 56), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 25 and m.copies_found >= 11, m  # 18 and 9 held out; 25 and 11 tuned on
+    assert m.disguised_found >= 25 and m.copies_found >= 12, m  # 18 and 9 held out; 25 and 12 tuned on
     solution = nbtools.read(ROOT / "solutions" / planted_02.MODULE / f"{planted_02.MODULE}.ipynb")
     reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
     assert planted_run.unlike_their_source(planted_02.MODULE, cohort.answers, cohort.stubs, reference,

@@ -2261,7 +2261,7 @@ def _single_use_folded(tree: ast.Module) -> None:
         once = {n for n, k in stores.items() if k == 1 and loads.get(n) == 1 and re.fullmatch(r"v\d+", n)}
         if not once:
             return
-        changed = False
+        changed = _into_with(tree, once)
         for node, field, body in list(_bodies(tree)):
             at = 0
             while at < len(body):
@@ -2284,6 +2284,23 @@ def _single_use_folded(tree: ast.Module) -> None:
                 setattr(node, field, [ast.Pass()])
         if not changed:
             return
+
+
+def _into_with(tree: ast.Module, once: set[str]) -> bool:
+    """A ``with`` block whose last statement stores a temporary that the statement right after the block reads
+    once takes that statement in: ``with m: v = e`` then ``return v[0]`` reads as ``with m: return v[0]``
+    (for the fingerprinted text only; the temporary is then folded as any other)."""
+    moved = False
+    for _, _, body in list(_bodies(tree)):
+        for at in range(len(body) - 1):
+            block, reader = body[at], body[at + 1]
+            name = _single_target(block.body[-1]) if isinstance(block, ast.With) else None
+            if name in once and isinstance(block.body[-1], ast.Assign) and _read_once_there(reader, name):
+                block.body.append(reader)
+                del body[at + 1]
+                moved = True
+                break
+    return moved
 
 
 def _read_once_there(stmt: ast.stmt, name: str) -> bool:
@@ -2491,6 +2508,50 @@ def _messages_dropped(tree: ast.Module) -> None:
             node.exc.args, node.exc.keywords = [], []
 
 
+class _Tests(ast.NodeTransformer):
+    """Tests in one form, for the fingerprinted text (the same program on lists, dicts and queues):
+    ``len(xs) > 0`` is ``xs`` and ``len(xs) == 0`` is ``not xs``; ``not (a or b)`` is ``not a and not b`` (each
+    comparison turned round); and ``xs.extend(f(x) for x in ys)`` is the loop that appends."""
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) != 1:
+            return node
+        left, op, right = node.left, node.ops[0], node.comparators[0]
+        if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+            left, right = right, left
+            op = {ast.Lt: ast.Gt(), ast.Gt: ast.Lt(), ast.LtE: ast.GtE(), ast.GtE: ast.LtE()}.get(type(op), op)
+        if (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len"
+                and len(left.args) == 1 and isinstance(right, ast.Constant) and right.value == 0):
+            if isinstance(op, (ast.Gt, ast.NotEq)):
+                return left.args[0]
+            if isinstance(op, ast.Eq):
+                return ast.copy_location(ast.UnaryOp(ast.Not(), left.args[0]), node)
+        return node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        v = node.operand
+        if isinstance(node.op, ast.Not) and isinstance(v, ast.BoolOp) and isinstance(v.op, ast.Or) and all(
+                isinstance(c, ast.Compare) and len(c.ops) == 1 and type(c.ops[0]) in _OPPOSITE for c in v.values):
+            turned = [ast.Compare(c.left, [_OPPOSITE[type(c.ops[0])]()], c.comparators) for c in v.values]
+            return ast.copy_location(ast.BoolOp(ast.And(), turned), node)
+        return node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        self.generic_visit(node)
+        call = node.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "extend"
+                and len(call.args) == 1 and not call.keywords
+                and isinstance(call.args[0], (ast.GeneratorExp, ast.ListComp)) and len(call.args[0].generators) == 1):
+            return node
+        comp, g = call.args[0], call.args[0].generators[0]
+        step: ast.stmt = _method_call(node, call.func.value, "append", comp.elt)
+        for test in reversed(g.ifs):
+            step = ast.If(test, [step], [])
+        return ast.copy_location(ast.For(g.target, g.iter, [step], []), node)
+
+
 def _filled_at_once(tree: ast.Module) -> None:
     """``d.update(k=x)`` is ``d['k'] = x``; ``d = {...}`` then, at once, ``d[c] = x`` for constant keys ``c``
     (values that do not read ``d``) is one literal ``d = {..., c: x}``, in place: for the fingerprinted text
@@ -2534,7 +2595,7 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
     _options_as_defaults(tree)
     _messages_dropped(tree)
     _literal_loops_unrolled(tree)
-    tree = _LiteralComprehensions().visit(tree)
+    tree = _Tests().visit(_LiteralComprehensions().visit(tree))
     _filled_at_once(tree)
     _single_use_folded(tree)
     _keys_as_items(tree)
