@@ -133,7 +133,7 @@ def test_normalising_undoes_each_disguise(disguise, cohort):
 
 def _text(source, keep=()):
     """What is fingerprinted of ``source``."""
-    return normalise.folded(normalise.normalise_tree(source, keep))
+    return normalise.folded(normalise.normalise_tree(source, keep), keep=frozenset(keep))
 
 
 def test_the_similarity_command_reads_a_course_and_writes_the_page(cohort, tmp_path):
@@ -466,6 +466,12 @@ def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
 
 
+def test_a_helpers_name_is_its_writers_but_the_asked_for_function_keeps_its_own():
+    helper = "def {h}(t):\n    return t.detach().double()\n\ndef {f}(x):\n    return {h}(x) + {h}(x * 2)\n"
+    assert _text(helper.format(h="prep", f="f"), {"f"}) == _text(helper.format(h="_Probe__call", f="f"), {"f"})
+    assert _text(helper.format(h="prep", f="f"), {"f"}) != _text(helper.format(h="prep", f="g"), {"g"})
+
+
 @pytest.mark.parametrize("a,b", [
     # a temporary read inside a loop is made once, not at every pass: kept apart from the one made in the loop
     ("def f(m, xs):\n    l = nn.MSELoss()\n    for x in xs:\n        l(m(x), x).backward()\n",
@@ -579,7 +585,7 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 56), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 25 and m.copies_found >= 12, m  # 18 and 9 held out; 25 and 12 tuned on
+    assert m.disguised_found >= 28 and m.copies_found >= 13, m  # 18 and 9 held out; 28 and 13 tuned on
     solution = nbtools.read(ROOT / "solutions" / planted_02.MODULE / f"{planted_02.MODULE}.ipynb")
     reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
     assert planted_run.unlike_their_source(planted_02.MODULE, cohort.answers, cohort.stubs, reference,

@@ -2587,8 +2587,10 @@ def _filled_at_once(tree: ast.Module) -> None:
         body[:] = merged
 
 
-def _folded_tree(tree: ast.Module, variables: set[str] | None) -> ast.Module:
+def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast.Module:
     variables = set(variables or ())
+    if keep is not None:  # a helper's name is its writer's choice; the functions asked for keep theirs
+        variables |= {n.name for n in _walk(tree) if isinstance(n, _SCOPES) and n.name not in keep}
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
     _open_unwrapped(tree)
@@ -2912,7 +2914,7 @@ def _header(stmt: ast.stmt) -> str:
     return ast.unparse(bare).splitlines()[0]
 
 
-def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> list[tuple[str, int]]:
+def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None, keep=None) -> list[tuple[str, int]]:
     """The lines of the normalised ``tree`` as they are fingerprinted, each with the line of the submitted
     cell it came from: every variable ``v`` (the numbered locals, and the names in ``variables``, a lesson's
     globals; imported names, builtins and attributes stay), no indentation, ``x += e`` written ``x = x + e``."""
@@ -2960,7 +2962,7 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> li
             out.append((ast.unparse(stmt), line))
 
     aside: list[tuple[str, int]] = []  # asserts, prints, logging and argument checks: after the code they interrupt
-    body = _folded_tree(tree, variables).body
+    body = _folded_tree(tree, variables, keep).body
     if any(isinstance(s, ast.Assign) for s in tree.body):  # a constant the cell names once, read where it is used
         loads, modules = _loads(tree), _imported(tree)
         body = [s for s in body if not (module_constant(s, modules) and not loads.get(module_constant(s, modules)))]
@@ -2968,9 +2970,9 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None) -> li
     return out + aside
 
 
-def folded(tree: ast.Module, variables: set[str] | None = None) -> list[str]:
+def folded(tree: ast.Module, variables: set[str] | None = None, keep=None) -> list[str]:
     """The fingerprinted lines of ``tree`` (:func:`fingerprint_lines`) without their line numbers."""
-    return [text for text, _ in fingerprint_lines(tree, variables)]
+    return [text for text, _ in fingerprint_lines(tree, variables, keep)]
 
 
 def assigned(tree: ast.AST) -> set[str]:

@@ -94,10 +94,10 @@ class CourseCode:
     def add(self, source: str, where: str, keep=(), variables=None) -> None:
         tree = norm.normalise_tree(source, keep)
         if tree is not None:
-            self._add(tree, where, norm.assigned(tree) if variables is None else variables)
+            self._add(tree, where, norm.assigned(tree) if variables is None else variables, keep)
 
-    def _add(self, tree, where: str, variables: set[str]) -> None:
-        lines = norm.folded(tree, variables)
+    def _add(self, tree, where: str, variables: set[str], keep=()) -> None:
+        lines = norm.folded(tree, variables, frozenset(keep))
         for line in lines:
             self.lines.setdefault(line.strip(), where)
         text = "".join(f"{line}\n" for line in lines)
@@ -264,16 +264,16 @@ def _normalised(source: str, keep: frozenset, signatures: tuple = ()) -> tuple[s
     """``(normalised code, fingerprinted text, submitted line of each text line)``: an answer handed in by
     several students (copies, the reference, the starter) is normalised once."""
     tree = norm.normalise_tree(source, keep, dict(signatures))
-    return (source if tree is None else ast.unparse(tree)), *_text(source, tree)
+    return (source if tree is None else ast.unparse(tree)), *_text(source, tree, keep)
 
 
-def _text(source: str, tree: ast.Module | None) -> tuple[str, list[int]]:
+def _text(source: str, tree: ast.Module | None, keep=None) -> tuple[str, list[int]]:
     """What is fingerprinted (:func:`.normalise.fingerprint_lines`) and the submitted line of each of its lines;
     code that does not parse is fingerprinted as it is, without its indentation."""
     if tree is None:
         pairs = [(line.strip(), i) for i, line in enumerate(source.splitlines(), 1) if line.strip()]
     else:
-        pairs = norm.fingerprint_lines(tree)
+        pairs = norm.fingerprint_lines(tree, keep=keep)
     return "".join(f"{line}\n" for line, _ in pairs), [n for _, n in pairs]
 
 
