@@ -1,4 +1,5 @@
-"""A planted cohort of module 02 kept out of all tuning: ``similarity`` is measured on it, never adjusted to it.
+"""A planted cohort of module 02, written apart from the normaliser: kept out of tuning until it was measured
+(18 of 56 cells, 9 of 14 pairs, before and after the changes it did not see), tuned on since.
 
 Written without reading how ``similarity`` normalises or scores code, as an instructor who suspects copying
 would plant it: what students do to hide a copy.  Fourteen honest students answer in their own styles
