@@ -1,0 +1,2027 @@
+"""DOCSTRING-PLACEHOLDER"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from .planted import Copy, Planted, assemble, course_code_of, measure
+
+MODULE = "09-debug-a-real-run"
+
+DS = 'class DigitsDataset(Dataset):\n    """Raw digit images as float32 [1, 8, 8] with int64 class labels."""\n\n'
+FN = "def fit_normalizer(train_images):\n"
+FN_DOC = FN + '    """A module standardising raw images with the training images\' statistics, held as buffers."""\n'
+CNN = ('class DigitCNN(nn.Module):\n    """Conv → ReLU → pool → conv → ReLU → global pool → linear, after an optional '
+       'normaliser."""\n\n')
+TE = "def train_epoch_ce(model, loader, optimizer, device, scheduler=None, max_grad_norm=None):\n"
+TE_DOC = TE + '    """One epoch of multiclass training; returns the mean per-example loss."""\n'
+PD = "def predict_digits(model, images):\n"
+PD_DOC = PD + '    """Class labels for raw images, from the model in eval mode."""\n'
+SL = ('class StepLedger:\n    """One record per optimizer step: the forwards\' modes, each parameter\'s .grad as backward '
+      'reached it,\n    and which parameters step() changed. Public hooks only; every hook comes off when the block '
+      'ends."""\n\n')
+
+HONEST: dict[str, dict[str, str]] = {
+    "honest-01": {  # tensors stored once, view; a Standardize module at module level; Sequential CNN
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.x = torch.as_tensor(images).float().view(-1, 1, 8, 8)
+        self.y = torch.as_tensor(labels).long()
+
+    def __len__(self):
+        return self.y.shape[0]
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+""",
+        "fit_normalizer": """\
+class Standardize(nn.Module):
+    def __init__(self, mean, std):
+        super().__init__()
+        self.register_buffer("mean", mean)
+        self.register_buffer("std", std)
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+""" + FN_DOC + """\
+    x = torch.as_tensor(train_images).float().view(-1, 1, 8, 8)
+    mean = x.mean(dim=0, keepdim=True)
+    std = x.std(dim=0, keepdim=True)
+    std[std == 0] = 1.0
+    return Standardize(mean, std)
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.layers = nn.Sequential(
+            nn.Conv2d(1, 8, kernel_size=3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, kernel_size=3, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(16 * 4 * 4, num_classes),
+        )
+
+    def forward(self, x):
+        return self.layers(self.normalizer(x))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    criterion = nn.CrossEntropyLoss()
+    running, seen = 0.0, 0
+    for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
+        optimizer.zero_grad()
+        logits = model(images)
+        loss = criterion(logits, labels)
+        loss.backward()
+        if max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        running += loss.item() * images.size(0)
+        seen += images.size(0)
+    return running / seen
+""",
+        "predict_digits": PD_DOC + """\
+    device = next(model.parameters()).device
+    x = torch.as_tensor(images, dtype=torch.float32).to(device).view(-1, 1, 8, 8)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        preds = model(x).argmax(dim=1)
+    model.train(was_training)
+    return preds
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self.handles = []
+
+    def __enter__(self):
+        self.params = dict(self.model.named_parameters())
+        self.watched = [n for n, p in self.params.items() if p.requires_grad]
+        self._new_record()
+        self.handles.append(self.model.register_forward_pre_hook(self._on_forward))
+        for name in self.watched:
+            self.handles.append(self.params[name].register_hook(self._grad_hook(name)))
+        self.handles.append(self.optimizer.register_step_pre_hook(self._before_step))
+        self.handles.append(self.optimizer.register_step_post_hook(self._after_step))
+        return self
+
+    def __exit__(self, *exc_info):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+
+    def _new_record(self):
+        self.current = {"modes": [], "grads": {n: [] for n in self.watched}}
+
+    def _on_forward(self, module, inputs):
+        self.current["modes"].append("train" if module.training else "eval")
+
+    def _grad_hook(self, name):
+        param = self.params[name]
+
+        def hook(grad):
+            if param.grad is None:
+                self.current["grads"][name].append("none")
+            elif torch.all(param.grad == 0):
+                self.current["grads"][name].append("zero")
+            else:
+                self.current["grads"][name].append("nonzero")
+
+        return hook
+
+    def _before_step(self, optimizer, args, kwargs):
+        self.snapshot = {n: p.detach().clone() for n, p in self.params.items()}
+
+    def _after_step(self, optimizer, args, kwargs):
+        changed = [n for n, p in self.params.items() if not torch.equal(p.detach(), self.snapshot[n])]
+        self.current["changed"] = sorted(changed)
+        self.steps.append(self.current)
+        self._new_record()
+""",
+    },
+    "honest-02": {  # numpy kept, tensors made per item; global statistics; explicit forward with F
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.images = np.asarray(images, dtype=np.float32).reshape(-1, 64)
+        self.labels = np.asarray(labels).astype(np.int64)
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        x = torch.from_numpy(self.images[i].reshape(1, 8, 8).copy())
+        y = torch.tensor(self.labels[i], dtype=torch.long)
+        return x, y
+""",
+        "fit_normalizer": FN_DOC + """\
+    data = torch.as_tensor(np.asarray(train_images), dtype=torch.float32)
+    mu = data.mean()
+    sigma = data.std()
+
+    class GlobalNorm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mu", mu.clone())
+            self.register_buffer("sigma", sigma.clone())
+
+        def forward(self, x):
+            return (x - self.mu) / self.sigma
+
+    return GlobalNorm()
+""",
+        "DigitCNN": "import torch.nn.functional as F\n\n\n" + CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer
+        self.conv1 = nn.Conv2d(1, 16, 3, padding=1)
+        self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
+        self.fc = nn.Linear(32 * 2 * 2, num_classes)
+
+    def forward(self, x):
+        if self.normalizer is not None:
+            x = self.normalizer(x)
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = x.view(x.size(0), -1)
+        return self.fc(x)
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    total_loss = 0.0
+    total_examples = 0
+    for batch in loader:
+        inputs = batch[0].to(device)
+        targets = batch[1].to(device)
+        outputs = model(inputs)
+        loss = loss_fn(outputs, targets)
+        optimizer.zero_grad()
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        batch_size = targets.shape[0]
+        total_loss = total_loss + loss.item() * batch_size
+        total_examples = total_examples + batch_size
+    mean_loss = total_loss / total_examples
+    return mean_loss
+""",
+        "predict_digits": PD_DOC + """\
+    if isinstance(images, np.ndarray):
+        images = torch.from_numpy(images)
+    param = next(model.parameters())
+    inputs = images.to(param.device, torch.float32).reshape(len(images), 1, 8, 8)
+    mode = model.training
+    model.eval()
+    with torch.inference_mode():
+        logits = model(inputs)
+    model.train(mode)
+    return logits.argmax(1)
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+        self.steps = []
+        self._hooks = []
+
+    def __enter__(self):
+        named = list(self.model.named_parameters())
+        tracked = [(name, p) for name, p in named if p.requires_grad]
+        ledger = self
+
+        def fresh():
+            return {"modes": [], "grads": {name: [] for name, _ in tracked}}
+
+        ledger._pending = fresh()
+
+        def on_forward(module, args):
+            ledger._pending["modes"].append("train" if module.training else "eval")
+
+        def make_grad_hook(name, p):
+            def hook(grad):
+                g = p.grad
+                if g is None:
+                    state = "none"
+                elif g.count_nonzero().item() == 0:
+                    state = "zero"
+                else:
+                    state = "nonzero"
+                ledger._pending["grads"][name].append(state)
+            return hook
+
+        def pre_step(opt, args, kwargs):
+            ledger._old = [p.detach().clone() for _, p in named]
+
+        def post_step(opt, args, kwargs):
+            moved = sorted(name for (name, p), old in zip(named, ledger._old) if not torch.equal(p.detach(), old))
+            record = ledger._pending
+            record["changed"] = moved
+            ledger.steps.append(record)
+            ledger._pending = fresh()
+
+        self._hooks.append(self.model.register_forward_pre_hook(on_forward))
+        for name, p in tracked:
+            self._hooks.append(p.register_hook(make_grad_hook(name, p)))
+        self._hooks.append(self.optimizer.register_step_pre_hook(pre_step))
+        self._hooks.append(self.optimizer.register_step_post_hook(post_step))
+        return self
+
+    def __exit__(self, *exc_info):
+        while self._hooks:
+            self._hooks.pop().remove()
+        return False
+""",
+    },
+    "honest-03": {  # unsqueeze; per-pixel population std with an epsilon; strided convolutions
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        imgs = torch.as_tensor(images, dtype=torch.float32)
+        self.images = imgs.reshape(-1, 8, 8).unsqueeze(1)
+        self.labels = torch.as_tensor(labels, dtype=torch.int64)
+        assert len(self.images) == len(self.labels), "one label per image"
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+""",
+        "fit_normalizer": FN_DOC + """\
+    imgs = torch.as_tensor(train_images, dtype=torch.float32).reshape(-1, 8, 8).unsqueeze(1)
+    mean = imgs.mean(0, keepdim=True)
+    std = imgs.std(0, unbiased=False, keepdim=True) + 1e-6
+
+    class PixelNorm(nn.Module):
+        def __init__(self, mean, std):
+            super().__init__()
+            self.register_buffer("mean", mean)
+            self.register_buffer("std", std)
+
+        def forward(self, x):
+            return (x - self.mean) / self.std
+
+    return PixelNorm(mean, std)
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer or nn.Identity()
+        self.body = nn.Sequential(
+            nn.Conv2d(1, 16, 3, stride=2, padding=1),   # 8x8 -> 4x4
+            nn.ReLU(),
+            nn.Conv2d(16, 32, 3, stride=2, padding=1),  # 4x4 -> 2x2
+            nn.ReLU(),
+        )
+        self.head = nn.Linear(32 * 2 * 2, num_classes)
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        x = self.body(x)
+        return self.head(x.flatten(1))
+""",
+        "train_epoch_ce": "import torch.nn.functional as F\n\n\n" + TE_DOC + """\
+    model.train()
+    ce = nn.CrossEntropyLoss()
+    sum_loss = 0.0
+    n = 0
+    for x, y in loader:
+        x = x.to(device, non_blocking=True)
+        y = y.to(device, non_blocking=True)
+        optimizer.zero_grad(set_to_none=True)
+        logits = model(x)
+        loss = ce(logits, y)
+        loss.backward()
+        if max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        with torch.no_grad():
+            sum_loss += F.cross_entropy(logits, y, reduction="sum").item()
+        n += y.numel()
+    return sum_loss / n
+""",
+        "predict_digits": PD_DOC + """\
+    x = torch.as_tensor(images, dtype=torch.float32)
+    x = x.reshape(-1, 8, 8).unsqueeze(1).to(next(model.parameters()).device)
+    was_training = model.training
+    try:
+        model.eval()
+        with torch.no_grad():
+            return model(x).argmax(dim=-1)
+    finally:
+        model.train(was_training)
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._stack = None
+
+    def __enter__(self):
+        from contextlib import ExitStack
+
+        self._stack = ExitStack()
+        params = dict(self.model.named_parameters())
+        names = [n for n, p in params.items() if p.requires_grad]
+        state = {"modes": [], "grads": {n: [] for n in names}}
+        before = {}
+
+        def forward_pre(module, args):
+            state["modes"].append("train" if module.training else "eval")
+
+        def grad_hook(grad, name):
+            held = params[name].grad
+            if held is None:
+                state["grads"][name].append("none")
+            else:
+                state["grads"][name].append("nonzero" if held.abs().sum().item() > 0 else "zero")
+
+        def step_pre(opt, args, kwargs):
+            before.clear()
+            before.update({n: p.detach().clone() for n, p in params.items()})
+
+        def step_post(opt, args, kwargs):
+            changed = sorted(n for n, p in params.items() if not torch.equal(before[n], p.detach()))
+            self.steps.append({"modes": list(state["modes"]), "grads": {n: list(v) for n, v in state["grads"].items()},
+                               "changed": changed})
+            state["modes"].clear()
+            for v in state["grads"].values():
+                v.clear()
+
+        self._stack.callback(self.model.register_forward_pre_hook(forward_pre).remove)
+        for n in names:
+            self._stack.callback(params[n].register_hook(lambda g, n=n: grad_hook(g, n)).remove)
+        self._stack.callback(self.optimizer.register_step_pre_hook(step_pre).remove)
+        self._stack.callback(self.optimizer.register_step_post_hook(step_post).remove)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._stack.close()
+        return None
+""",
+    },
+    "honest-04": {  # a list of pairs; global statistics as a Sequential around a custom module; BatchNorm CNN
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        images = np.asarray(images, dtype=np.float32).reshape(-1, 1, 8, 8)
+        labels = np.asarray(labels, dtype=np.int64)
+        self.samples = [(torch.tensor(img), torch.tensor(lab)) for img, lab in zip(images, labels)]
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, i):
+        return self.samples[i]
+""",
+        "fit_normalizer": """\
+class Scale(nn.Module):
+    \"\"\"Subtract a mean and divide by a std that travel with the model.\"\"\"
+
+    def __init__(self, mean, std):
+        super().__init__()
+        self.register_buffer("mean", torch.as_tensor(mean, dtype=torch.float32))
+        self.register_buffer("std", torch.as_tensor(std, dtype=torch.float32))
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+""" + FN_DOC + """\
+    pixels = np.asarray(train_images, dtype=np.float32)
+    mean = float(pixels.mean())
+    std = max(float(pixels.std()), 1e-3)
+    return nn.Sequential(Scale(mean, std))
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        if normalizer is None:
+            normalizer = nn.Identity()
+        self.normalizer = normalizer
+        self.conv = nn.Sequential(
+            nn.Conv2d(1, 12, 3, padding=1),
+            nn.BatchNorm2d(12),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+        )
+        self.classifier = nn.Sequential(nn.Flatten(), nn.Linear(12 * 4 * 4, 64), nn.ReLU(), nn.Linear(64, num_classes))
+
+    def forward(self, x):
+        return self.classifier(self.conv(self.normalizer(x)))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    criterion = nn.CrossEntropyLoss()
+    losses = []
+    counts = []
+    for i, (x, y) in enumerate(loader):
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        losses.append(loss.item())
+        counts.append(len(y))
+    return sum(l * c for l, c in zip(losses, counts)) / sum(counts)
+""",
+        "predict_digits": PD_DOC + """\
+    x = torch.tensor(np.asarray(images), dtype=torch.float32).view(-1, 1, 8, 8)
+    x = x.to(next(model.parameters()).device)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        out = model(x)
+    if was_training:
+        model.train()
+    return torch.argmax(out, dim=1)
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self.handles = []
+        self.modes = []
+        self.grads = {}
+        self.before = None
+
+    def __enter__(self):
+        self.names = [n for n, p in self.model.named_parameters() if p.requires_grad]
+        self.grads = {n: [] for n in self.names}
+        self.handles.append(self.model.register_forward_pre_hook(self.forward_hook))
+        for n, p in self.model.named_parameters():
+            if n in self.names:
+                self.handles.append(p.register_hook(self.make_hook(n, p)))
+        self.handles.append(self.optimizer.register_step_pre_hook(self.pre))
+        self.handles.append(self.optimizer.register_step_post_hook(self.post))
+        return self
+
+    def forward_hook(self, module, args):
+        if module.training:
+            self.modes.append("train")
+        else:
+            self.modes.append("eval")
+
+    def make_hook(self, n, p):
+        def hook(grad):
+            if p.grad is None:
+                self.grads[n].append("none")
+            elif p.grad.any():
+                self.grads[n].append("nonzero")
+            else:
+                self.grads[n].append("zero")
+        return hook
+
+    def pre(self, opt, args, kwargs):
+        self.before = {n: p.clone().detach() for n, p in self.model.named_parameters()}
+
+    def post(self, opt, args, kwargs):
+        changed = []
+        for n, p in self.model.named_parameters():
+            if not torch.equal(self.before[n], p):
+                changed.append(n)
+        self.steps.append({"modes": self.modes, "grads": self.grads, "changed": sorted(changed)})
+        self.modes = []
+        self.grads = {n: [] for n in self.names}
+
+    def __exit__(self, *args):
+        for h in self.handles:
+            h.remove()
+        self.handles.clear()
+""",
+    },
+    "honest-05": {  # commented throughout, the course's shape reached alone; a wider CNN with global pooling
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        # accept numpy or torch, [N, 64] or [N, 8, 8]
+        self.images = torch.tensor(np.array(images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+        # class indices, as CrossEntropyLoss wants them
+        self.labels = torch.tensor(np.array(labels), dtype=torch.long)
+
+    def __len__(self):
+        # one example per label
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        # raw pixels: the model normalises
+        return self.images[i], self.labels[i]
+""",
+        "fit_normalizer": FN_DOC + """\
+    # statistics from the training images only
+    x = torch.tensor(np.array(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+    mean = x.mean(dim=0, keepdim=True)  # one mean per pixel
+    std = x.std(dim=0, keepdim=True)  # one std per pixel
+    std = torch.where(std > 0, std, torch.ones_like(std))  # the border never varies
+
+    class Normalise(nn.Module):
+        def __init__(self):
+            super().__init__()
+            # buffers: saved in state_dict, moved by .to(), not trained
+            self.register_buffer("mean", mean)
+            self.register_buffer("std", std)
+
+        def forward(self, x):
+            return (x - self.mean) / self.std
+
+    return Normalise()
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        # the preprocessing lives inside the model
+        self.normalizer = nn.Identity() if normalizer is None else normalizer
+        # two conv blocks
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        )
+        # logits, no softmax
+        self.out = nn.Linear(64, num_classes)
+
+    def forward(self, x):
+        # normalise first
+        x = self.normalizer(x)
+        return self.out(self.features(x))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()  # an evaluation may have left it in eval mode
+    loss_fn = nn.CrossEntropyLoss()
+    total, count = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)  # same device as the model
+        optimizer.zero_grad()  # forget the last batch
+        loss = loss_fn(model(x), y)  # logits [B, C] vs labels [B]
+        loss.backward()
+        if max_grad_norm is not None:  # clip between backward and step
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:  # per optimizer step
+            scheduler.step()
+        total += loss.item() * len(x)  # weight by the batch size
+        count += len(x)
+    return total / count
+""",
+        "predict_digits": PD_DOC + """\
+    # numpy or tensor -> float32 [N, 1, 8, 8] on the model's device
+    x = images if torch.is_tensor(images) else torch.from_numpy(np.asarray(images))
+    x = x.float().reshape(-1, 1, 8, 8).to(next(model.parameters()).device)
+    was_training = model.training  # remember the caller's mode
+    model.eval()  # dropout off
+    with torch.no_grad():  # no graph
+        labels = model(x).argmax(dim=1)
+    model.train(was_training)  # hand it back
+    return labels
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        # nothing attached yet: hooks go on in __enter__
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._handles = []
+
+    def __enter__(self):
+        params = dict(self.model.named_parameters())
+        # only the parameters that can receive a gradient now
+        watched = [name for name, p in params.items() if p.requires_grad]
+
+        def start():
+            self._rec = {"modes": [], "grads": {name: [] for name in watched}}
+
+        def on_forward(module, args):
+            # the mode as the forward starts
+            self._rec["modes"].append("train" if module.training else "eval")
+
+        def grad_state(name, p):
+            def hook(grad):
+                # p.grad is still the old value here
+                if p.grad is None:
+                    self._rec["grads"][name].append("none")
+                elif torch.count_nonzero(p.grad) == 0:
+                    self._rec["grads"][name].append("zero")
+                else:
+                    self._rec["grads"][name].append("nonzero")
+            return hook
+
+        def on_step_start(opt, args, kwargs):
+            # copy the weights before the update
+            self._copy = {name: p.detach().clone() for name, p in params.items()}
+
+        def on_step_end(opt, args, kwargs):
+            # which weights the update moved
+            moved = sorted(n for n, p in params.items() if not torch.equal(p.detach(), self._copy[n]))
+            self._rec["changed"] = moved
+            self.steps.append(self._rec)
+            start()
+
+        start()
+        self._handles.append(self.model.register_forward_pre_hook(on_forward))
+        for name in watched:
+            self._handles.append(params[name].register_hook(grad_state(name, params[name])))
+        self._handles.append(self.optimizer.register_step_pre_hook(on_step_start))
+        self._handles.append(self.optimizer.register_step_post_hook(on_step_end))
+        return self
+
+    def __exit__(self, *exc_info):
+        # remove every hook, even after an error; None lets the error go on
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+""",
+    },
+    "honest-06": {  # terse: one-liners, a lambda-free Sequential; ModuleList built in a loop
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.data = torch.as_tensor(images, dtype=torch.float32).reshape(len(labels), 1, 8, 8)
+        self.targets = torch.as_tensor(labels).to(torch.int64)
+
+    def __len__(self):
+        return len(self.targets)
+
+    def __getitem__(self, i):
+        return self.data[i], self.targets[i]
+""",
+        "fit_normalizer": FN_DOC + """\
+    x = torch.as_tensor(train_images, dtype=torch.float32).reshape(-1, 1, 8, 8)
+
+    class N(nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.register_buffer("mean", x.mean(0, keepdim=True))
+            s.register_buffer("std", x.std(0, keepdim=True).clamp(min=1.0))
+
+        def forward(s, t):
+            return (t - s.mean) / s.std
+
+    return N()
+""",
+        "DigitCNN": "import torch.nn.functional as F\n\n\n" + CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.convs = nn.ModuleList()
+        channels = [1, 8, 16]
+        for c_in, c_out in zip(channels, channels[1:]):
+            self.convs.append(nn.Conv2d(c_in, c_out, 3, padding=1))
+        self.fc = nn.Linear(16 * 2 * 2, num_classes)
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        for conv in self.convs:
+            x = F.max_pool2d(torch.relu(conv(x)), 2)
+        return self.fc(torch.flatten(x, 1))
+""",
+        "train_epoch_ce": "import torch.nn.functional as F\n\n\n" + TE_DOC + """\
+    model.train()
+    total = n = 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        (loss := F.cross_entropy(model(x), y)).backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        total, n = total + loss.item() * len(y), n + len(y)
+    return total / n
+""",
+        "predict_digits": PD_DOC + """\
+    mode = model.training
+    model.eval()
+    with torch.no_grad():
+        out = model(torch.as_tensor(images, dtype=torch.float32, device=next(model.parameters()).device).reshape(-1, 1, 8, 8)).argmax(1)
+    model.train(mode)
+    return out
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer, self.steps, self.hooks = model, optimizer, [], []
+
+    def __enter__(self):
+        ps = dict(self.model.named_parameters())
+        keep = [n for n, p in ps.items() if p.requires_grad]
+        new = lambda: {"modes": [], "grads": {n: [] for n in keep}}
+        self.rec = new()
+        state = lambda g: "none" if g is None else ("nonzero" if g.any() else "zero")
+
+        def grad_hook(n):
+            return lambda g: self.rec["grads"][n].append(state(ps[n].grad))
+
+        def pre(o, a, k):
+            self.old = {n: p.detach().clone() for n, p in ps.items()}
+
+        def post(o, a, k):
+            self.steps.append({**self.rec, "changed": sorted(n for n in ps if not torch.equal(ps[n].detach(), self.old[n]))})
+            self.rec = new()
+
+        self.hooks = [self.model.register_forward_pre_hook(
+            lambda m, a: self.rec["modes"].append("train" if m.training else "eval"))]
+        self.hooks += [ps[n].register_hook(grad_hook(n)) for n in keep]
+        self.hooks += [self.optimizer.register_step_pre_hook(pre), self.optimizer.register_step_post_hook(post)]
+        return self
+
+    def __exit__(self, *exc):
+        [h.remove() for h in self.hooks]
+        self.hooks = []
+""",
+    },
+    "honest-07": {  # a beginner's temporaries, indexing the batch, a while loop over the loader
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        images_array = np.array(images, dtype=np.float32)
+        images_array = images_array.reshape(-1, 1, 8, 8)
+        labels_array = np.array(labels, dtype=np.int64)
+        self.images = images_array
+        self.labels = labels_array
+
+    def __len__(self):
+        number_of_images = self.images.shape[0]
+        return number_of_images
+
+    def __getitem__(self, i):
+        image = torch.tensor(self.images[i])
+        label = torch.tensor(self.labels[i])
+        return image, label
+""",
+        "fit_normalizer": FN_DOC + """\
+    train_tensor = torch.tensor(np.array(train_images), dtype=torch.float32)
+    train_tensor = train_tensor.reshape(-1, 1, 8, 8)
+    pixel_mean = train_tensor.mean(dim=0, keepdim=True)
+    pixel_std = train_tensor.std(dim=0, keepdim=True)
+    pixel_std = pixel_std.clamp(min=1e-2)
+
+    class MyNormalizer(nn.Module):
+        def __init__(self, m, s):
+            super().__init__()
+            self.register_buffer("mean", m)
+            self.register_buffer("std", s)
+
+        def forward(self, x):
+            centered = x - self.mean
+            scaled = centered / self.std
+            return scaled
+
+    normalizer = MyNormalizer(pixel_mean, pixel_std)
+    return normalizer
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        if normalizer is not None:
+            self.normalizer = normalizer
+        else:
+            self.normalizer = nn.Identity()
+        self.conv1 = nn.Conv2d(1, 8, 3, padding=1)
+        self.relu1 = nn.ReLU()
+        self.pool1 = nn.MaxPool2d(2)
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Linear(8 * 4 * 4, 32)
+        self.relu2 = nn.ReLU()
+        self.fc2 = nn.Linear(32, num_classes)
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        x = self.conv1(x)
+        x = self.relu1(x)
+        x = self.pool1(x)
+        x = self.flatten(x)
+        x = self.fc1(x)
+        x = self.relu2(x)
+        x = self.fc2(x)
+        return x
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_function = nn.CrossEntropyLoss()
+    epoch_loss = 0.0
+    number_seen = 0
+    iterator = iter(loader)
+    while True:
+        try:
+            batch = next(iterator)
+        except StopIteration:
+            break
+        images = batch[0]
+        labels = batch[1]
+        images = images.to(device)
+        labels = labels.to(device)
+        optimizer.zero_grad()
+        predictions = model(images)
+        batch_loss = loss_function(predictions, labels)
+        batch_loss.backward()
+        if max_grad_norm is not None:
+            parameters = model.parameters()
+            torch.nn.utils.clip_grad_norm_(parameters, max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        batch_size = images.shape[0]
+        epoch_loss = epoch_loss + batch_loss.item() * batch_size
+        number_seen = number_seen + batch_size
+    average_loss = epoch_loss / number_seen
+    return average_loss
+""",
+        "predict_digits": PD_DOC + """\
+    if isinstance(images, torch.Tensor):
+        image_tensor = images.clone()
+    else:
+        image_tensor = torch.tensor(np.array(images))
+    image_tensor = image_tensor.float()
+    image_tensor = image_tensor.reshape(-1, 1, 8, 8)
+    first_parameter = next(model.parameters())
+    image_tensor = image_tensor.to(first_parameter.device)
+    old_mode = model.training
+    model.eval()
+    with torch.no_grad():
+        logits = model(image_tensor)
+        predicted = logits.argmax(dim=1)
+    model.train(old_mode)
+    return predicted
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self.handle_list = []
+        self.current_modes = []
+        self.current_grads = {}
+        self.saved_values = {}
+
+    def __enter__(self):
+        self.names_to_watch = []
+        for name, parameter in self.model.named_parameters():
+            if parameter.requires_grad:
+                self.names_to_watch.append(name)
+        self.reset_record()
+        forward_handle = self.model.register_forward_pre_hook(self.record_mode)
+        self.handle_list.append(forward_handle)
+        for name, parameter in self.model.named_parameters():
+            if name in self.names_to_watch:
+                grad_handle = parameter.register_hook(self.make_grad_recorder(name, parameter))
+                self.handle_list.append(grad_handle)
+        pre_handle = self.optimizer.register_step_pre_hook(self.save_values)
+        self.handle_list.append(pre_handle)
+        post_handle = self.optimizer.register_step_post_hook(self.finish_step)
+        self.handle_list.append(post_handle)
+        return self
+
+    def reset_record(self):
+        self.current_modes = []
+        self.current_grads = {}
+        for name in self.names_to_watch:
+            self.current_grads[name] = []
+
+    def record_mode(self, module, args):
+        if module.training:
+            mode = "train"
+        else:
+            mode = "eval"
+        self.current_modes.append(mode)
+
+    def make_grad_recorder(self, name, parameter):
+        def recorder(grad):
+            old_grad = parameter.grad
+            if old_grad is None:
+                state = "none"
+            elif torch.all(old_grad == 0):
+                state = "zero"
+            else:
+                state = "nonzero"
+            self.current_grads[name].append(state)
+        return recorder
+
+    def save_values(self, optimizer, args, kwargs):
+        self.saved_values = {}
+        for name, parameter in self.model.named_parameters():
+            self.saved_values[name] = parameter.detach().clone()
+
+    def finish_step(self, optimizer, args, kwargs):
+        changed_names = []
+        for name, parameter in self.model.named_parameters():
+            old_value = self.saved_values[name]
+            if not torch.equal(old_value, parameter.detach()):
+                changed_names.append(name)
+        changed_names.sort()
+        record = {"modes": self.current_modes, "grads": self.current_grads, "changed": changed_names}
+        self.steps.append(record)
+        self.reset_record()
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        for handle in self.handle_list:
+            handle.remove()
+        self.handle_list = []
+        return False
+""",
+    },
+    "honest-08": {  # defensive: checks and messages; a Normalizer class taking the images; dropout CNN
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        images = torch.as_tensor(np.asarray(images), dtype=torch.float32)
+        labels = torch.as_tensor(np.asarray(labels), dtype=torch.long)
+        if images.numel() != 64 * len(labels):
+            raise ValueError(f"expected {len(labels)} images of 64 pixels, got shape {tuple(images.shape)}")
+        self.images = images.reshape(len(labels), 1, 8, 8).contiguous()
+        self.labels = labels.reshape(-1)
+
+    def __len__(self):
+        return int(self.labels.shape[0])
+
+    def __getitem__(self, i):
+        if not 0 <= i < len(self) and not -len(self) <= i < 0:
+            raise IndexError(i)
+        return self.images[i], self.labels[i]
+""",
+        "fit_normalizer": """\
+class FittedNormalizer(nn.Module):
+    \"\"\"Standardises with statistics fitted once on training images.\"\"\"
+
+    def __init__(self, train_images, eps=1e-5):
+        super().__init__()
+        x = torch.as_tensor(np.asarray(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+        if x.shape[0] < 2:
+            raise ValueError("need at least two training images for a standard deviation")
+        self.register_buffer("mean", x.mean(dim=0, keepdim=True))
+        self.register_buffer("std", x.std(dim=0, keepdim=True).clamp_min(eps) + 0.0)
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+""" + FN_DOC + """\
+    return FittedNormalizer(train_images, eps=1.0)
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        if num_classes < 1:
+            raise ValueError("num_classes must be positive")
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.net = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+            nn.Dropout(0.25),
+            nn.Flatten(),
+            nn.Linear(16 * 16, 64),
+            nn.ReLU(inplace=True),
+            nn.Dropout(0.25),
+            nn.Linear(64, num_classes),
+        )
+
+    def forward(self, x):
+        if x.dim() != 4 or tuple(x.shape[1:]) != (1, 8, 8):
+            raise ValueError(f"expected raw images [N, 1, 8, 8], got {tuple(x.shape)}")
+        return self.net(self.normalizer(x))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    if max_grad_norm is not None and max_grad_norm < 0:
+        raise ValueError("max_grad_norm must be non-negative")
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    seen = 0
+    total = 0.0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        assert y.dtype == torch.long and y.dim() == 1, "labels must be class indices [B]"
+        optimizer.zero_grad()
+        logits = model(x)
+        loss = loss_fn(logits, y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        total += float(loss) * x.shape[0]
+        seen += x.shape[0]
+    if seen == 0:
+        raise ValueError("the loader is empty")
+    return total / seen
+""",
+        "predict_digits": PD_DOC + """\
+    x = torch.as_tensor(np.asarray(images) if not isinstance(images, torch.Tensor) else images)
+    if x.numel() % 64:
+        raise ValueError(f"images must be [N, 64] or [N, 8, 8], got {tuple(x.shape)}")
+    device = next(model.parameters()).device
+    x = x.to(device=device, dtype=torch.float32).reshape(-1, 1, 8, 8)
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            labels = model(x).argmax(dim=1)
+    finally:
+        model.train(was_training)
+    assert labels.dtype == torch.int64
+    return labels
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        if not isinstance(model, nn.Module):
+            raise TypeError("StepLedger needs an nn.Module")
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._handles = []
+
+    def __enter__(self):
+        if self._handles:
+            raise RuntimeError("this ledger is already attached")
+        named = dict(self.model.named_parameters())
+        watch = [n for n, p in named.items() if p.requires_grad]
+        self._record = {"modes": [], "grads": {n: [] for n in watch}}
+        self._before = {}
+
+        def forward_pre(module, args):
+            self._record["modes"].append("train" if module.training else "eval")
+
+        def on_grad(name):
+            p = named[name]
+
+            def hook(grad):
+                if p.grad is None:
+                    self._record["grads"][name].append("none")
+                else:
+                    self._record["grads"][name].append("zero" if not p.grad.any() else "nonzero")
+                return None
+
+            return hook
+
+        def pre_step(opt, args, kwargs):
+            self._before = {n: q.detach().clone() for n, q in named.items()}
+
+        def post_step(opt, args, kwargs):
+            changed = sorted(n for n, q in named.items() if not torch.equal(self._before[n], q.detach()))
+            self._record["changed"] = changed
+            self.steps.append(self._record)
+            self._record = {"modes": [], "grads": {n: [] for n in watch}}
+
+        self._handles = [self.model.register_forward_pre_hook(forward_pre)]
+        self._handles += [named[n].register_hook(on_grad(n)) for n in watch]
+        self._handles.append(self.optimizer.register_step_pre_hook(pre_step))
+        self._handles.append(self.optimizer.register_step_post_hook(post_step))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            for h in self._handles:
+                h.remove()
+        finally:
+            self._handles = []
+        return False
+""",
+    },
+    "honest-09": {  # the data as a TensorDataset inside; running mean; inference_mode; Sequential built in one go
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        x = torch.as_tensor(images, dtype=torch.float32).view(-1, 64).view(-1, 1, 8, 8)
+        y = torch.as_tensor(labels, dtype=torch.long)
+        self.inner = TensorDataset(x, y)
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __getitem__(self, i):
+        return self.inner[i]
+""",
+        "fit_normalizer": FN_DOC + """\
+    x = torch.as_tensor(train_images, dtype=torch.float32).view(-1, 64)
+    mean = x.mean(0).view(1, 1, 8, 8)
+    std = x.std(0).view(1, 1, 8, 8).clamp(min=1.0)
+
+    class Norm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("m", mean)
+            self.register_buffer("s", std)
+
+        def forward(self, t):
+            return t.sub(self.m).div(self.s)
+
+    return Norm()
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.model = nn.Sequential(
+            nn.Conv2d(1, 10, 3), nn.ReLU(),          # 6x6
+            nn.Conv2d(10, 20, 3), nn.ReLU(),         # 4x4
+            nn.MaxPool2d(2), nn.Flatten(),           # 20*2*2
+            nn.Linear(80, num_classes),
+        )
+
+    def forward(self, x):
+        return self.model(self.normalizer(x))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    criterion = nn.CrossEntropyLoss()
+    avg, seen = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        b = len(x)
+        seen += b
+        avg += (loss.item() - avg) * b / seen
+    return avg
+""",
+        "predict_digits": PD_DOC + """\
+    x = torch.as_tensor(images).to(torch.float32).view(-1, 1, 8, 8)
+    x = x.to(next(model.parameters()).device)
+    training = model.training
+    model.eval()
+    with torch.inference_mode():
+        y = model(x).argmax(1)
+    model.train(training)
+    return y.clone()
+""",
+        "StepLedger": "import functools\n\n\n" + SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+
+    @staticmethod
+    def _state(g):
+        if g is None:
+            return "none"
+        return "zero" if torch.count_nonzero(g).item() == 0 else "nonzero"
+
+    def __enter__(self):
+        self._params = list(self.model.named_parameters())
+        self._names = [n for n, p in self._params if p.requires_grad]
+        self._open()
+        hooks = [self.model.register_forward_pre_hook(self._forward)]
+        for n, p in self._params:
+            if p.requires_grad:
+                hooks.append(p.register_hook(functools.partial(self._grad, n, p)))
+        hooks.append(self.optimizer.register_step_pre_hook(self._pre))
+        hooks.append(self.optimizer.register_step_post_hook(self._post))
+        self._hooks = hooks
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._hooks:
+            h.remove()
+        self._hooks = []
+
+    def _open(self):
+        self._modes, self._grads = [], {n: [] for n in self._names}
+
+    def _forward(self, module, args):
+        self._modes.append("train" if module.training else "eval")
+
+    def _grad(self, name, param, grad):
+        self._grads[name].append(self._state(param.grad))
+
+    def _pre(self, opt, args, kwargs):
+        self._old = [p.detach().clone() for _, p in self._params]
+
+    def _post(self, opt, args, kwargs):
+        changed = sorted(n for (n, p), old in zip(self._params, self._old) if not torch.equal(p.detach(), old))
+        self.steps.append({"modes": self._modes, "grads": self._grads, "changed": changed})
+        self._open()
+""",
+    },
+    "honest-10": {  # torch.stack of items; global statistics with a floor; a deeper CNN with AvgPool
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        flat = np.asarray(images, dtype=np.float32).reshape(len(images), -1)
+        self.x = torch.stack([torch.from_numpy(row.copy()).reshape(1, 8, 8) for row in flat])
+        self.y = torch.tensor([int(v) for v in np.asarray(labels).ravel()], dtype=torch.int64)
+
+    def __len__(self):
+        return self.x.size(0)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+""",
+        "fit_normalizer": FN_DOC + """\
+    t = torch.as_tensor(np.asarray(train_images, dtype=np.float32))
+
+    class Standardiser(nn.Module):
+        def __init__(self, mean, std):
+            super().__init__()
+            self.register_buffer("mean", mean.reshape(1, 1, 1, 1))
+            self.register_buffer("std", std.reshape(1, 1, 1, 1))
+
+        def forward(self, x):
+            return (x - self.mean) / self.std
+
+    return Standardiser(t.mean(), torch.clamp(t.std(), min=1e-6))
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.block1 = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1),
+                                    nn.ReLU(), nn.AvgPool2d(2))
+        self.block2 = nn.Sequential(nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.AvgPool2d(2))
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(32 * 2 * 2, num_classes))
+
+    def forward(self, x):
+        return self.head(self.block2(self.block1(self.normalizer(x))))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    sums = torch.zeros((), dtype=torch.float64)
+    count = 0
+    for inputs, targets in loader:
+        inputs = inputs.to(device)
+        targets = targets.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(inputs), targets)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm, norm_type=2.0)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        sums += loss.detach().double().cpu() * inputs.shape[0]
+        count += inputs.shape[0]
+    return float(sums / count)
+""",
+        "predict_digits": PD_DOC + """\
+    device = next(model.parameters()).device
+    batch = torch.as_tensor(np.asarray(images.cpu() if torch.is_tensor(images) else images), dtype=torch.float32)
+    batch = batch.reshape(-1, 1, 8, 8).to(device)
+    restore = model.training
+    model.train(False)
+    with torch.no_grad():
+        scores = model(batch)
+    model.train(restore)
+    return scores.max(dim=1).indices
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._removers = []
+
+    def __enter__(self):
+        params = list(self.model.named_parameters())
+        tracked = {name: p for name, p in params if p.requires_grad}
+        buf = {"modes": [], "grads": {name: [] for name in tracked}}
+
+        def mode_hook(module, args):
+            buf["modes"].append("train" if module.training else "eval")
+
+        def grad_hook_for(name):
+            p = tracked[name]
+
+            def hook(_):
+                g = p.grad
+                buf["grads"][name].append("none" if g is None else ("zero" if bool((g == 0).all()) else "nonzero"))
+
+            return hook
+
+        values = []
+
+        def before(opt, args, kwargs):
+            values[:] = [p.detach().clone() for _, p in params]
+
+        def after(opt, args, kwargs):
+            moved = [name for (name, p), v in zip(params, values) if not torch.equal(v, p.detach())]
+            self.steps.append({"modes": buf["modes"], "grads": buf["grads"], "changed": sorted(moved)})
+            buf["modes"] = []
+            buf["grads"] = {name: [] for name in tracked}
+
+        handles = [self.model.register_forward_pre_hook(mode_hook)]
+        for name in tracked:
+            handles.append(tracked[name].register_hook(grad_hook_for(name)))
+        handles += [self.optimizer.register_step_pre_hook(before), self.optimizer.register_step_post_hook(after)]
+        self._removers = [h.remove for h in handles]
+        return self
+
+    def __exit__(self, *exc_info):
+        for remove in self._removers:
+            remove()
+        self._removers = []
+""",
+    },
+    "honest-11": {  # comprehensions; per-pixel buffers named mu/sigma; conv without padding
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.items = [
+            (torch.tensor(np.asarray(img, dtype=np.float32).reshape(1, 8, 8)), torch.tensor(int(lab)))
+            for img, lab in zip(np.asarray(images), np.asarray(labels))
+        ]
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        x, y = self.items[i]
+        return x, y
+""",
+        "fit_normalizer": FN_DOC + """\
+    x = torch.as_tensor(np.asarray(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+
+    class Norm(nn.Module):
+        def __init__(self, mu, sigma):
+            super().__init__()
+            self.register_buffer("mu", mu)
+            self.register_buffer("sigma", sigma)
+
+        def forward(self, x):
+            return (x - self.mu) / self.sigma
+
+    sigma = x.std(dim=0, keepdim=True)
+    return Norm(x.mean(dim=0, keepdim=True), torch.maximum(sigma, torch.ones_like(sigma)))
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.conv = nn.Conv2d(1, 24, kernel_size=3)          # 6x6
+        self.pool = nn.MaxPool2d(2)                          # 3x3
+        self.fc = nn.Linear(24 * 3 * 3, num_classes)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.conv(self.normalizer(x))))
+        return self.fc(x.reshape(x.shape[0], -1))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    results = []
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        results.append((loss.item(), len(y)))
+    return sum(l * n for l, n in results) / sum(n for _, n in results)
+""",
+        "predict_digits": PD_DOC + """\
+    x = torch.as_tensor(images, dtype=torch.float32, device=next(model.parameters()).device)
+    x = x.reshape(x.shape[0], 1, 8, 8)
+    mode = model.training
+    model.eval()
+    with torch.no_grad():
+        labels = [int(v) for v in model(x).argmax(dim=1)]
+    model.train(mode)
+    return torch.tensor(labels, dtype=torch.long, device=x.device)
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self.handles = []
+
+    def __enter__(self):
+        named = list(self.model.named_parameters())
+        names = [n for n, p in named if p.requires_grad]
+        self.modes, self.grads = [], {n: [] for n in names}
+
+        def on_forward(module, args):
+            self.modes.append("train" if module.training else "eval")
+
+        def hook_for(name, p):
+            return lambda grad: self.grads[name].append(
+                "none" if p.grad is None else ("nonzero" if p.grad.abs().max() > 0 else "zero"))
+
+        def on_pre(opt, args, kwargs):
+            self.before = {n: p.detach().clone() for n, p in named}
+
+        def on_post(opt, args, kwargs):
+            self.steps.append({
+                "modes": self.modes,
+                "grads": self.grads,
+                "changed": sorted([n for n, p in named if not torch.equal(self.before[n], p.detach())]),
+            })
+            self.modes, self.grads = [], {n: [] for n in names}
+
+        self.handles = [self.model.register_forward_pre_hook(on_forward)]
+        self.handles += [p.register_hook(hook_for(n, p)) for n, p in named if n in names]
+        self.handles += [self.optimizer.register_step_pre_hook(on_pre),
+                         self.optimizer.register_step_post_hook(on_post)]
+        return self
+
+    def __exit__(self, *exc_info):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+""",
+    },
+    "honest-12": {  # __getitem__ converting per item from the raw arrays; per-pixel population std; wide single block
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.images = images
+        self.labels = labels
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        image = torch.as_tensor(self.images[i], dtype=torch.float32).reshape(1, 8, 8)
+        label = torch.as_tensor(self.labels[i], dtype=torch.int64).reshape(())
+        return image, label
+""",
+        "fit_normalizer": FN_DOC + """\
+    x = torch.as_tensor(train_images, dtype=torch.float32).reshape(-1, 1, 8, 8)
+    mean = x.mean(0, keepdim=True)
+    std = ((x - mean) ** 2).mean(0, keepdim=True).sqrt()
+    std = torch.where(std < 1e-3, torch.ones_like(std), std)
+
+    class Normalizer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", mean)
+            self.register_buffer("std", std)
+
+        def forward(self, images):
+            return (images - self.mean) / self.std
+
+    return Normalizer()
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.conv = nn.Conv2d(1, 32, 5, padding=2)
+        self.pool = nn.AdaptiveMaxPool2d(2)
+        self.linear = nn.Linear(32 * 4, num_classes)
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        x = self.pool(nn.functional.relu(self.conv(x)))
+        return self.linear(x.flatten(start_dim=1))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train(True)
+    criterion = nn.CrossEntropyLoss()
+    total_loss, total_n = 0.0, 0
+    for step, (xb, yb) in enumerate(loader, start=1):
+        xb, yb = xb.to(device), yb.to(device)
+        optimizer.zero_grad()
+        out = model(xb)
+        loss = criterion(out, yb)
+        loss.backward()
+        if max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        total_loss += loss.item() * yb.size(0)
+        total_n += yb.size(0)
+    return total_loss / total_n
+""",
+        "predict_digits": PD_DOC + """\
+    dev = next(model.parameters()).device
+    if not torch.is_tensor(images):
+        images = torch.as_tensor(np.asarray(images))
+    x = images.to(dev).float().reshape(-1, 1, 8, 8)
+    was = model.training
+    model.eval()
+    with torch.no_grad():
+        pred = model(x).argmax(dim=1)
+    model.train(was)
+    return pred.long()
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self.handles = []
+
+    def __enter__(self):
+        params = dict(self.model.named_parameters())
+        watched = sorted(n for n, p in params.items() if p.requires_grad)
+        record = {}
+
+        def reset():
+            record.clear()
+            record.update(modes=[], grads={n: [] for n in watched})
+
+        def forward_pre(module, inputs):
+            record["modes"].append("train" if module.training else "eval")
+
+        def watch(name):
+            def hook(grad):
+                held = params[name].grad
+                if held is None:
+                    record["grads"][name].append("none")
+                elif bool(torch.any(held != 0)):
+                    record["grads"][name].append("nonzero")
+                else:
+                    record["grads"][name].append("zero")
+            return hook
+
+        snapshot = {}
+
+        def step_pre(opt, args, kwargs):
+            snapshot.update({n: p.detach().clone() for n, p in params.items()})
+
+        def step_post(opt, args, kwargs):
+            changed = sorted(n for n in params if not torch.equal(params[n].detach(), snapshot[n]))
+            self.steps.append({"modes": record["modes"], "grads": record["grads"], "changed": changed})
+            reset()
+
+        reset()
+        self.handles.append(self.model.register_forward_pre_hook(forward_pre))
+        self.handles.extend(params[n].register_hook(watch(n)) for n in watched)
+        self.handles.append(self.optimizer.register_step_pre_hook(step_pre))
+        self.handles.append(self.optimizer.register_step_post_hook(step_post))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        for handle in self.handles:
+            handle.remove()
+        del self.handles[:]
+""",
+    },
+    "honest-13": {  # branches and early exits; global statistics; Sequential with the normaliser inside
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        if isinstance(images, torch.Tensor):
+            images = images.detach().cpu().numpy()
+        if isinstance(labels, torch.Tensor):
+            labels = labels.detach().cpu().numpy()
+        self.images = torch.from_numpy(np.ascontiguousarray(images, dtype=np.float32)).reshape(-1, 1, 8, 8)
+        self.labels = torch.from_numpy(np.ascontiguousarray(labels, dtype=np.int64))
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        return (self.images[i], self.labels[i])
+""",
+        "fit_normalizer": FN_DOC + """\
+    if isinstance(train_images, torch.Tensor):
+        x = train_images.detach().float()
+    else:
+        x = torch.from_numpy(np.asarray(train_images, dtype=np.float32))
+    mean, std = x.mean(), x.std()
+    if std < 1e-6:
+        std = torch.ones(())
+
+    class GlobalStandardize(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", mean.reshape(()))
+            self.register_buffer("std", std.reshape(()))
+
+        def forward(self, x):
+            return (x - self.mean) / self.std
+
+    return GlobalStandardize()
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        layers = []
+        if normalizer is not None:
+            self.normalizer = normalizer
+            layers.append(normalizer)
+        layers += [nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(128, num_classes)]
+        self.seq = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.seq(x)
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    clip = max_grad_norm is not None
+    total, count = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        if clip:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is None:
+            pass
+        else:
+            scheduler.step()
+        total += loss.item() * len(y)
+        count += len(y)
+    if count == 0:
+        return 0.0
+    return total / count
+""",
+        "predict_digits": PD_DOC + """\
+    if isinstance(images, np.ndarray):
+        x = torch.from_numpy(images.astype(np.float32))
+    else:
+        x = images.float()
+    x = x.reshape(-1, 1, 8, 8).to(next(model.parameters()).device)
+    if not model.training:
+        with torch.no_grad():
+            return model(x).argmax(dim=1)
+    model.eval()
+    with torch.no_grad():
+        labels = model(x).argmax(dim=1)
+    model.train()
+    return labels
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._handles = []
+
+    def __enter__(self):
+        params = list(self.model.named_parameters())
+        names = [n for n, p in params if p.requires_grad]
+        self._modes, self._grads, self._before = [], {n: [] for n in names}, None
+
+        def mode(module, args):
+            self._modes.append("eval" if not module.training else "train")
+
+        def grad_state(p):
+            if p.grad is None:
+                return "none"
+            if torch.count_nonzero(p.grad):
+                return "nonzero"
+            return "zero"
+
+        def hook_for(n, p):
+            def hook(grad):
+                self._grads[n].append(grad_state(p))
+            return hook
+
+        def pre(opt, args, kwargs):
+            self._before = [p.detach().clone() for _, p in params]
+
+        def post(opt, args, kwargs):
+            changed = []
+            for (n, p), old in zip(params, self._before):
+                if torch.equal(p.detach(), old):
+                    continue
+                changed.append(n)
+            self.steps.append({"modes": self._modes, "grads": self._grads, "changed": sorted(changed)})
+            self._modes, self._grads = [], {n: [] for n in names}
+
+        self._handles.append(self.model.register_forward_pre_hook(mode))
+        for n, p in params:
+            if not p.requires_grad:
+                continue
+            self._handles.append(p.register_hook(hook_for(n, p)))
+        self._handles.append(self.optimizer.register_step_pre_hook(pre))
+        self._handles.append(self.optimizer.register_step_post_hook(post))
+        return self
+
+    def __exit__(self, *exc_info):
+        for h in self._handles:
+            h.remove()
+        self._handles.clear()
+""",
+    },
+    "honest-14": {  # a generator-friendly Dataset with a transform-free tuple; per-pixel; GELU CNN
+        "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        arr = np.asarray(images, dtype=np.float32)
+        self.images = torch.tensor(arr.reshape(arr.shape[0], 1, 8, 8))
+        self.labels = torch.tensor(np.asarray(labels, dtype=np.int64))
+
+    def __len__(self):
+        return self.images.shape[0]
+
+    def __getitem__(self, i):
+        x = self.images[i]
+        y = self.labels[i]
+        return x, y
+""",
+        "fit_normalizer": FN_DOC + """\
+    arr = np.asarray(train_images, dtype=np.float32).reshape(-1, 1, 8, 8)
+    mean = torch.from_numpy(arr.mean(axis=0, keepdims=True))
+    std = torch.from_numpy(arr.std(axis=0, ddof=1, keepdims=True)).clamp_min(1.0)
+    module = nn.Module()
+
+    class Standardise(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", mean)
+            self.register_buffer("std", std)
+
+        def forward(self, x):
+            return (x - self.mean) / self.std
+
+    module = Standardise()
+    return module
+""",
+        "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = nn.Identity() if normalizer is None else normalizer
+        self.stem = nn.Conv2d(1, 16, 3, padding=1)
+        self.down = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.act = nn.GELU()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.classify = nn.Linear(32, num_classes)
+
+    def forward(self, x):
+        h = self.act(self.stem(self.normalizer(x)))
+        h = self.act(self.down(h))
+        return self.classify(self.pool(h).flatten(1))
+""",
+        "train_epoch_ce": TE_DOC + """\
+    model.train()
+    ce = nn.CrossEntropyLoss()
+    loss_sum, n_examples = 0.0, 0
+    for x, y in loader:
+        x = x.to(device)
+        y = y.to(device)
+        logits = model(x)
+        loss = ce(logits, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        loss_sum += loss.item() * y.shape[0]
+        n_examples += y.shape[0]
+    return loss_sum / n_examples
+""",
+        "predict_digits": PD_DOC + """\
+    device = next(model.parameters()).device
+    x = torch.as_tensor(np.asarray(images.cpu()) if torch.is_tensor(images) else np.asarray(images))
+    x = x.to(device, dtype=torch.float32).view(-1, 1, 8, 8)
+    previous = model.training
+    model.eval()
+    with torch.inference_mode():
+        out = model(x)
+    model.train(previous)
+    return out.argmax(dim=1)
+""",
+        "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._handles = []
+
+    def __enter__(self):
+        self._named = dict(self.model.named_parameters())
+        self._watch = [n for n, p in self._named.items() if p.requires_grad]
+        self._fresh()
+        self._handles.append(self.model.register_forward_pre_hook(self._on_forward))
+        for n in self._watch:
+            self._handles.append(self._named[n].register_hook(self._make(n)))
+        self._handles.append(self.optimizer.register_step_pre_hook(self._on_pre))
+        self._handles.append(self.optimizer.register_step_post_hook(self._on_post))
+        return self
+
+    def __exit__(self, *exc_info):
+        for h in reversed(self._handles):
+            h.remove()
+        self._handles = []
+
+    def _fresh(self):
+        self._entry = {"modes": [], "grads": {n: [] for n in self._watch}}
+
+    def _on_forward(self, module, args):
+        self._entry["modes"].append("train" if module.training else "eval")
+
+    def _make(self, n):
+        p = self._named[n]
+
+        def hook(grad):
+            g = p.grad
+            self._entry["grads"][n].append("none" if g is None else "zero" if g.eq(0).all() else "nonzero")
+
+        return hook
+
+    def _on_pre(self, opt, args, kwargs):
+        self._prev = {n: p.detach().clone() for n, p in self._named.items()}
+
+    def _on_post(self, opt, args, kwargs):
+        self._entry["changed"] = sorted(n for n, p in self._named.items() if not torch.equal(self._prev[n], p.detach()))
+        self.steps.append(self._entry)
+        self._fresh()
+""",
+    },
+}
+
+# The course's answer in a student's own names (canonical-2); canonical-1 hands in the reference word for word.
+CANONICAL_OWN_NAMES = {
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        pixels = torch.as_tensor(np.asarray(images), dtype=torch.float32)
+        self.pixels = pixels.reshape(-1, 1, 8, 8)
+        self.targets = torch.as_tensor(np.asarray(labels), dtype=torch.long)
+
+    def __len__(self):
+        return len(self.targets)
+
+    def __getitem__(self, index):
+        return self.pixels[index], self.targets[index]
+""",
+    "fit_normalizer": FN_DOC + """\
+    imgs = torch.as_tensor(np.asarray(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+    mu = imgs.mean(dim=0, keepdim=True)
+    sigma = imgs.std(dim=0, keepdim=True).clamp_min(1.0)
+
+    class Standardizer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", mu)
+            self.register_buffer("std", sigma)
+
+        def forward(self, batch):
+            return (batch - self.mean) / self.std
+
+    return Standardizer()
+""",
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        )
+        self.head = nn.Linear(32, num_classes)
+
+    def forward(self, images):
+        return self.head(self.features(self.normalizer(images)))
+""",
+    "train_epoch_ce": TE_DOC + """\
+    model.train()
+    criterion = nn.CrossEntropyLoss()
+    loss_total, examples = 0.0, 0
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(device), targets.to(device)
+        optimizer.zero_grad()
+        loss = criterion(model(inputs), targets)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        loss_total += loss.item() * len(inputs)
+        examples += len(inputs)
+    return loss_total / examples
+""",
+    "predict_digits": PD_DOC + """\
+    batch = images if isinstance(images, torch.Tensor) else torch.from_numpy(np.asarray(images))
+    where = next(model.parameters()).device
+    batch = batch.to(device=where, dtype=torch.float32).reshape(-1, 1, 8, 8)
+    training = model.training
+    model.eval()
+    with torch.no_grad():
+        predicted = model(batch).argmax(dim=1)
+    model.train(training)
+    return predicted
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+        self.steps = []
+        self._hooks = []
+
+    def __enter__(self):
+        named = dict(self.model.named_parameters())
+        tracked = [n for n, p in named.items() if p.requires_grad]
+
+        def new_entry():
+            self._entry = {"modes": [], "grads": {n: [] for n in tracked}}
+
+        def on_forward(module, args):
+            self._entry["modes"].append("train" if module.training else "eval")
+
+        def on_grad(n, p):
+            def hook(grad):
+                if p.grad is None:
+                    held = "none"
+                else:
+                    held = "nonzero" if bool(p.grad.any()) else "zero"
+                self._entry["grads"][n].append(held)
+            return hook
+
+        def before_step(optimizer, args, kwargs):
+            self._saved = {n: p.detach().clone() for n, p in named.items()}
+
+        def after_step(optimizer, args, kwargs):
+            moved = sorted(n for n, p in named.items() if not torch.equal(p.detach(), self._saved[n]))
+            self.steps.append({**self._entry, "changed": moved})
+            new_entry()
+
+        new_entry()
+        self._hooks.append(self.model.register_forward_pre_hook(on_forward))
+        for n in tracked:
+            self._hooks.append(named[n].register_hook(on_grad(n, named[n])))
+        self._hooks.append(self.optimizer.register_step_pre_hook(before_step))
+        self._hooks.append(self.optimizer.register_step_post_hook(after_step))
+        return self
+
+    def __exit__(self, *exc_info):
+        for hook in self._hooks:
+            hook.remove()
+        self._hooks.clear()
+""",
+}
+
+_ALL = ("DigitsDataset", "fit_normalizer", "DigitCNN", "train_epoch_ce", "predict_digits", "StepLedger")
+COPIES: list = []
+
+
+def planted_cohort() -> Planted:
+    """The held-out cohort of module 09 (twenty-eight students); ``repair_run`` is every student's starter code."""
+    return assemble(MODULE, HONEST, COPIES, CANONICAL_OWN_NAMES, _ALL)
+
+
+def main(argv: list[str]) -> int:
+    from ..cohort.views import similarity
+
+    code = course_code_of(MODULE)
+    planted = planted_cohort()
+    start = time.perf_counter()
+    report = similarity.compare(planted.answers, planted.stubs, MODULE, code=code)
+    m = measure(planted, report, time.perf_counter() - start)
+    print(f"{len(planted.students)} students: disguised cells found {m.disguised_found}/{m.disguised}, "
+          f"false pairs {m.false_pairs}/{m.independent_pairs}, copies found {m.copies_found}/{m.copies}, "
+          f"{m.seconds:.2f} s; the course's answer flagged: {planted.canonical in report.flagged()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
