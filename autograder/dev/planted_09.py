@@ -22,6 +22,8 @@ SL = ('class StepLedger:\n    """One record per optimizer step: the forwards\' m
       'reached it,\n    and which parameters step() changed. Public hooks only; every hook comes off when the block '
       'ends."""\n\n')
 
+_ALL = ("DigitsDataset", "fit_normalizer", "DigitCNN", "train_epoch_ce", "predict_digits", "StepLedger")
+
 HONEST: dict[str, dict[str, str]] = {
     "honest-01": {  # tensors stored once, view; a Standardize module at module level; Sequential CNN
         "DigitsDataset": DS + """\
@@ -2000,8 +2002,1739 @@ CANONICAL_OWN_NAMES = {
 """,
 }
 
-_ALL = ("DigitsDataset", "fit_normalizer", "DigitCNN", "train_epoch_ce", "predict_digits", "StepLedger")
-COPIES: list = []
+
+_SEQUENTIAL = {  # honest-02's answers: the explicit forward as nn.Sequential with nn.ReLU modules, indexing as unpacking
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.pixels = np.asarray(images, dtype=np.float32).reshape(-1, 64)
+        self.classes = np.asarray(labels).astype(np.int64)
+
+    def __len__(self):
+        return len(self.pixels)
+
+    def __getitem__(self, idx):
+        image = torch.from_numpy(self.pixels[idx].reshape(1, 8, 8).copy())
+        target = torch.tensor(self.classes[idx], dtype=torch.long)
+        return image, target
+""",
+    "fit_normalizer": """\
+class GlobalNorm(nn.Module):
+    def __init__(self, mu, sigma):
+        super().__init__()
+        self.register_buffer("mu", mu)
+        self.register_buffer("sigma", sigma)
+
+    def forward(self, x):
+        return (x - self.mu) / self.sigma
+
+
+""" + FN_DOC + """\
+    pixels = torch.as_tensor(np.asarray(train_images), dtype=torch.float32)
+    return GlobalNorm(pixels.mean().clone(), pixels.std().clone())
+""",
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer
+        self.net = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(),
+            nn.Linear(32 * 2 * 2, num_classes),
+        )
+
+    def forward(self, x):
+        if self.normalizer is not None:
+            x = self.normalizer(x)
+        return self.net(x)
+""",
+    "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    total_loss = 0.0
+    total_examples = 0
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(device), targets.to(device)
+        outputs = model(inputs)
+        loss = loss_fn(outputs, targets)
+        optimizer.zero_grad()
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        total_loss += loss.item() * targets.shape[0]
+        total_examples += targets.shape[0]
+    return total_loss / total_examples
+""",
+    "predict_digits": PD_DOC + """\
+    if isinstance(images, np.ndarray):
+        images = torch.from_numpy(images)
+    weight = next(model.parameters())
+    batch = images.to(weight.device, torch.float32).reshape(len(images), 1, 8, 8)
+    previous = model.training
+    model.eval()
+    with torch.no_grad():
+        scores = model(batch)
+    model.train(previous)
+    return scores.argmax(1)
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+        self.steps = []
+        self._hooks = []
+
+    def __enter__(self):
+        named = list(self.model.named_parameters())
+        followed = [(name, p) for name, p in named if p.requires_grad]
+
+        def blank():
+            return {"modes": [], "grads": {name: [] for name, _ in followed}}
+
+        self._open = blank()
+
+        def on_forward(module, args):
+            self._open["modes"].append("train" if module.training else "eval")
+
+        def grad_hook_for(name, p):
+            def hook(grad):
+                held = p.grad
+                if held is None:
+                    kind = "none"
+                elif held.count_nonzero().item() == 0:
+                    kind = "zero"
+                else:
+                    kind = "nonzero"
+                self._open["grads"][name].append(kind)
+            return hook
+
+        def before_step(opt, args, kwargs):
+            self._copies = [p.detach().clone() for _, p in named]
+
+        def after_step(opt, args, kwargs):
+            moved = sorted(name for (name, p), old in zip(named, self._copies) if not torch.equal(p.detach(), old))
+            entry = self._open
+            entry["changed"] = moved
+            self.steps.append(entry)
+            self._open = blank()
+
+        self._hooks.append(self.model.register_forward_pre_hook(on_forward))
+        for name, p in followed:
+            self._hooks.append(p.register_hook(grad_hook_for(name, p)))
+        self._hooks.append(self.optimizer.register_step_pre_hook(before_step))
+        self._hooks.append(self.optimizer.register_step_post_hook(after_step))
+        return self
+
+    def __exit__(self, *exc_info):
+        while self._hooks:
+            self._hooks.pop().remove()
+        return False
+""",
+}
+
+_LOOPED = {  # honest-07's answers: layers built in a loop, the while loop as a for with an unused index, try/finally
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.images = np.array(images, dtype=np.float32).reshape(-1, 1, 8, 8)
+        self.labels = np.array(labels, dtype=np.int64)
+
+    def __len__(self):
+        return self.images.shape[0]
+
+    def __getitem__(self, i):
+        return torch.tensor(self.images[i]), torch.tensor(self.labels[i])
+""",
+    "fit_normalizer": FN_DOC + """\
+    train_tensor = torch.tensor(np.array(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+
+    class MyNormalizer(nn.Module):
+        def __init__(self, m, s):
+            super().__init__()
+            self.register_buffer("mean", m)
+            self.register_buffer("std", s)
+
+        def forward(self, x):
+            return (x - self.mean) / self.std
+
+    return MyNormalizer(train_tensor.mean(dim=0, keepdim=True), train_tensor.std(dim=0, keepdim=True).clamp(min=1e-2))
+""",
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.layers = nn.ModuleList()
+        for kind, size in (("conv", 8), ("relu", None), ("pool", 2), ("flat", None), ("fc", 32), ("relu", None),
+                           ("fc", num_classes)):
+            if kind == "conv":
+                self.layers.append(nn.Conv2d(1, size, 3, padding=1))
+            elif kind == "relu":
+                self.layers.append(nn.ReLU())
+            elif kind == "pool":
+                self.layers.append(nn.MaxPool2d(size))
+            elif kind == "flat":
+                self.layers.append(nn.Flatten())
+            else:
+                width = 8 * 4 * 4 if len(self.layers) == 4 else 32
+                self.layers.append(nn.Linear(width, size))
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        for layer in self.layers:
+            x = layer(x)
+        return x
+""",
+    "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_function = nn.CrossEntropyLoss()
+    epoch_loss = 0.0
+    number_seen = 0
+    for batch_number, batch in enumerate(loader):
+        images = batch[0].to(device)
+        labels = batch[1].to(device)
+        optimizer.zero_grad()
+        batch_loss = loss_function(model(images), labels)
+        batch_loss.backward()
+        if max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        epoch_loss = epoch_loss + batch_loss.item() * images.shape[0]
+        number_seen = number_seen + images.shape[0]
+    return epoch_loss / number_seen
+""",
+    "predict_digits": PD_DOC + """\
+    if isinstance(images, torch.Tensor):
+        image_tensor = images.clone()
+    else:
+        image_tensor = torch.tensor(np.array(images))
+    image_tensor = image_tensor.float().reshape(-1, 1, 8, 8).to(next(model.parameters()).device)
+    old_mode = model.training
+    try:
+        model.eval()
+        with torch.no_grad():
+            return model(image_tensor).argmax(dim=1)
+    finally:
+        model.train(old_mode)
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self.handle_list = []
+        self.current_modes = []
+        self.current_grads = {}
+        self.saved_values = {}
+
+    def __enter__(self):
+        self.names_to_watch = [name for name, parameter in self.model.named_parameters() if parameter.requires_grad]
+        self.reset_record()
+        self.handle_list.append(self.model.register_forward_pre_hook(self.record_mode))
+        for name, parameter in self.model.named_parameters():
+            if name in self.names_to_watch:
+                self.handle_list.append(parameter.register_hook(self.make_grad_recorder(name, parameter)))
+        self.handle_list.append(self.optimizer.register_step_pre_hook(self.save_values))
+        self.handle_list.append(self.optimizer.register_step_post_hook(self.finish_step))
+        return self
+
+    def reset_record(self):
+        self.current_modes = []
+        self.current_grads = {name: [] for name in self.names_to_watch}
+
+    def record_mode(self, module, args):
+        self.current_modes.append("train" if module.training else "eval")
+
+    def make_grad_recorder(self, name, parameter):
+        def recorder(grad):
+            if parameter.grad is None:
+                self.current_grads[name].append("none")
+            elif torch.all(parameter.grad == 0):
+                self.current_grads[name].append("zero")
+            else:
+                self.current_grads[name].append("nonzero")
+        return recorder
+
+    def save_values(self, optimizer, args, kwargs):
+        self.saved_values = {name: parameter.detach().clone() for name, parameter in self.model.named_parameters()}
+
+    def finish_step(self, optimizer, args, kwargs):
+        changed_names = sorted(name for name, parameter in self.model.named_parameters()
+                               if not torch.equal(self.saved_values[name], parameter.detach()))
+        self.steps.append({"modes": self.current_modes, "grads": self.current_grads, "changed": changed_names})
+        self.reset_record()
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        for handle in self.handle_list:
+            handle.remove()
+        self.handle_list = []
+        return False
+""",
+}
+
+
+
+_HELPERS = {  # honest-05's answers: the loop split into helpers, comments stripped, an explicit forward with F
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.images = torch.tensor(np.array(images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+        self.labels = torch.tensor(np.array(labels), dtype=torch.long)
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+""",
+    "fit_normalizer": """\
+def _pixel_stats(images):
+    x = torch.tensor(np.array(images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+    std = x.std(dim=0, keepdim=True)
+    return x.mean(dim=0, keepdim=True), torch.where(std > 0, std, torch.ones_like(std))
+
+
+class Normalise(nn.Module):
+    def __init__(self, mean, std):
+        super().__init__()
+        self.register_buffer("mean", mean)
+        self.register_buffer("std", std)
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+""" + FN_DOC + """\
+    return Normalise(*_pixel_stats(train_images))
+""",
+    "DigitCNN": "import torch.nn.functional as F\n\n\n" + CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = nn.Identity() if normalizer is None else normalizer
+        self.conv1 = nn.Conv2d(1, 32, 3, padding=1)
+        self.conv2 = nn.Conv2d(32, 64, 3, padding=1)
+        self.out = nn.Linear(64, num_classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(self.normalizer(x))), 2)
+        x = F.relu(self.conv2(x))
+        x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+        return self.out(x)
+""",
+    "train_epoch_ce": """\
+def _to_device(batch, device):
+    return [t.to(device) for t in batch]
+
+
+class RunningMean:
+    def __init__(self):
+        self.total, self.count = 0.0, 0
+
+    def add(self, value, n):
+        self.total += value * n
+        self.count += n
+
+    @property
+    def value(self):
+        return self.total / self.count
+
+
+def _one_step(model, x, y, optimizer, loss_fn, scheduler, max_grad_norm):
+    optimizer.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    if max_grad_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    if scheduler is not None:
+        scheduler.step()
+    return loss.item()
+
+
+""" + TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    mean = RunningMean()
+    for batch in loader:
+        x, y = _to_device(batch, device)
+        mean.add(_one_step(model, x, y, optimizer, loss_fn, scheduler, max_grad_norm), len(x))
+    return mean.value
+""",
+    "predict_digits": """\
+def _as_batch(images, device):
+    x = images if torch.is_tensor(images) else torch.from_numpy(np.asarray(images))
+    return x.float().reshape(-1, 1, 8, 8).to(device)
+
+
+""" + PD_DOC + """\
+    x = _as_batch(images, next(model.parameters()).device)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        labels = model(x).argmax(dim=1)
+    model.train(was_training)
+    return labels
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._handles = []
+
+    def __enter__(self):
+        params = dict(self.model.named_parameters())
+        watched = [name for name, p in params.items() if p.requires_grad]
+
+        def start():
+            self._rec = {"modes": [], "grads": {name: [] for name in watched}}
+
+        def on_forward(module, args):
+            self._rec["modes"].append("train" if module.training else "eval")
+
+        def grad_state(name, p):
+            def hook(grad):
+                if p.grad is None:
+                    self._rec["grads"][name].append("none")
+                elif torch.count_nonzero(p.grad) == 0:
+                    self._rec["grads"][name].append("zero")
+                else:
+                    self._rec["grads"][name].append("nonzero")
+            return hook
+
+        def on_step_start(opt, args, kwargs):
+            self._copy = {name: p.detach().clone() for name, p in params.items()}
+
+        def on_step_end(opt, args, kwargs):
+            self._rec["changed"] = sorted(n for n, p in params.items() if not torch.equal(p.detach(), self._copy[n]))
+            self.steps.append(self._rec)
+            start()
+
+        start()
+        self._handles.append(self.model.register_forward_pre_hook(on_forward))
+        for name in watched:
+            self._handles.append(params[name].register_hook(grad_state(name, params[name])))
+        self._handles.append(self.optimizer.register_step_pre_hook(on_step_start))
+        self._handles.append(self.optimizer.register_step_post_hook(on_step_end))
+        return self
+
+    def __exit__(self, *exc_info):
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+""",
+}
+
+_GUARDS = {  # honest-13's answers: branches rewritten (nested ifs, negated conditions, one exit, no flag)
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        images = images.detach().cpu().numpy() if isinstance(images, torch.Tensor) else images
+        labels = labels.detach().cpu().numpy() if isinstance(labels, torch.Tensor) else labels
+        self.images = torch.from_numpy(np.ascontiguousarray(images, dtype=np.float32)).reshape(-1, 1, 8, 8)
+        self.labels = torch.from_numpy(np.ascontiguousarray(labels, dtype=np.int64))
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+""",
+    "fit_normalizer": FN_DOC + """\
+    if not isinstance(train_images, torch.Tensor):
+        x = torch.from_numpy(np.asarray(train_images, dtype=np.float32))
+    else:
+        x = train_images.detach().float()
+    mean = x.mean()
+    std = x.std() if x.std() >= 1e-6 else torch.ones(())
+
+    class GlobalStandardize(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", mean.reshape(()))
+            self.register_buffer("std", std.reshape(()))
+
+        def forward(self, x):
+            return (x - self.mean) / self.std
+
+    return GlobalStandardize()
+""",
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        if normalizer is None:
+            layers = []
+        else:
+            self.normalizer = normalizer
+            layers = [normalizer]
+        layers.extend([nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                       nn.Linear(128, num_classes)])
+        self.seq = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.seq(x)
+""",
+    "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    total, count = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        if not (max_grad_norm is None):
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        total += loss.item() * len(y)
+        count += len(y)
+    return total / count if count else 0.0
+""",
+    "predict_digits": PD_DOC + """\
+    if not isinstance(images, np.ndarray):
+        x = images.float()
+    else:
+        x = torch.from_numpy(images.astype(np.float32))
+    x = x.reshape(-1, 1, 8, 8).to(next(model.parameters()).device)
+    switch = model.training
+    if switch:
+        model.eval()
+    with torch.no_grad():
+        labels = model(x).argmax(dim=1)
+    if switch:
+        model.train()
+    return labels
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._handles = []
+
+    def __enter__(self):
+        params = list(self.model.named_parameters())
+        names = [n for n, p in params if p.requires_grad]
+        self._modes, self._grads, self._before = [], {n: [] for n in names}, None
+
+        def mode(module, args):
+            self._modes.append("train" if module.training else "eval")
+
+        def grad_state(p):
+            if p.grad is not None:
+                if torch.count_nonzero(p.grad):
+                    return "nonzero"
+                else:
+                    return "zero"
+            return "none"
+
+        def hook_for(n, p):
+            def hook(grad):
+                self._grads[n].append(grad_state(p))
+            return hook
+
+        def pre(opt, args, kwargs):
+            self._before = [p.detach().clone() for _, p in params]
+
+        def post(opt, args, kwargs):
+            changed = []
+            for (n, p), old in zip(params, self._before):
+                if not torch.equal(p.detach(), old):
+                    changed.append(n)
+            self.steps.append({"modes": self._modes, "grads": self._grads, "changed": sorted(changed)})
+            self._modes, self._grads = [], {n: [] for n in names}
+
+        self._handles.append(self.model.register_forward_pre_hook(mode))
+        for n, p in params:
+            if p.requires_grad:
+                self._handles.append(p.register_hook(hook_for(n, p)))
+        self._handles.append(self.optimizer.register_step_pre_hook(pre))
+        self._handles.append(self.optimizer.register_step_post_hook(post))
+        return self
+
+    def __exit__(self, *exc_info):
+        for h in self._handles:
+            h.remove()
+        self._handles.clear()
+""",
+}
+
+
+
+_HOISTED = {  # honest-10's answers: constants hoisted to module level, docstrings rewritten; the Dataset as taken
+    "fit_normalizer": """\
+STD_FLOOR = 1e-6
+STAT_SHAPE = (1, 1, 1, 1)
+
+
+""" + FN + """\
+    \"\"\"Fit one mean and one std over every training pixel; return them inside a module, as buffers.\"\"\"
+    t = torch.as_tensor(np.asarray(train_images, dtype=np.float32))
+
+    class Standardiser(nn.Module):
+        def __init__(self, mean, std):
+            super().__init__()
+            self.register_buffer("mean", mean.reshape(STAT_SHAPE))
+            self.register_buffer("std", std.reshape(STAT_SHAPE))
+
+        def forward(self, x):
+            return (x - self.mean) / self.std
+
+    return Standardiser(t.mean(), torch.clamp(t.std(), min=STD_FLOOR))
+""",
+    "DigitCNN": """\
+IN_CHANNELS = 1
+WIDTH_1, WIDTH_2 = 16, 32
+KERNEL = 3
+POOL = 2
+
+
+class DigitCNN(nn.Module):
+    \"\"\"Two convolutional blocks with average pooling and a linear read-out, behind the given normaliser.\"\"\"
+
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.block1 = nn.Sequential(nn.Conv2d(IN_CHANNELS, WIDTH_1, KERNEL, padding=KERNEL // 2), nn.ReLU(),
+                                    nn.Conv2d(WIDTH_1, WIDTH_1, KERNEL, padding=KERNEL // 2), nn.ReLU(),
+                                    nn.AvgPool2d(POOL))
+        self.block2 = nn.Sequential(nn.Conv2d(WIDTH_1, WIDTH_2, KERNEL, padding=KERNEL // 2), nn.ReLU(),
+                                    nn.AvgPool2d(POOL))
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(WIDTH_2 * 2 * 2, num_classes))
+
+    def forward(self, x):
+        return self.head(self.block2(self.block1(self.normalizer(x))))
+""",
+    "train_epoch_ce": """\
+NORM_TYPE = 2.0
+ACCUMULATOR_DTYPE = torch.float64
+
+
+""" + TE + """\
+    \"\"\"Train for one pass over the loader with cross-entropy and report the average loss per example.\"\"\"
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    sums = torch.zeros((), dtype=ACCUMULATOR_DTYPE)
+    count = 0
+    for inputs, targets in loader:
+        inputs = inputs.to(device)
+        targets = targets.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(inputs), targets)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm, norm_type=NORM_TYPE)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        sums += loss.detach().to(ACCUMULATOR_DTYPE).cpu() * inputs.shape[0]
+        count += inputs.shape[0]
+    return float(sums / count)
+""",
+    "predict_digits": """\
+RAW_SHAPE = (-1, 1, 8, 8)
+CLASS_DIM = 1
+
+
+""" + PD + """\
+    \"\"\"Serve raw images: the model in eval mode and without a graph, the caller's mode put back.\"\"\"
+    device = next(model.parameters()).device
+    batch = torch.as_tensor(np.asarray(images.cpu() if torch.is_tensor(images) else images), dtype=torch.float32)
+    batch = batch.reshape(RAW_SHAPE).to(device)
+    restore = model.training
+    model.train(False)
+    with torch.no_grad():
+        scores = model(batch)
+    model.train(restore)
+    return scores.max(dim=CLASS_DIM).indices
+""",
+    "StepLedger": """\
+TRAIN, EVAL = "train", "eval"
+NONE, ZERO, NONZERO = "none", "zero", "nonzero"
+
+
+class StepLedger:
+    \"\"\"Watch a model and its optimizer through hooks: per step, the forward modes, the grad each backward found,
+    and the parameters the update moved. Use it as a context manager; the hooks go away on exit.\"\"\"
+
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._removers = []
+
+    def __enter__(self):
+        params = list(self.model.named_parameters())
+        tracked = {name: p for name, p in params if p.requires_grad}
+        buf = {"modes": [], "grads": {name: [] for name in tracked}}
+
+        def mode_hook(module, args):
+            buf["modes"].append(TRAIN if module.training else EVAL)
+
+        def grad_hook_for(name):
+            p = tracked[name]
+
+            def hook(_):
+                g = p.grad
+                buf["grads"][name].append(NONE if g is None else (ZERO if bool((g == 0).all()) else NONZERO))
+
+            return hook
+
+        values = []
+
+        def before(opt, args, kwargs):
+            values[:] = [p.detach().clone() for _, p in params]
+
+        def after(opt, args, kwargs):
+            moved = [name for (name, p), v in zip(params, values) if not torch.equal(v, p.detach())]
+            self.steps.append({"modes": buf["modes"], "grads": buf["grads"], "changed": sorted(moved)})
+            buf["modes"] = []
+            buf["grads"] = {name: [] for name in tracked}
+
+        handles = [self.model.register_forward_pre_hook(mode_hook)]
+        for name in tracked:
+            handles.append(tracked[name].register_hook(grad_hook_for(name)))
+        handles += [self.optimizer.register_step_pre_hook(before), self.optimizer.register_step_post_hook(after)]
+        self._removers = [h.remove for h in handles]
+        return self
+
+    def __exit__(self, *exc_info):
+        for remove in self._removers:
+            remove()
+        self._removers = []
+""",
+}
+
+_DEBUG = {  # honest-11's answers with dead code, unused counters and debugging prints; the ledger as taken
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        DEBUG = False
+        self.items = [
+            (torch.tensor(np.asarray(img, dtype=np.float32).reshape(1, 8, 8)), torch.tensor(int(lab)))
+            for img, lab in zip(np.asarray(images), np.asarray(labels))
+        ]
+        if DEBUG:
+            print("loaded", len(self.items), "digits")
+        self.calls = 0
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        x, y = self.items[i]
+        # print(i, x.shape, y)
+        return x, y
+""",
+    "fit_normalizer": FN_DOC + """\
+    x = torch.as_tensor(np.asarray(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+    print("fitting the normaliser on", x.shape[0], "images")
+
+    class Norm(nn.Module):
+        def __init__(self, mu, sigma):
+            super().__init__()
+            self.register_buffer("mu", mu)
+            self.register_buffer("sigma", sigma)
+
+        def forward(self, x):
+            return (x - self.mu) / self.sigma
+
+    sigma = x.std(dim=0, keepdim=True)
+    n_flat = int((sigma == 0).sum())  # how many pixels never vary
+    if n_flat < 0:
+        print("impossible")
+    return Norm(x.mean(dim=0, keepdim=True), torch.maximum(sigma, torch.ones_like(sigma)))
+""",
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.debug = False
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.conv = nn.Conv2d(1, 24, kernel_size=3)          # 6x6
+        self.pool = nn.MaxPool2d(2)                          # 3x3
+        self.fc = nn.Linear(24 * 3 * 3, num_classes)
+        print("DigitCNN with", sum(p.numel() for p in self.parameters()), "parameters")
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.conv(self.normalizer(x))))
+        if self.debug:
+            print("features", tuple(x.shape))
+        return self.fc(x.reshape(x.shape[0], -1))
+""",
+    "train_epoch_ce": TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    results = []
+    n_batches = 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        results.append((loss.item(), len(y)))
+        n_batches += 1
+        if n_batches % 1000 == 0:
+            print("batch", n_batches, "loss", results[-1][0])
+    epoch_mean = sum(l * n for l, n in results) / sum(n for _, n in results)
+    print(f"epoch done: {n_batches} batches, mean loss {epoch_mean:.4f}")
+    return epoch_mean
+""",
+    "predict_digits": PD_DOC + """\
+    x = torch.as_tensor(images, dtype=torch.float32, device=next(model.parameters()).device)
+    x = x.reshape(x.shape[0], 1, 8, 8)
+    mode = model.training
+    unused = None
+    model.eval()
+    with torch.no_grad():
+        labels = [int(v) for v in model(x).argmax(dim=1)]
+    model.train(mode)
+    if False:
+        print("predicted", labels)
+    return torch.tensor(labels, dtype=torch.long, device=x.device)
+""",
+}
+
+_REORDERED = {  # honest-12's answers with independent statements reordered, zero_grad after the forward pass
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.labels = labels
+        self.images = images
+
+    def __getitem__(self, i):
+        label = torch.as_tensor(self.labels[i], dtype=torch.int64).reshape(())
+        image = torch.as_tensor(self.images[i], dtype=torch.float32).reshape(1, 8, 8)
+        return image, label
+
+    def __len__(self):
+        return len(self.labels)
+""",
+    "fit_normalizer": FN_DOC + """\
+    class Normalizer(nn.Module):
+        def __init__(self, mean, std):
+            super().__init__()
+            self.register_buffer("mean", mean)
+            self.register_buffer("std", std)
+
+        def forward(self, images):
+            return (images - self.mean) / self.std
+
+    x = torch.as_tensor(train_images, dtype=torch.float32).reshape(-1, 1, 8, 8)
+    mean = x.mean(0, keepdim=True)
+    std = ((x - mean) ** 2).mean(0, keepdim=True).sqrt()
+    return Normalizer(mean, torch.where(std < 1e-3, torch.ones_like(std), std))
+""",
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.pool = nn.AdaptiveMaxPool2d(2)
+        self.conv = nn.Conv2d(1, 32, 5, padding=2)
+        self.linear = nn.Linear(32 * 4, num_classes)
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        x = self.pool(nn.functional.relu(self.conv(x)))
+        return self.linear(x.flatten(start_dim=1))
+""",
+    "train_epoch_ce": TE_DOC + """\
+    criterion = nn.CrossEntropyLoss()
+    total_n, total_loss = 0, 0.0
+    model.train(True)
+    for step, (xb, yb) in enumerate(loader, start=1):
+        yb = yb.to(device)
+        xb = xb.to(device)
+        out = model(xb)
+        optimizer.zero_grad()
+        loss = criterion(out, yb)
+        loss.backward()
+        if max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_grad_norm)
+        optimizer.step()
+        total_n += yb.size(0)
+        total_loss += loss.item() * yb.size(0)
+        if scheduler is not None:
+            scheduler.step()
+    return total_loss / total_n
+""",
+    "predict_digits": PD_DOC + """\
+    was = model.training
+    if not torch.is_tensor(images):
+        images = torch.as_tensor(np.asarray(images))
+    dev = next(model.parameters()).device
+    x = images.to(dev).float().reshape(-1, 1, 8, 8)
+    model.eval()
+    with torch.no_grad():
+        pred = model(x).argmax(dim=1)
+    model.train(was)
+    return pred.long()
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.steps = []
+        self.handles = []
+        self.optimizer = optimizer
+        self.model = model
+
+    def __exit__(self, exc_type, exc, tb):
+        for handle in self.handles:
+            handle.remove()
+        del self.handles[:]
+
+    def __enter__(self):
+        params = dict(self.model.named_parameters())
+        watched = sorted(n for n, p in params.items() if p.requires_grad)
+        snapshot = {}
+        record = {}
+
+        def reset():
+            record.clear()
+            record.update(modes=[], grads={n: [] for n in watched})
+
+        def step_pre(opt, args, kwargs):
+            snapshot.update({n: p.detach().clone() for n, p in params.items()})
+
+        def step_post(opt, args, kwargs):
+            changed = sorted(n for n in params if not torch.equal(params[n].detach(), snapshot[n]))
+            self.steps.append({"modes": record["modes"], "grads": record["grads"], "changed": changed})
+            reset()
+
+        def forward_pre(module, inputs):
+            record["modes"].append("train" if module.training else "eval")
+
+        def watch(name):
+            def hook(grad):
+                held = params[name].grad
+                if held is None:
+                    record["grads"][name].append("none")
+                elif bool(torch.any(held != 0)):
+                    record["grads"][name].append("nonzero")
+                else:
+                    record["grads"][name].append("zero")
+            return hook
+
+        reset()
+        self.handles.append(self.model.register_forward_pre_hook(forward_pre))
+        self.handles.extend(params[n].register_hook(watch(n)) for n in watched)
+        self.handles.append(self.optimizer.register_step_pre_hook(step_pre))
+        self.handles.append(self.optimizer.register_step_post_hook(step_post))
+        return self
+""",
+}
+
+
+
+_SPELLINGS = {  # honest-04's answers in other spellings of the same calls, the unused enumerate index dropped
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        images = np.array(images).astype(np.float32).reshape(-1, 1, 8, 8)
+        labels = np.array(labels).astype(np.int64)
+        self.samples = list(zip(map(torch.from_numpy, images), map(torch.tensor, labels)))
+
+    def __len__(self):
+        return self.samples.__len__()
+
+    def __getitem__(self, i):
+        return self.samples[i]
+""",
+    "fit_normalizer": """\
+class Scale(torch.nn.Module):
+    \"\"\"Subtract a mean and divide by a std that travel with the model.\"\"\"
+
+    def __init__(self, mean, std):
+        super(Scale, self).__init__()
+        self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32))
+        self.register_buffer("std", torch.tensor(std, dtype=torch.float32))
+
+    def forward(self, x):
+        return torch.div(torch.sub(x, self.mean), self.std)
+
+
+""" + FN_DOC + """\
+    pixels = np.array(train_images).astype(np.float32)
+    return torch.nn.Sequential(Scale(pixels.mean().item(), max(pixels.std().item(), 0.001)))
+""",
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super(DigitCNN, self).__init__()
+        self.normalizer = nn.Identity() if normalizer is None else normalizer
+        self.conv = nn.Sequential(
+            nn.Conv2d(in_channels=1, out_channels=12, kernel_size=3, padding=1),
+            nn.BatchNorm2d(num_features=12),
+            nn.ReLU(inplace=False),
+            nn.MaxPool2d(kernel_size=2),
+        )
+        self.classifier = nn.Sequential(nn.Flatten(start_dim=1), nn.Linear(192, 64), nn.ReLU(),
+                                        nn.Linear(in_features=64, out_features=num_classes))
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        x = self.conv(x)
+        return self.classifier(x)
+""",
+    "train_epoch_ce": TE_DOC + """\
+    model.train(mode=True)
+    criterion = torch.nn.CrossEntropyLoss(reduction="mean")
+    losses, counts = [], []
+    for x, y in loader:
+        x = x.to(device=device)
+        y = y.to(device=device)
+        optimizer.zero_grad()
+        loss = criterion(model.__call__(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        losses.append(float(loss.detach()))
+        counts.append(y.size(0))
+    return sum(map(lambda lc: lc[0] * lc[1], zip(losses, counts))) / sum(counts)
+""",
+    "predict_digits": PD_DOC + """\
+    x = torch.from_numpy(np.array(images, dtype=np.float32)).reshape(-1, 1, 8, 8)
+    x = x.to(list(model.parameters())[0].device)
+    was_training = model.training
+    model.train(False)
+    with torch.no_grad():
+        out = model.__call__(x)
+    model.train(was_training)
+    return out.argmax(dim=1)
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = list()
+        self.handles = list()
+        self.modes = list()
+        self.grads = dict()
+        self.before = None
+
+    def __enter__(self):
+        self.names = [n for n, p in self.model.named_parameters() if p.requires_grad is True]
+        self.grads = dict((n, []) for n in self.names)
+        self.handles.append(self.model.register_forward_pre_hook(self.forward_hook))
+        for n, p in self.model.named_parameters():
+            if self.names.count(n):
+                self.handles.append(p.register_hook(self.make_hook(n, p)))
+        self.handles.append(self.optimizer.register_step_pre_hook(self.pre))
+        self.handles.append(self.optimizer.register_step_post_hook(self.post))
+        return self
+
+    def forward_hook(self, module, args):
+        self.modes.append(["eval", "train"][int(module.training)])
+
+    def make_hook(self, n, p):
+        def hook(grad):
+            if p.grad is None:
+                self.grads[n].append("none")
+            elif torch.any(p.grad).item():
+                self.grads[n].append("nonzero")
+            else:
+                self.grads[n].append("zero")
+        return hook
+
+    def pre(self, opt, args, kwargs):
+        self.before = dict((n, torch.clone(p.detach())) for n, p in self.model.named_parameters())
+
+    def post(self, opt, args, kwargs):
+        changed = [n for n, p in self.model.named_parameters() if not self.before[n].equal(p)]
+        self.steps.append(dict(modes=self.modes, grads=self.grads, changed=sorted(changed)))
+        self.modes = list()
+        self.grads = dict((n, []) for n in self.names)
+
+    def __exit__(self, *args):
+        for h in self.handles:
+            h.remove()
+        self.handles.clear()
+""",
+}
+
+_CHAIN_B = {  # honest-06's answers lightly renamed, the walrus and the tuple assignment expanded (first link)
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.imgs = torch.as_tensor(images, dtype=torch.float32).reshape(len(labels), 1, 8, 8)
+        self.lbls = torch.as_tensor(labels).to(torch.int64)
+
+    def __len__(self):
+        return len(self.lbls)
+
+    def __getitem__(self, idx):
+        return self.imgs[idx], self.lbls[idx]
+""",
+    "fit_normalizer": FN_DOC + """\
+    imgs = torch.as_tensor(train_images, dtype=torch.float32).reshape(-1, 1, 8, 8)
+
+    class N(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", imgs.mean(0, keepdim=True))
+            self.register_buffer("std", imgs.std(0, keepdim=True).clamp(min=1.0))
+
+        def forward(self, t):
+            return (t - self.mean) / self.std
+
+    return N()
+""",
+    "DigitCNN": "import torch.nn.functional as F\n\n\n" + CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.convs = nn.ModuleList()
+        widths = [1, 8, 16]
+        for a, b in zip(widths, widths[1:]):
+            self.convs.append(nn.Conv2d(a, b, 3, padding=1))
+        self.fc = nn.Linear(16 * 2 * 2, num_classes)
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        for conv in self.convs:
+            x = F.max_pool2d(torch.relu(conv(x)), 2)
+        return self.fc(torch.flatten(x, 1))
+""",
+    "train_epoch_ce": "import torch.nn.functional as F\n\n\n" + TE_DOC + """\
+    model.train()
+    total = 0.0
+    n = 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        total += loss.item() * len(y)
+        n += len(y)
+    return total / n
+""",
+    "predict_digits": PD_DOC + """\
+    was = model.training
+    model.eval()
+    with torch.no_grad():
+        out = model(torch.as_tensor(images, dtype=torch.float32, device=next(model.parameters()).device).reshape(-1, 1, 8, 8)).argmax(1)
+    model.train(was)
+    return out
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer, self.steps, self.hooks = model, optimizer, [], []
+
+    def __enter__(self):
+        ps = dict(self.model.named_parameters())
+        keep = [n for n, p in ps.items() if p.requires_grad]
+        new = lambda: {"modes": [], "grads": {n: [] for n in keep}}
+        self.rec = new()
+        state = lambda g: "none" if g is None else ("nonzero" if g.any() else "zero")
+
+        def grad_hook(n):
+            return lambda g: self.rec["grads"][n].append(state(ps[n].grad))
+
+        def pre(o, a, k):
+            self.old = {n: p.detach().clone() for n, p in ps.items()}
+
+        def post(o, a, k):
+            self.steps.append({**self.rec, "changed": sorted(n for n in ps if not torch.equal(ps[n].detach(), self.old[n]))})
+            self.rec = new()
+
+        self.hooks = [self.model.register_forward_pre_hook(
+            lambda m, a: self.rec["modes"].append("train" if m.training else "eval"))]
+        self.hooks += [ps[n].register_hook(grad_hook(n)) for n in keep]
+        self.hooks += [self.optimizer.register_step_pre_hook(pre), self.optimizer.register_step_post_hook(post)]
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.hooks:
+            h.remove()
+        self.hooks = []
+""",
+}
+
+_CHAIN_C = {  # chain-b's answers reworked: the conv loop written out, a device helper, lambdas as functions
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.convs = nn.ModuleList([nn.Conv2d(1, 8, 3, padding=1), nn.Conv2d(8, 16, 3, padding=1)])
+        self.fc = nn.Linear(64, num_classes)
+        self.act = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+
+    def forward(self, x):
+        x = self.normalizer(x)
+        x = self.pool(self.act(self.convs[0](x)))
+        x = self.pool(self.act(self.convs[1](x)))
+        return self.fc(x.flatten(1))
+""",
+    "train_epoch_ce": """\
+def on_device(batch, device):
+    inputs, targets = batch
+    return inputs.to(device), targets.to(device)
+
+
+""" + TE_DOC + """\
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    total, n = 0.0, 0
+    for batch in loader:
+        x, y = on_device(batch, device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        total = total + loss.item() * len(y)
+        n = n + len(y)
+    return total / n
+""",
+    "predict_digits": PD_DOC + """\
+    device = next(model.parameters()).device
+    x = torch.as_tensor(images, dtype=torch.float32, device=device)
+    x = x.reshape(-1, 1, 8, 8)
+    was = model.training
+    model.eval()
+    with torch.no_grad():
+        logits = model(x)
+    model.train(was)
+    return logits.argmax(1)
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self.hooks = []
+
+    def __enter__(self):
+        ps = dict(self.model.named_parameters())
+        keep = [n for n, p in ps.items() if p.requires_grad]
+
+        def new():
+            return {"modes": [], "grads": {n: [] for n in keep}}
+
+        def state(g):
+            if g is None:
+                return "none"
+            return "nonzero" if g.any() else "zero"
+
+        self.rec = new()
+
+        def on_forward(m, a):
+            self.rec["modes"].append("train" if m.training else "eval")
+
+        def grad_hook(n):
+            def hook(g):
+                self.rec["grads"][n].append(state(ps[n].grad))
+            return hook
+
+        def pre(o, a, k):
+            self.old = {n: p.detach().clone() for n, p in ps.items()}
+
+        def post(o, a, k):
+            changed = sorted(n for n in ps if not torch.equal(ps[n].detach(), self.old[n]))
+            self.steps.append({"modes": self.rec["modes"], "grads": self.rec["grads"], "changed": changed})
+            self.rec = new()
+
+        self.hooks.append(self.model.register_forward_pre_hook(on_forward))
+        for n in keep:
+            self.hooks.append(ps[n].register_hook(grad_hook(n)))
+        self.hooks.append(self.optimizer.register_step_pre_hook(pre))
+        self.hooks.append(self.optimizer.register_step_post_hook(post))
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.hooks:
+            h.remove()
+        self.hooks = []
+""",
+}
+
+_CHAIN_C_OWN = {  # ... and chain-c's own Dataset and normaliser
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.images = [torch.tensor(row, dtype=torch.float32).view(1, 8, 8)
+                       for row in np.asarray(images, dtype=np.float32).reshape(-1, 64)]
+        self.labels = [torch.tensor(int(label), dtype=torch.int64) for label in np.asarray(labels)]
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+""",
+    "fit_normalizer": FN_DOC + """\
+    pixels = torch.as_tensor(np.asarray(train_images, dtype=np.float32)).flatten()
+    norm = nn.Module()
+    mean, std = pixels.mean(), pixels.std(unbiased=False).clamp_min(0.5)
+
+    class Centre(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("center", mean.view(1, 1, 1, 1))
+            self.register_buffer("scale", std.view(1, 1, 1, 1))
+
+        def forward(self, x):
+            return (x - self.center) / self.scale
+
+    return Centre()
+""",
+}
+
+
+
+_MERGE = {  # the Dataset, normaliser and CNN from honest-08, defensive checks dropped; the rest from honest-09, reworked
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        images = torch.as_tensor(np.asarray(images), dtype=torch.float32)
+        labels = torch.as_tensor(np.asarray(labels), dtype=torch.long)
+        self.images = images.reshape(len(labels), 1, 8, 8).contiguous()
+        self.labels = labels.reshape(-1)
+
+    def __len__(self):
+        return int(self.labels.shape[0])
+
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+""",
+    "fit_normalizer": """\
+class FittedNormalizer(nn.Module):
+    def __init__(self, train_images, eps=1e-5):
+        super().__init__()
+        x = torch.as_tensor(np.asarray(train_images), dtype=torch.float32).reshape(-1, 1, 8, 8)
+        self.register_buffer("mean", x.mean(dim=0, keepdim=True))
+        self.register_buffer("std", x.std(dim=0, keepdim=True).clamp_min(eps) + 0.0)
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+""" + FN_DOC + """\
+    return FittedNormalizer(train_images, eps=1.0)
+""",
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer if normalizer is not None else nn.Identity()
+        self.net = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+            nn.Dropout(0.25),
+            nn.Flatten(),
+            nn.Linear(16 * 16, 64),
+            nn.ReLU(inplace=True),
+            nn.Dropout(0.25),
+            nn.Linear(64, num_classes),
+        )
+
+    def forward(self, x):
+        return self.net(self.normalizer(x))
+""",
+    "train_epoch_ce": TE_DOC + """\
+    model.train()
+    criterion = nn.CrossEntropyLoss()
+    mean_loss, seen = 0.0, 0
+    for x, y in loader:
+        x = x.to(device)
+        y = y.to(device)
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        seen += len(x)
+        mean_loss += (loss.item() - mean_loss) * len(x) / seen
+    return mean_loss
+""",
+    "predict_digits": PD_DOC + """\
+    x = torch.as_tensor(images).to(torch.float32).view(-1, 1, 8, 8).to(next(model.parameters()).device)
+    training = model.training
+    model.eval()
+    with torch.no_grad():
+        y = model(x).argmax(1)
+    model.train(training)
+    return y
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+
+    @staticmethod
+    def _state(g):
+        if g is None:
+            return "none"
+        return "zero" if torch.count_nonzero(g).item() == 0 else "nonzero"
+
+    def __enter__(self):
+        self._params = list(self.model.named_parameters())
+        self._names = [n for n, p in self._params if p.requires_grad]
+        self._open()
+        hooks = [self.model.register_forward_pre_hook(self._forward)]
+        for n, p in self._params:
+            if p.requires_grad:
+                hooks.append(p.register_hook(self._grad_hook(n, p)))
+        hooks.append(self.optimizer.register_step_pre_hook(self._pre))
+        hooks.append(self.optimizer.register_step_post_hook(self._post))
+        self._hooks = hooks
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._hooks:
+            h.remove()
+        self._hooks = []
+
+    def _open(self):
+        self._modes, self._grads = [], {n: [] for n in self._names}
+
+    def _forward(self, module, args):
+        self._modes.append("train" if module.training else "eval")
+
+    def _grad_hook(self, name, param):
+        def hook(grad):
+            self._grads[name].append(self._state(param.grad))
+        return hook
+
+    def _pre(self, opt, args, kwargs):
+        self._old = [p.detach().clone() for _, p in self._params]
+
+    def _post(self, opt, args, kwargs):
+        changed = sorted(n for (n, p), old in zip(self._params, self._old) if not torch.equal(p.detach(), old))
+        self.steps.append({"modes": self._modes, "grads": self._grads, "changed": changed})
+        self._open()
+""",
+}
+
+_HALF = {  # honest-03's CNN and epoch only: the strided body as an explicit forward, clipping and scheduling in helpers
+    "DigitCNN": CNN + """\
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.normalizer = normalizer or nn.Identity()
+        self.c1 = nn.Conv2d(1, 16, 3, stride=2, padding=1)
+        self.c2 = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.head = nn.Linear(128, num_classes)
+
+    def forward(self, x):
+        x = torch.relu(self.c1(self.normalizer(x)))
+        x = torch.relu(self.c2(x))
+        return self.head(x.flatten(1))
+""",
+    "train_epoch_ce": """\
+def _clip(model, max_norm):
+    if max_norm is None:
+        return
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+
+
+def _advance(scheduler):
+    if scheduler is None:
+        return
+    scheduler.step()
+
+
+""" + TE_DOC + """\
+    model.train()
+    ce = nn.CrossEntropyLoss()
+    sum_loss, n = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+        optimizer.zero_grad(set_to_none=True)
+        logits = model(x)
+        loss = ce(logits, y)
+        loss.backward()
+        _clip(model, max_grad_norm)
+        optimizer.step()
+        _advance(scheduler)
+        with torch.no_grad():
+            sum_loss += nn.functional.cross_entropy(logits, y, reduction="sum").item()
+        n += y.numel()
+    return sum_loss / n
+""",
+}
+
+_HALF_OWN = {  # ... and the copier's own Dataset, normaliser, prediction and ledger
+    "DigitsDataset": DS + """\
+    def __init__(self, images, labels):
+        self.n = len(labels)
+        self.images = torch.as_tensor(np.asarray(images, dtype=np.float32)).reshape(self.n, 64)
+        self.labels = torch.as_tensor(np.asarray(labels, dtype=np.int64))
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return self.images[i].reshape(1, 8, 8), self.labels[i].clone()
+""",
+    "fit_normalizer": FN_DOC + """\
+    x = torch.as_tensor(np.asarray(train_images, dtype=np.float32)).reshape(-1, 64)
+    mean = x.mean(dim=0)
+    std = x.std(dim=0)
+    std = std + (std == 0).float()
+    mod = nn.Module()
+    mod.register_buffer("mean", mean.reshape(1, 1, 8, 8))
+    mod.register_buffer("std", std.reshape(1, 1, 8, 8))
+    return nn.Sequential(_Affine(mod.mean, mod.std))
+
+
+class _Affine(nn.Module):
+    def __init__(self, mean, std):
+        super().__init__()
+        self.register_buffer("mean", mean)
+        self.register_buffer("std", std)
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+""",
+    "predict_digits": PD_DOC + """\
+    prior = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            x = torch.as_tensor(np.asarray(images), dtype=torch.float32)
+            x = x.to(next(model.parameters()).device).reshape(-1, 1, 8, 8)
+            return torch.argmax(model(x), dim=1)
+    finally:
+        model.train(prior)
+""",
+    "StepLedger": SL + """\
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self._remove = []
+
+    def __enter__(self):
+        every = list(self.model.named_parameters())
+        grads_of = {n: [] for n, p in every if p.requires_grad}
+        modes = []
+        kept = {}
+
+        def grad_word(p):
+            if p.grad is None:
+                return "none"
+            return "zero" if float(p.grad.abs().sum()) == 0.0 else "nonzero"
+
+        def fwd(module, args):
+            modes.append("train" if module.training else "eval")
+
+        def pre(opt, args, kwargs):
+            kept.clear()
+            for n, p in every:
+                kept[n] = p.detach().clone()
+
+        def post(opt, args, kwargs):
+            changed = sorted(n for n, p in every if not torch.equal(kept[n], p.detach()))
+            self.steps.append({"modes": list(modes), "grads": {n: list(v) for n, v in grads_of.items()},
+                               "changed": changed})
+            modes.clear()
+            for v in grads_of.values():
+                v.clear()
+
+        self._remove.append(self.model.register_forward_pre_hook(fwd).remove)
+        for n, p in every:
+            if n in grads_of:
+                self._remove.append(p.register_hook(lambda g, n=n, p=p: grads_of[n].append(grad_word(p))).remove)
+        self._remove.append(self.optimizer.register_step_pre_hook(pre).remove)
+        self._remove.append(self.optimizer.register_step_post_hook(post).remove)
+        return self
+
+    def __exit__(self, *exc_info):
+        while self._remove:
+            self._remove.pop()()
+""",
+}
+
+_RENAMED = {  # honest-01's answers: locals, attributes and the helper class renamed, docstrings and comments rewritten
+    "DigitsDataset": """\
+class DigitsDataset(Dataset):
+    \"\"\"The digits as (image, label) pairs: images float32 [1, 8, 8], unscaled; labels int64.\"\"\"
+
+    def __init__(self, images, labels):
+        # keep everything as tensors once, so indexing is cheap
+        self.images = torch.as_tensor(images).float().view(-1, 1, 8, 8)
+        self.labels = torch.as_tensor(labels).long()
+
+    def __len__(self):
+        return self.labels.shape[0]
+
+    def __getitem__(self, index):
+        return self.images[index], self.labels[index]
+""",
+    "fit_normalizer": """\
+class PixelStandardiser(nn.Module):
+    \"\"\"(x - mean) / std with statistics registered as buffers.\"\"\"
+
+    def __init__(self, mu, sigma):
+        super().__init__()
+        self.register_buffer("mu", mu)
+        self.register_buffer("sigma", sigma)
+
+    def forward(self, images):
+        return (images - self.mu) / self.sigma
+
+
+def fit_normalizer(train_images):
+    \"\"\"Per-pixel statistics of the training split, wrapped in a module.\"\"\"
+    batch = torch.as_tensor(train_images).float().view(-1, 1, 8, 8)
+    mu = batch.mean(dim=0, keepdim=True)
+    sigma = batch.std(dim=0, keepdim=True)
+    sigma[sigma == 0] = 1.0  # constant pixels: avoid dividing by zero
+    return PixelStandardiser(mu, sigma)
+""",
+    "DigitCNN": """\
+class DigitCNN(nn.Module):
+    \"\"\"A two-layer convolutional classifier for 8x8 digits; the normaliser (if any) runs first.\"\"\"
+
+    def __init__(self, num_classes=10, normalizer=None):
+        super().__init__()
+        self.preprocess = normalizer if normalizer is not None else nn.Identity()
+        self.stack = nn.Sequential(
+            nn.Conv2d(1, 8, kernel_size=3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, kernel_size=3, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(16 * 4 * 4, num_classes),
+        )
+
+    def forward(self, images):
+        return self.stack(self.preprocess(images))
+""",
+    "train_epoch_ce": TE + """\
+    \"\"\"A single epoch with cross-entropy; returns the loss averaged over examples.\"\"\"
+    model.train()
+    loss_function = nn.CrossEntropyLoss()
+    loss_sum, count = 0.0, 0
+    for batch_x, batch_y in loader:
+        batch_x, batch_y = batch_x.to(device), batch_y.to(device)
+        optimizer.zero_grad()
+        scores = model(batch_x)
+        batch_loss = loss_function(scores, batch_y)
+        batch_loss.backward()
+        if max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)  # clip the global norm
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()  # one schedule step per update
+        loss_sum += batch_loss.item() * batch_x.size(0)
+        count += batch_x.size(0)
+    return loss_sum / count
+""",
+    "predict_digits": PD + """\
+    \"\"\"Predicted classes for raw images (eval mode, no autograd, mode restored).\"\"\"
+    where = next(model.parameters()).device
+    batch = torch.as_tensor(images, dtype=torch.float32).to(where).view(-1, 1, 8, 8)
+    mode_before = model.training
+    model.eval()
+    with torch.no_grad():
+        classes = model(batch).argmax(dim=1)
+    model.train(mode_before)
+    return classes
+""",
+    "StepLedger": """\
+class StepLedger:
+    \"\"\"Records, step by step, how the model ran, what each gradient held, and what the optimizer moved.\"\"\"
+
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.steps = []
+        self.hook_handles = []
+
+    def __enter__(self):
+        self.named = dict(self.model.named_parameters())
+        self.trainable = [n for n, p in self.named.items() if p.requires_grad]
+        self._start_record()
+        self.hook_handles.append(self.model.register_forward_pre_hook(self._mode_seen))
+        for name in self.trainable:
+            self.hook_handles.append(self.named[name].register_hook(self._grad_watcher(name)))
+        self.hook_handles.append(self.optimizer.register_step_pre_hook(self._remember))
+        self.hook_handles.append(self.optimizer.register_step_post_hook(self._compare))
+        return self
+
+    def __exit__(self, *exc_info):
+        for handle in self.hook_handles:
+            handle.remove()
+        self.hook_handles = []
+
+    def _start_record(self):
+        self.record = {"modes": [], "grads": {n: [] for n in self.trainable}}
+
+    def _mode_seen(self, module, inputs):
+        self.record["modes"].append("train" if module.training else "eval")
+
+    def _grad_watcher(self, name):
+        tensor = self.named[name]
+
+        def watcher(grad):
+            # .grad still holds what was there before this backward
+            if tensor.grad is None:
+                self.record["grads"][name].append("none")
+            elif torch.all(tensor.grad == 0):
+                self.record["grads"][name].append("zero")
+            else:
+                self.record["grads"][name].append("nonzero")
+
+        return watcher
+
+    def _remember(self, optimizer, args, kwargs):
+        self.previous = {n: p.detach().clone() for n, p in self.named.items()}
+
+    def _compare(self, optimizer, args, kwargs):
+        moved = [n for n, p in self.named.items() if not torch.equal(p.detach(), self.previous[n])]
+        self.record["changed"] = sorted(moved)
+        self.steps.append(self.record)
+        self._start_record()
+""",
+}
+
+
+def _taken(classmate: str, cells=None) -> dict[str, str]:
+    return {cell: classmate for cell in (cells or _ALL)}
+
+
+COPIES = [
+    Copy("copier-renamed", "locals, attributes and a class renamed; docstrings and comments rewritten",
+         _taken("honest-01"), _RENAMED),
+    Copy("copier-sequential", "an explicit forward as nn.Sequential, F.relu as nn.ReLU modules, batch indexing as "
+         "unpacking, a nested class hoisted", _taken("honest-02"), _SEQUENTIAL),
+    Copy("copier-looped", "layers built in a loop, a while loop as a for with an unused enumerate index, "
+         "temporaries inlined, try/finally", _taken("honest-07"), _LOOPED),
+    Copy("copier-helpers", "the epoch split into a step function, a device helper and an accumulator class; "
+         "nn.Sequential as an explicit forward with F; comments stripped", _taken("honest-05"), _HELPERS),
+    Copy("copier-guards", "branches rewritten: nested ifs, negated conditions, a flag inlined, one exit",
+         _taken("honest-13"), _GUARDS),
+    Copy("copier-hoisted", "constants hoisted to module level, docstrings rewritten", _taken("honest-10"), _HOISTED),
+    Copy("copier-debug", "dead code, unused counters and debugging prints added", _taken("honest-11"), _DEBUG),
+    Copy("copier-reorder", "independent statements and methods reordered", _taken("honest-12"), _REORDERED),
+    Copy("copier-spellings", "equivalent PyTorch and Python spellings, an unused enumerate index dropped",
+         _taken("honest-04"), _SPELLINGS),
+    Copy("chain-b", "renamed, a walrus and a tuple assignment expanded (first link of a chain)",
+         _taken("honest-06"), _CHAIN_B),
+    Copy("chain-c", "a conv loop written out, a device helper, lambdas as functions (second link of a chain)",
+         _taken("chain-b", _ALL[2:]), _CHAIN_C, _CHAIN_C_OWN),
+    Copy("copier-merge", "two classmates merged: defensive checks dropped, a partial as a closure, "
+         "inference_mode as no_grad", {**_taken("honest-08", _ALL[:3]), **_taken("honest-09", _ALL[3:])}, _MERGE),
+    Copy("copier-half", "half copied: a Sequential as an explicit forward, clipping and scheduling in helpers",
+         _taken("honest-03", ("DigitCNN", "train_epoch_ce")), _HALF, _HALF_OWN),
+]
+
 
 
 def planted_cohort() -> Planted:
