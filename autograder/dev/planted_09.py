@@ -1,4 +1,69 @@
-"""DOCSTRING-PLACEHOLDER"""
+"""A planted cohort of module 09 kept out of all tuning: ``similarity`` is measured on it, never adjusted to it.
+
+Written without reading how ``similarity`` normalises or scores code, as an instructor who suspects copying
+would plant it: what students do to hide a copy.  Fourteen honest students answer the six graded cells in their
+own styles (a ``Dataset`` holding tensors, NumPy arrays, a list of pairs or an inner ``TensorDataset``, converting
+once or per item, with ``reshape``, ``view`` or ``unsqueeze``; normalisers per pixel or global, sample or
+population std, floors by ``clamp``, ``where``, masks or an epsilon, as a nested class, a module-level one, a
+class fitting itself or an ``nn.Sequential`` around one; CNNs of their own widths and depths, pooled or strided,
+``nn.Sequential``, attributes with ``F``, a ``ModuleList`` built in a loop, BatchNorm, Dropout, GELU, the
+normaliser inside the ``Sequential``; epochs that weight ``loss.item()`` by the batch, sum a ``reduction="sum"``
+loss, keep a running mean, a float64 tensor or a list of pairs; predictions under ``no_grad`` or
+``inference_mode``, the mode handed back with ``train(was_training)``, ``try``/``finally`` or an early return;
+ledgers of closures, methods, ``functools.partial``, an ``ExitStack`` or lambdas); they converge, as students do,
+on the usual shapes; ``repair_run`` is every student's starter code (too slow to run for each answer, and a
+repair starts from the same code anyway); two write the course's answer (one hands in the reference word for
+word, one in their own names).  Thirteen copy, most cells disguised, one or more ways each:
+
+- ``copier-renamed`` (honest-01, all six): locals, attributes (``self.normalizer`` as ``self.preprocess``) and
+  the normaliser's class renamed, docstrings and comments rewritten.
+- ``copier-sequential`` (honest-02, all six): the CNN's explicit forward with ``F.relu``/``F.max_pool2d`` and
+  ``view`` written as one ``nn.Sequential`` of ``nn.ReLU``/``nn.MaxPool2d``/``nn.Flatten`` modules; the batch
+  indexed (``batch[0]``) turned into tuple unpacking, running sums as ``+=``; the normaliser's nested class
+  hoisted to module level and fed its statistics; ``inference_mode`` as ``no_grad``; the ledger's ``ledger =
+  self`` alias dropped, locals renamed.
+- ``copier-looped`` (honest-07, all six): the CNN's seven layers written out as attributes turned into a
+  ``ModuleList`` built in a loop over a table of layer kinds; the ``while True``/``next``/``StopIteration`` loop
+  as ``for batch_number, batch in enumerate(loader)`` with the index unused; a beginner's temporaries inlined
+  everywhere; the mode restored in a ``try``/``finally`` with a return inside; the ledger's loops as
+  comprehensions.
+- ``copier-helpers`` (honest-05, all six): the epoch split into a step function, a device helper and a
+  ``RunningMean`` accumulator class; the statistics in a module-level helper and the normaliser's class hoisted;
+  the input conversion of the prediction a helper; the CNN's ``nn.Sequential`` as an explicit forward with ``F``;
+  every comment stripped.
+- ``copier-guards`` (honest-13, all six): branches rewritten: ``if``/``else`` swapped with negated conditions, a
+  clipping flag inlined as ``if not (max_grad_norm is None)``, ``if scheduler is None: pass else:`` as one
+  ``if``, an early return folded into a single exit that switches the mode only when it was training,
+  ``continue`` guards as nested ``if`` statements, ``isinstance`` branches as conditional expressions.
+- ``copier-hoisted`` (honest-10, five cells; the Dataset left as taken): constants hoisted to module level
+  (channel widths, kernel, pooling, the std floor and its shape, the norm type, the accumulator's dtype, the raw
+  shape, the class dimension, the ledger's words), docstrings rewritten.
+- ``copier-debug`` (honest-11, five cells; the ledger left as taken): dead code (unused flags, counters and
+  variables, a branch that never runs, a commented-out print) and debugging prints.
+- ``copier-reorder`` (honest-12, all six): independent statements reordered (the layers' attributes with the
+  parameterless ones moved, the statistics after the class, the sums and the scheduler step, the device moves),
+  ``zero_grad`` moved after the forward pass, the methods of the Dataset and of the ledger reordered.
+- ``copier-spellings`` (honest-04, all six): equivalent spellings (``np.array(...).astype`` and ``dtype=``,
+  ``map`` and ``zip`` in place of a comprehension, ``torch.div``/``torch.sub``, ``super(Cls, self)``, keyword
+  arguments spelled out, ``model.__call__(x)``, ``train(mode=True)``/``train(False)``, ``list()``/``dict()``,
+  ``.equal``, ``torch.clone``, a list indexed by the mode), the unused ``enumerate`` index dropped.
+- ``chain-b`` (honest-06, all six) renames lightly, expands a walrus and a one-line tuple update and a list
+  comprehension used for its effects; ``chain-c`` (chain-b, four cells) reworks what it got: the convolutions
+  built in a loop written out in a ``ModuleList`` with ``nn.ReLU``/``nn.MaxPool2d`` modules in place of
+  functions, a device helper, ``F.cross_entropy`` as an ``nn.CrossEntropyLoss``, a one-line prediction
+  expanded, the ledger's lambdas as named functions; writes its Dataset and normaliser alone.
+- ``copier-merge`` takes the Dataset, the normaliser and the CNN from honest-08 and the epoch, the prediction
+  and the ledger from honest-09: defensive checks dropped, a docstring removed, ``functools.partial`` as a
+  closure, ``inference_mode`` as ``no_grad``, two lines joined.
+- ``copier-half`` takes only the CNN and the epoch from honest-03 (the strided ``nn.Sequential`` as an explicit
+  forward with ``torch.relu``, ``nn.Identity`` kept; clipping and scheduling moved into helpers with guard
+  clauses) and writes the other four alone.
+
+Every answer handed in does what the contract asks (:mod:`.planted_run` runs each beside the course's where the
+contract fixes the result, each copy beside its source, and the module's checks give every student full marks
+on the six cells).  The truth follows from where each answer came from (:func:`.planted.assemble`); ``python -m
+autograder.dev.planted_09`` prints the measures.
+"""
 
 from __future__ import annotations
 
