@@ -12,6 +12,14 @@ resume is judged in the format its author chose; what a save wrote is compared a
 what a call leaves in Python's, NumPy's and torch's global RNGs is compared too.  Module 02's tensors are
 compared with their autograd record (``requires_grad``, leaf or not, ``grad_fn``, ``.grad``), and what
 ``leaves_of`` returns as which of the graph's tensors it names, in any order.
+
+Module 09's answers run on made-up digits (whole numbers 0-16 with constant borders, from a seeded generator)
+and on several argument sets each (:func:`_digits_cases`): both image layouts; the epoch from eval mode, with a
+scheduler and clipping, with ``max_grad_norm=0.0`` (given, so clipped) and with a scheduler alone, always on the
+course's CNN; predictions from a model behind a Dropout in either mode, with the mode, grad mode and input each
+forward saw; a ledger entered around healthy, stale, frozen, partly optimised and raising loops.  A module is
+compared as its outputs on fixed images in both modes, its state as a multiset of tensors and its trainable
+parameters' count, so that names and registration order may differ and initialisation order may not.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ import numpy as np
 import torch
 from torch import nn
 import torch.nn.functional as F
-from torch.utils.data import DataLoader, Subset, RandomSampler, SequentialSampler, TensorDataset, random_split
+from torch.utils.data import DataLoader, Dataset, Subset, RandomSampler, SequentialSampler, TensorDataset, random_split
 """
 
 
@@ -65,6 +73,7 @@ def _loader(shuffle: bool = False, batch_size: int = 5):
 
 RESUMING = "08-reproducible-training"
 LEDGER = "02-autograd-ledger"
+DIGITS = "09-debug-a-real-run"
 _scratch: list[str] = []
 
 
@@ -208,6 +217,237 @@ def _ledger_observed(value):
     return _observed(value)
 
 
+# Module 09's seeds go to the CPU generator alone (torch.default_generator): torch.manual_seed also queues every
+# accelerator's seeding with a recorded stack, which costs a millisecond a call here.
+
+
+def _digit_images(n: int = 64, seed: int = 17):
+    """``n`` made-up digit images ``[n, 64]`` (float64 NumPy, whole numbers 0-16, the first and last column 0 in
+    every image, as the real digits' borders are) and labels ``[n]`` (int64 NumPy, 0-9), from a seeded generator."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    images = rng.integers(0, 17, size=(n, 8, 8)).astype(np.float64)
+    images[:, :, 0] = images[:, :, -1] = 0.0
+    return images.reshape(n, 64), rng.integers(0, 10, size=n).astype(np.int64)
+
+
+def _digits_reference() -> dict:
+    """The course's ``fit_normalizer`` and ``DigitCNN`` (read once)."""
+    from . import nbtools
+    from .planted import REPO
+
+    if not _digits_ref:
+        solution = nbtools.read(REPO / "solutions" / DIGITS / f"{DIGITS}.ipynb")
+        exec(PRELUDE, _digits_ref)  # noqa: S102 - the course's own code
+        for cell in ("fit_normalizer", "DigitCNN"):
+            exec(nbtools.strip_solution_markers(nbtools.answer_cells(solution)[cell].source), _digits_ref)  # noqa: S102
+    return _digits_ref
+
+
+_digits_ref: dict = {}
+
+
+def _digits_model(dropout: bool = False, trained: bool = False):
+    """The reference's ``DigitCNN`` with the reference's normaliser, seeded, so that every student's loop or
+    prediction works on the same model (behind a Dropout when ``dropout``, so that the mode shows; ``trained``:
+    fitted for a few steps to the made-up images, once, so that its labels vary)."""
+    import torch
+    from torch import nn
+
+    ref = _digits_reference()
+    images, _ = _digit_images(48, seed=5)
+    torch.default_generator.manual_seed(3)
+    model = ref["DigitCNN"](10, ref["fit_normalizer"](images))
+    if trained:
+        if "trained" not in ref:
+            x, y = _digit_images()
+            x = torch.tensor(x, dtype=torch.float32).reshape(-1, 1, 8, 8)
+            opt = torch.optim.Adam(model.parameters(), lr=0.02)
+            for _ in range(40):
+                opt.zero_grad()
+                nn.functional.cross_entropy(model(x), torch.tensor(y)).backward()
+                opt.step()
+            ref["trained"] = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        model.load_state_dict(ref["trained"])
+    return nn.Sequential(nn.Dropout(0.5), model) if dropout else model
+
+
+def _digits_cases(cell: str, namespace: dict | None = None) -> list[tuple]:
+    """Module 09's argument tuples for ``cell``, made afresh from fixed seeds: the first is :func:`inputs`'."""
+    import torch
+    from torch import nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+    images, labels = _digit_images()
+    if cell == "DigitsDataset":
+        return [(images, labels), (torch.tensor(images).reshape(-1, 8, 8), torch.tensor(labels))]
+    if cell == "fit_normalizer":
+        return [(images,), (torch.tensor(images, dtype=torch.float32).reshape(-1, 8, 8),)]
+    if cell == "DigitCNN":
+        # the course's normaliser fitted on other images: every DigitCNN gets the same one (a class of this
+        # module's own would be a reference implementation to the course's watch, and its forward anyone's)
+        return [(), (7, _digits_reference()["fit_normalizer"](_digit_images(40, seed=31)[0]))]
+    if cell == "train_epoch_ce":
+        def problem(optimizer="sgd", eval_first=False):
+            model = _digits_model()
+            if eval_first:
+                model.eval()
+            data = TensorDataset(torch.tensor(images, dtype=torch.float32).reshape(-1, 1, 8, 8),
+                                 torch.tensor(labels))
+            loader = DataLoader(data, batch_size=24, shuffle=True, generator=torch.Generator().manual_seed(9))
+            if optimizer == "sgd":
+                opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+            else:
+                opt = torch.optim.AdamW(model.parameters(), lr=0.01, weight_decay=0.01)
+            return model, loader, opt
+
+        model, loader, opt = problem(eval_first=True)
+        cases = [(model, loader, opt, "cpu")]
+        model, loader, opt = problem("adamw")
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1.0 / (1.0 + 0.5 * step))
+        cases.append((model, loader, opt, torch.device("cpu"), sched, 0.05))
+        model, loader, opt = problem()
+        cases.append((model, loader, opt, "cpu", None, 0.0))  # given, so clipped: to zero
+        model, loader, opt = problem()
+        cases.append((model, loader, opt, "cpu", torch.optim.lr_scheduler.StepLR(opt, 2, 0.5)))
+        return cases
+    if cell == "predict_digits":
+        trained = _digits_model(dropout=True, trained=True)
+        evaluating = _digits_model(dropout=True, trained=True).eval()
+        return [(trained, images[:20]), (evaluating, torch.tensor(images[20:40]).reshape(-1, 8, 8)),
+                (_digits_model(dropout=True, trained=True), images[:1]),
+                (_digits_model(dropout=True, trained=True).eval(), torch.tensor(images[:3], dtype=torch.float32))]
+    if cell == "StepLedger":
+        def setup(seed, frozen=(), only_last=False, lr=0.1):
+            torch.default_generator.manual_seed(seed)
+            model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Dropout(0.2), nn.Linear(4, 2))
+            for name, p in model.named_parameters():
+                p.requires_grad_(name not in frozen)
+            params = model[3].parameters() if only_last else model.parameters()
+            return model, torch.optim.SGD(params, lr=lr, momentum=0.9)
+
+        return [setup(1), setup(2, frozen=("0.weight",)), setup(3, only_last=True), setup(4, lr=0.0), setup(5)]
+    raise KeyError(cell)
+
+
+def _digits_loop(n: int, model, opt) -> None:
+    """The loops run under a learner's ledger (one per case of :func:`_digits_cases`): healthy, stale gradients
+    with a frozen weight, validation in eval mode between steps with part of the model outside the optimizer,
+    accumulation over two micro-batches with a step that moves nothing, and a block that raises."""
+    import torch
+    import torch.nn.functional as F
+
+    g = torch.Generator().manual_seed(40 + n)
+    batches = [(torch.randn(5, 3, generator=g), torch.randn(5, 2, generator=g)) for _ in range(4)]
+    for k, (x, y) in enumerate(batches):
+        if n in (0, 4):
+            opt.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            opt.step()
+        elif n == 1:
+            F.mse_loss(model(x), y).backward()
+            opt.step()
+        elif n == 2:
+            opt.zero_grad(set_to_none=False)
+            model.train()
+            F.mse_loss(model(x), y).backward()
+            opt.step()
+            model.eval()
+            with torch.no_grad():
+                model(x)
+        else:
+            (F.mse_loss(model(x), y) / 2).backward()
+            if k % 2:
+                opt.step()
+                opt.zero_grad()
+        if n == 4 and k == 1:
+            raise ZeroDivisionError("planted")
+
+
+def _hooks_on(model, opt) -> int:
+    return (sum(len(m._forward_pre_hooks) + len(m._forward_hooks) for m in model.modules())
+            + sum(len(p._backward_hooks or {}) + len(getattr(p, "_post_accumulate_grad_hooks", None) or {})
+                  for p in model.parameters())
+            + len(opt._optimizer_step_pre_hooks) + len(opt._optimizer_step_post_hooks))
+
+
+def _digits_observed(value):
+    """What can be compared of module 09's values: a dataset as its length and every item, a module as its mode,
+    its outputs on fixed raw images (train and eval mode, seeded), its state as a multiset of tensors (names and
+    order set aside) and its trainable parameters' count, a scheduler as its count and learning rates."""
+    import torch
+
+    if isinstance(value, torch.utils.data.Dataset) and not isinstance(value, torch.nn.Module):
+        return ("dataset", len(value), [_observed(tuple(value[i])) for i in range(len(value))])
+    if isinstance(value, torch.nn.Module):
+        state = sorted((t.detach().clone() for t in value.state_dict().values()),
+                       key=lambda t: (tuple(t.shape), float(t.double().sum())))
+        x = torch.tensor(_digit_images(6, seed=23)[0], dtype=torch.float32).reshape(-1, 1, 8, 8)
+        training = value.training
+        outs = []
+        for mode in (True, False):
+            value.train(mode)
+            torch.default_generator.manual_seed(29)
+            with torch.no_grad():
+                outs.append(_observed(value(x)))
+        value.train(training)
+        return ("module", training, outs, [_observed(t) for t in state],
+                sum(p.requires_grad for p in value.parameters()))
+    if isinstance(value, torch.optim.lr_scheduler.LRScheduler):
+        return ("scheduler", value.last_epoch, value.get_last_lr())
+    if isinstance(value, torch.optim.Optimizer):
+        return ("optimizer", [_observed(p) for g in value.param_groups for p in g["params"]],
+                _observed(value.state_dict()["state"]), [g["lr"] for g in value.param_groups])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_digits_observed(v) for v in value])
+    return _observed(value)
+
+
+def _digits_run(cell: str, answer, namespace: dict) -> list:
+    """Module 09's answer ``answer`` run on every case of ``cell``: per case, what it returned (a ledger as its
+    records and the hooks left after its block) and its arguments afterwards, or what it raised."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tensors this small run faster on one thread than on a shared machine's several
+    try:
+        return _digits_cases_run(cell, answer, namespace)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _digits_cases_run(cell: str, answer, namespace: dict) -> list:
+    import torch
+
+    observed = []
+    for n, args in enumerate(_digits_cases(cell, namespace)):
+        torch.default_generator.manual_seed(7)
+        seen = []
+        if cell == "predict_digits":
+            args[0].register_forward_pre_hook(
+                lambda m, a, seen=seen: seen.append((m.training, torch.is_grad_enabled(), tuple(a[0].shape),
+                                                     a[0].dtype)))
+        try:
+            result = answer(*args)
+            if cell == "StepLedger":
+                model, opt = args
+                raised = None
+                try:
+                    with result as ledger:
+                        _digits_loop(n, model, opt)
+                except ZeroDivisionError as error:
+                    raised = str(error)
+                observed.append(("ledger", _observed(getattr(ledger, "steps", None)), raised, _hooks_on(model, opt),
+                                 _observed(model), _observed(opt)))
+                continue
+        except Exception as error:  # noqa: BLE001 - raising is a behaviour to compare too
+            observed.append(("raised", type(error).__name__))
+            continue
+        observed.append((_digits_observed(result), _digits_observed(list(args)), seen))
+    return observed
+
+
 def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
     """Fresh arguments for ``cell`` of ``module``, the same on every call (module 08's load writes its
     checkpoint with ``namespace``'s ``save_checkpoint``)."""
@@ -218,6 +458,8 @@ def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
         return _resuming(cell, namespace)
     if module == LEDGER:
         return _ledger(cell)
+    if module == DIGITS:
+        return _digits_cases(cell, namespace)[0]
 
     x, y = _data()
     if module == "04-five-line-step":
@@ -342,6 +584,8 @@ def _run(module: str, cell: str, source: str, others: tuple[tuple[str, str], ...
     for _, code in others:
         exec(code, namespace)  # noqa: S102 - what the answer may call (train_step, evaluate)
     exec(source, namespace)  # noqa: S102
+    if module == DIGITS:
+        return _digits_run(cell, namespace[cell], namespace)
     try:
         args = inputs(module, cell, namespace)
     except Exception as error:  # noqa: BLE001 - the student's own save_checkpoint, for a load
@@ -428,7 +672,7 @@ def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs:
 
 
 COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08",
-           "planted_02")
+           "planted_02", "planted_09")
 
 
 def check(name: str) -> list[tuple[str, str]]:
