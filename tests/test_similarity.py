@@ -191,7 +191,7 @@ def torch_one_thread():
 
 
 @pytest.mark.parametrize("name", ["planted", "planted_02", "planted_05", "planted_05b", "planted_05c", "planted_06",
-                                  "planted_06b", "planted_08"])
+                                  "planted_06b", "planted_08", "planted_09"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     from autograder.dev import planted_run
 
@@ -210,6 +210,25 @@ def test_a_module_imported_inside_a_function_keeps_its_name_when_normalised():
     bound = {(a.asname or a.name) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     used = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
     assert {"os", "py_random", "npr"} <= bound and {"os", "py_random", "npr"} <= used, text
+
+
+@pytest.mark.parametrize("source,call", [
+    # a parameter passed by keyword, to a constructor and to a function the course calls with keywords
+    ("class Scale:\n    def __init__(self, x, eps=1e-5):\n        self.k = x + eps\n\n"
+     "def f(xs):\n    return Scale(xs[0], eps=1.0).k\n", "f([3, 1, 2])"),
+    ("def f(xs, scheduler=None, max_norm=None):\n    return [x * (max_norm or 1) for x in xs]\n",
+     "f([3, 1, 2], max_norm=2)"),
+    # a helper that makes a closure, called in a loop: written out, every closure would see the last pass
+    ("def f(xs):\n    def make(k):\n        def get():\n            return k * 10\n        return get\n"
+     "    out = []\n    for x in xs:\n        out.append(make(x))\n    return [g() for g in out]\n", "f([3, 1, 2])"),
+])
+def test_what_a_caller_sees_is_the_same_once_normalised(source, call):
+    def result(code):
+        namespace = {}
+        exec(code, namespace)  # noqa: S102 - the test's own code
+        return eval(call, namespace)  # noqa: S307
+
+    assert result(normalise.normalise(source, {"f"})) == result(source)
 
 
 @pytest.mark.parametrize("source", [
@@ -590,6 +609,21 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
     assert planted_run.unlike_their_source(planted_02.MODULE, cohort.answers, cohort.stubs, reference,
                                            planted_02.COPIES) == []
+
+
+def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_courses_answer():
+    """Module 09's cohort was written apart from the normaliser, after the changes for module 02's were begun and
+    before they were done: measured on the code before them (38 of 74 cells, 13 of 15 pairs) and after (40 and
+    13), kept out of tuning.  Its normalised answers showed two changes of behaviour, both fixed: a helper that
+    makes a closure was written out in a loop, and a constructor's parameter renamed under a keyword call."""
+    from autograder.dev import planted_09
+
+    cohort = planted_09.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_09.MODULE, code=_course_code(planted_09.MODULE))
+    m = planted.measure(cohort, report)
+    assert (m.independent_pairs, m.copies, m.disguised) == (391, 15, 74), m
+    assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
+    assert m.disguised_found >= 40 and m.copies_found >= 13, m
 
 
 def test_every_copied_answer_of_module_08_does_what_its_source_does(torch_one_thread):

@@ -407,12 +407,16 @@ def _digits_observed(value):
 def _digits_run(cell: str, answer, namespace: dict) -> list:
     """Module 09's answer ``answer`` run on every case of ``cell``: per case, what it returned (a ledger as its
     records and the hooks left after its block) and its arguments afterwards, or what it raised."""
+    import warnings
+
     import torch
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tensors this small run faster on one thread than on a shared machine's several
     try:
-        return _digits_cases_run(cell, answer, namespace)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # NumPy's, on answers that call np.asarray(tensor)
+            return _digits_cases_run(cell, answer, namespace)
     finally:
         torch.set_num_threads(threads)
 

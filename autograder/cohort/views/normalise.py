@@ -490,15 +490,30 @@ def _callables(tree: ast.AST) -> set[str]:
 
 # ---- 11. local names numbered, scope by scope
 
+def parameters(scope: ast.AST) -> set[str]:
+    """The names of a function's (a lambda's) parameters: part of how it is called (``f(x, eps=1.0)``)."""
+    a = getattr(scope, "args", None)
+    if not isinstance(a, ast.arguments):
+        return set()
+    return {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p is not None}
+
+
 def _rename_scopes(tree: ast.Module) -> None:
-    """Every function's (lambda's, comprehension's) own names become ``v0, v1, …``; a nested scope's names
-    are numbered apart from its enclosing scope's, and a name it reads from there keeps that scope's number."""
+    """Every function's (lambda's, comprehension's) own names but its parameters become ``v0, v1, …``; a nested
+    scope's names are numbered apart from its enclosing scope's, and a name it reads from there keeps that
+    scope's number.  Parameters keep their names: a call may pass them by keyword, from this cell or another,
+    and the fingerprinted text writes them ``v`` as it does every local."""
     counter = [0]
 
     def rename(scope: ast.AST, env: dict[str, str]) -> None:
         mapping = dict(env)
         if not isinstance(scope, (ast.Module, ast.ClassDef)):
+            own = parameters(scope)
+            for name in own:
+                mapping.pop(name, None)  # a parameter hides the enclosing scope's name
             for name in scope_locals(scope):
+                if name in own:
+                    continue
                 mapping[name] = f"v{counter[0]}"
                 counter[0] += 1
         for node in list(own_nodes(scope)):
@@ -752,9 +767,9 @@ def _inlinable(fn: ast.FunctionDef) -> bool:
     if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or fn.decorator_list:
         return False
     returns = [n for n in _walk(fn) if isinstance(n, ast.Return)]
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Lambda)) or
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Lambda, *_SCOPES)) and n is not fn or
            (isinstance(n, ast.Name) and n.id == fn.name) for n in _walk(fn)):
-        return False
+        return False  # a function made inside (a closure) binds the helper's own locals: written out, the caller's
     # one return, and it is the last statement: the body can run in the caller's place
     return len(returns) <= 1 and (not returns or fn.body[-1] is returns[0])
 
@@ -2589,6 +2604,7 @@ def _filled_at_once(tree: ast.Module) -> None:
 
 def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast.Module:
     variables = set(variables or ())
+    params = {name for n in _walk(tree) for name in parameters(n)}
     if keep is not None:  # a helper's name is its writer's choice; the functions asked for keep theirs
         variables |= {n.name for n in _walk(tree) if isinstance(n, _SCOPES) and n.name not in keep}
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
@@ -2602,8 +2618,8 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
     _single_use_folded(tree)
     _keys_as_items(tree)
     for node in _walk(tree):
-        if isinstance(node, ast.Name) and node.id not in imported and node.id not in _KEPT and (
-                re.fullmatch(r"v\d+", node.id) or node.id in variables):
+        if isinstance(node, ast.Name) and node.id not in imported and (node.id in params or node.id not in _KEPT and (
+                re.fullmatch(r"v\d+", node.id) or node.id in variables)):
             node.id = "v"
         elif isinstance(node, ast.arg):
             node.arg = "v"
