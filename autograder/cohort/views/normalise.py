@@ -8,10 +8,11 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
    as its value wherever the cell reads it (the binding stays);
 2. classes the answer made up: each method becomes the function it wraps, its ``self.`` attributes locals,
    its constructor's arguments its first arguments and its constructor's own statements its first lines
-   (``C(a)(b)`` calls ``__call__``'s); a class used otherwise (an object handed back) stays;
+   (``C(a)(b)`` calls ``__call__``'s); a class used otherwise (an object handed back, a method calling
+   another through ``self``, an object its methods change used twice) stays;
 3. single-use helpers and lambdas: a function the cell defines and calls once (a lambda: called only) is
    written out where it is called, its locals renamed apart from the caller's; one that reads a name the
-   caller binds otherwise is left alone; a helper whose body is one ``return e`` is written out at every
+   caller binds otherwise, or makes a function of its own (a closure), is left alone; a helper whose body is one ``return e`` is written out at every
    call, as a lambda is;
 4. comprehensions: ``map(f, xs)`` is ``(f(x) for x in xs)`` and ``list(...)`` of a generator a list
    comprehension; ``[f(a) for a in xs]`` is the loop that appends ``f(a)`` to a list (``sum(...)`` of one
@@ -42,8 +43,8 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
 10. the order of independent statements: within a run of statements that neither jump (``return``,
     ``break``, ``continue``, ``raise``, ``assert``) nor call a function the cell defines, statements that
     neither read what another writes (through any alias) nor both act on something keep one canonical order;
-11. the names of locals: every scope's own names become ``v0, v1, …``, each scope's apart from its
-    enclosing one's (one counter for the cell).
+11. the names of locals: every scope's own names but its parameters (a call may pass those by keyword) become
+    ``v0, v1, …``, each scope's apart from its enclosing one's (one counter for the cell).
 
 :func:`fingerprint_lines` writes the normalised tree as the text :mod:`.similarity` fingerprints: every local
 written ``v`` (so the numbering, which follows first use, never enters a fingerprint), no indentation,
