@@ -333,6 +333,42 @@ def test_a_copy_of_a_gradebook_opens_without_its_tables_checked_and_any_other_st
     assert tables(other) == tables(made)
 
 
+def test_a_disposable_gradebook_commits_without_syncing_and_keeps_what_it_wrote(tmp_path):
+    """The scratch gradebook is thrown away after its notebook: its connections neither sync nor write a journal
+    file, yet what nbgrader commits is there for the next opening (the worker reads the scores back that way); a
+    gradebook not named so keeps SQLite's durable defaults."""
+    import sqlite3
+
+    from nbgrader.api import Gradebook
+
+    from autograder.cohort.worker.sqlalchemy_engines import disposable, schema_known, share_engines
+
+    share_engines()
+    made, scratch, kept = tmp_path / "made.db", tmp_path / "scratch.db", tmp_path / "kept.db"
+    with Gradebook("sqlite:///" + str(made)):
+        pass
+    shutil.copy(made, scratch)
+    shutil.copy(made, kept)
+    schema_known("sqlite:///" + str(scratch))
+    disposable("sqlite:///" + str(scratch))
+
+    def pragmas(gb):
+        with gb.engine.connect() as connection:
+            return [connection.exec_driver_sql(f"PRAGMA {name}").scalar() for name in ("synchronous", "journal_mode")]
+
+    with Gradebook("sqlite:///" + str(scratch)) as gb:
+        gb.add_student("ada")
+        assert pragmas(gb) == [0, "memory"]
+    with Gradebook("sqlite:///" + str(kept)) as gb:
+        gb.add_student("grace")
+        assert pragmas(gb) == [2, "delete"]
+    assert not list(tmp_path.glob("*-journal"))
+    with sqlite3.connect(scratch) as db:  # another connection, as after the worker's process ended
+        assert [name for (name,) in db.execute("select id from student")] == ["ada"]
+    with Gradebook("sqlite:///" + str(scratch)) as gb:
+        assert [s.id for s in gb.students] == ["ada"]
+
+
 def test_the_bench_counts_what_an_arms_processes_used():
     """Each arm's CPU: its own cpuacct cgroup where this process may make one (as root), else this process's own
     accounting; either way a child's work is counted in the arm that ran it, and not in another."""

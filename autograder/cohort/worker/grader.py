@@ -43,7 +43,7 @@ from ..preprocessors.restored import Restored
 from ..records import STUDENT, Failure, Grade, Note, SubmissionResult
 from . import canary, check_results, scan
 from .failures import KernelRun, explain_failure, grader_error
-from .sqlalchemy_engines import schema_known, share_engines
+from .sqlalchemy_engines import disposable, schema_known, share_engines
 from .submission import LogCapture, first_error, notes_from_cells, notes_from_log, read_submission, trim_outputs
 
 MAX_EXTRA_FILE_BYTES = 32 * 1024 * 1024
@@ -275,6 +275,7 @@ class Grader:
             (shutil.copytree if p.is_dir() else shutil.copy)(p, source / p.name)
         shutil.copy(self.template_db, course / "gradebook.db")
         schema_known("sqlite:///" + str(course / "gradebook.db"))
+        disposable("sqlite:///" + str(course / "gradebook.db"))
         g.box = self.sandbox_root / "box"
         drain(self.uid)
         prepare_box(g.box, self.uid)
