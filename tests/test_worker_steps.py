@@ -97,10 +97,14 @@ def test_stage_keeps_notebooks_and_nbgrader_files_out_of_the_sandbox(worker, tmp
 
 
 def test_add_canary_writes_the_working_copy_with_its_cells(worker, tmp_path):
-    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": _notebook()}), steps=["read", "stage", "add_canary"])
-    written = nbtools.read(g.course / "submitted" / "ada" / NB / f"{NB}.ipynb")
+    answer = "def standardize(x):\n    # centr\u00e9, \u00e9chelle \u2014 \U0001f600\n    return (x - x.mean(0)) / x.std(0)"
+    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": _notebook(answer)}), steps=["read", "stage", "add_canary"])
+    path = g.course / "submitted" / "ada" / NB / f"{NB}.ipynb"
+    written = nbtools.read(path)
     assert g.nonce and any(canary.is_canary(c) for c in written.cells)
-    assert [c.source for c in written.cells if not canary.is_canary(c)] == [c.source for c in _notebook().cells]
+    assert [c.source for c in written.cells if not canary.is_canary(c)] == [c.source for c in _notebook(answer).cells]
+    # nbgrader reads the plain JSON as the notebook nbformat's own writer would have given it
+    assert nbformat.read(path, as_version=4) == nbformat.v4.reads(nbformat.v4.writes(g.nb))
 
 
 def _graded(result: core.Result | None, error: dict | None = None, nonce="n0nce"):

@@ -20,6 +20,7 @@ readable reason and goes on with the next job.
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import os
 import shutil
@@ -287,7 +288,7 @@ class Grader:
         """Canary cells appended to the working copy, which is written where nbgrader reads it."""
         g.nonce = canary.new_nonce()
         canary.append(g.nb, self.spec.tests, self.spec.functions, g.nonce)
-        _write(g.nb, self._submitted(g))
+        _write_for_nbgrader(g.nb, self._submitted(g))
 
     def step_autograde(self, g: Grading) -> None:
         """nbgrader's ``Autograde`` converter on the scratch course, its kernel in the sandbox."""
@@ -453,6 +454,13 @@ def _write(nb, path: Path) -> None:
     the submission as it was read (nbgrader checks it when it reads it), with the canary cells added, or
     nbgrader's own autograded notebook, with them taken away and long outputs cut."""
     Path(path).write_text(nbformat.v4.writes(nb), encoding="utf-8")
+
+
+def _write_for_nbgrader(nb, path: Path) -> None:
+    """``nb`` as plain JSON, for nbgrader alone to read: the working copy in the scratch course, which no one
+    keeps.  nbformat's writer copies the whole notebook and sorts and indents it for people (2.5 ms of a core for a
+    notebook of module 01, 0.3 ms this way); nbgrader's reader makes the same notebook of either."""
+    Path(path).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
 
 
 def _read_written(path: Path):
