@@ -97,10 +97,14 @@ def test_stage_keeps_notebooks_and_nbgrader_files_out_of_the_sandbox(worker, tmp
 
 
 def test_add_canary_writes_the_working_copy_with_its_cells(worker, tmp_path):
-    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": _notebook()}), steps=["read", "stage", "add_canary"])
-    written = nbtools.read(g.course / "submitted" / "ada" / NB / f"{NB}.ipynb")
+    answer = "def standardize(x):\n    # centr\u00e9, \u00e9chelle \u2014 \U0001f600\n    return (x - x.mean(0)) / x.std(0)"
+    g = worker.run(_grading(tmp_path, {f"{NB}.ipynb": _notebook(answer)}), steps=["read", "stage", "add_canary"])
+    path = g.course / "submitted" / "ada" / NB / f"{NB}.ipynb"
+    written = nbtools.read(path)
     assert g.nonce and any(canary.is_canary(c) for c in written.cells)
-    assert [c.source for c in written.cells if not canary.is_canary(c)] == [c.source for c in _notebook().cells]
+    assert [c.source for c in written.cells if not canary.is_canary(c)] == [c.source for c in _notebook(answer).cells]
+    # nbgrader reads the plain JSON as the notebook nbformat's own writer would have given it
+    assert nbformat.read(path, as_version=4) == nbformat.v4.reads(nbformat.v4.writes(g.nb))
 
 
 def _graded(result: core.Result | None, error: dict | None = None, nonce="n0nce"):
@@ -331,6 +335,42 @@ def test_a_copy_of_a_gradebook_opens_without_its_tables_checked_and_any_other_st
     with Gradebook("sqlite:///" + str(other)) as gb:  # not named: nbgrader makes its tables as ever
         gb.add_student("grace")
     assert tables(other) == tables(made)
+
+
+def test_a_disposable_gradebook_commits_without_syncing_and_keeps_what_it_wrote(tmp_path):
+    """The scratch gradebook is thrown away after its notebook: its connections neither sync nor write a journal
+    file, yet what nbgrader commits is there for the next opening (the worker reads the scores back that way); a
+    gradebook not named so keeps SQLite's durable defaults."""
+    import sqlite3
+
+    from nbgrader.api import Gradebook
+
+    from autograder.cohort.worker.sqlalchemy_engines import disposable, schema_known, share_engines
+
+    share_engines()
+    made, scratch, kept = tmp_path / "made.db", tmp_path / "scratch.db", tmp_path / "kept.db"
+    with Gradebook("sqlite:///" + str(made)):
+        pass
+    shutil.copy(made, scratch)
+    shutil.copy(made, kept)
+    schema_known("sqlite:///" + str(scratch))
+    disposable("sqlite:///" + str(scratch))
+
+    def pragmas(gb):
+        with gb.engine.connect() as connection:
+            return [connection.exec_driver_sql(f"PRAGMA {name}").scalar() for name in ("synchronous", "journal_mode")]
+
+    with Gradebook("sqlite:///" + str(scratch)) as gb:
+        gb.add_student("ada")
+        assert pragmas(gb) == [0, "memory"]
+    with Gradebook("sqlite:///" + str(kept)) as gb:
+        gb.add_student("grace")
+        assert pragmas(gb) == [2, "delete"]
+    assert not list(tmp_path.glob("*-journal"))
+    with sqlite3.connect(scratch) as db:  # another connection, as after the worker's process ended
+        assert [name for (name,) in db.execute("select id from student")] == ["ada"]
+    with Gradebook("sqlite:///" + str(scratch)) as gb:
+        assert [s.id for s in gb.students] == ["ada"]
 
 
 def test_the_bench_counts_what_an_arms_processes_used():

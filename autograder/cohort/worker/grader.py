@@ -20,6 +20,7 @@ readable reason and goes on with the next job.
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import os
 import shutil
@@ -43,7 +44,7 @@ from ..preprocessors.restored import Restored
 from ..records import STUDENT, Failure, Grade, Note, SubmissionResult
 from . import canary, check_results, scan
 from .failures import KernelRun, explain_failure, grader_error
-from .sqlalchemy_engines import schema_known, share_engines
+from .sqlalchemy_engines import disposable, schema_known, share_engines
 from .submission import LogCapture, first_error, notes_from_cells, notes_from_log, read_submission, trim_outputs
 
 MAX_EXTRA_FILE_BYTES = 32 * 1024 * 1024
@@ -275,6 +276,7 @@ class Grader:
             (shutil.copytree if p.is_dir() else shutil.copy)(p, source / p.name)
         shutil.copy(self.template_db, course / "gradebook.db")
         schema_known("sqlite:///" + str(course / "gradebook.db"))
+        disposable("sqlite:///" + str(course / "gradebook.db"))
         g.box = self.sandbox_root / "box"
         drain(self.uid)
         prepare_box(g.box, self.uid)
@@ -286,7 +288,7 @@ class Grader:
         """Canary cells appended to the working copy, which is written where nbgrader reads it."""
         g.nonce = canary.new_nonce()
         canary.append(g.nb, self.spec.tests, self.spec.functions, g.nonce)
-        _write(g.nb, self._submitted(g))
+        _write_for_nbgrader(g.nb, self._submitted(g))
 
     def step_autograde(self, g: Grading) -> None:
         """nbgrader's ``Autograde`` converter on the scratch course, its kernel in the sandbox."""
@@ -452,6 +454,13 @@ def _write(nb, path: Path) -> None:
     the submission as it was read (nbgrader checks it when it reads it), with the canary cells added, or
     nbgrader's own autograded notebook, with them taken away and long outputs cut."""
     Path(path).write_text(nbformat.v4.writes(nb), encoding="utf-8")
+
+
+def _write_for_nbgrader(nb, path: Path) -> None:
+    """``nb`` as plain JSON, for nbgrader alone to read: the working copy in the scratch course, which no one
+    keeps.  nbformat's writer copies the whole notebook and sorts and indents it for people (2.5 ms of a core for a
+    notebook of module 01, 0.3 ms this way); nbgrader's reader makes the same notebook of either."""
+    Path(path).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
 
 
 def _read_written(path: Path):
