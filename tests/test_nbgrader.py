@@ -14,6 +14,7 @@ from autograder.dev.catalogue import (
     mutant_problems,
     variant_problems,
     variants_through_nbgrader,
+    variants_together,
 )
 from autograder.outcome import RESULT_MIME
 from conftest import MODULE_IDS
@@ -65,11 +66,11 @@ def graded_course(request, tmp_path_factory, root):
             student = f"mutant-{name}"
             fixture_courses.submit(course, module_id, student, nbtools.substitute(solution, mutant.answers))
             students[student] = ("mutant", mutant)
-        for name in variants_through_nbgrader(cat.VARIANTS):
-            answers = cat.VARIANTS[name]
-            student = f"variant-{name}"
+        together = variants_together(cat.VARIANTS, variants_through_nbgrader(cat.VARIANTS))
+        for i, (names, answers) in enumerate(together):
+            student = f"variants-{i}"  # the first variant of each function, as few notebooks as keep them apart
             fixture_courses.submit(course, module_id, student, nbtools.substitute(solution, answers))
-            students[student] = ("variant", answers)
+            students[student] = ("variant", names)
     own_answers, _ = own_code.cohort_answers(module_id)
     if own_answers:  # the course's own code handed in (autograder/dev/own_code.py), one way per function
         fixture_courses.submit(course, module_id, "own-code", nbtools.substitute(solution, own_answers))
@@ -136,8 +137,10 @@ class _NbgraderModule:
                 continue
             nb = nbtools.read(fixture_courses.autograded_notebook(course, module_id, student))
             judged = nbtools.scores_from_autograded(nb, scores[student])
-            name = student.split("-", 1)[1]
-            problems += mutant_problems(name, entry, judged) if kind == "mutant" else variant_problems(name, judged)
+            if kind == "mutant":
+                problems += mutant_problems(student.split("-", 1)[1], entry, judged)
+            else:
+                problems += variant_problems(" + ".join(entry), judged)
         assert not problems, problems
 
     def test_single_mutants_findings(self, graded_course):
