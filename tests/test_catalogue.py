@@ -22,6 +22,7 @@ from autograder.dev.catalogue import (
     mutant_problems,
     variant_problems,
     variants_through_nbgrader,
+    variants_together,
 )
 from conftest import ROOT
 
@@ -162,3 +163,16 @@ def test_starter_code_is_not_attempted_even_with_comments(name):
         own = {t: s for t, s in scores.items() if t.startswith(f"test_{task}_")}
         assert own and all(s[0] == 0 and "[not attempted]" in s[2] and "still the code you were given" in s[2]
                            for s in own.values()), own
+
+
+@pytest.mark.parametrize("name", list(CATALOGUES))
+def test_the_variants_graded_together_keep_each_variants_cells_its_own(name):
+    """What a full run grades through nbgrader in one notebook: every sampled variant's every answer, as the
+    variant wrote it (no two variants in a notebook answer the same cell)."""
+    variants = CATALOGUES[name].VARIANTS
+    sampled = variants_through_nbgrader(variants)
+    groups = variants_together(variants, sampled)
+    assert sorted(n for names, _ in groups for n in names) == sorted(sampled)
+    for names, answers in groups:
+        assert sum(len(variants[n]) for n in names) == len(answers)
+        assert all(answers[cell] == source for n in names for cell, source in variants[n].items())
