@@ -1114,6 +1114,20 @@ def measure(planted: Planted, report, seconds: float = 0.0) -> Measures:
                     len(planted.copied), seconds)
 
 
+def print_measures(module_id: str, planted: Planted) -> int:
+    """``python -m autograder.dev.planted_NN``: how ``similarity`` fares on a cohort of ``module_id``, printed."""
+    from ..cohort.views import similarity
+
+    code = course_code_of(module_id)
+    start = time.perf_counter()
+    report = similarity.compare(planted.answers, planted.stubs, module_id, code=code)
+    m = measure(planted, report, time.perf_counter() - start)
+    print(f"{len(planted.students)} students: disguised cells found {m.disguised_found}/{m.disguised}, "
+          f"false pairs {m.false_pairs}/{m.independent_pairs}, copies found {m.copies_found}/{m.copies}, "
+          f"{m.seconds:.2f} s; the course's answer flagged: {planted.canonical in report.flagged()}")
+    return 0
+
+
 def course_code_of_module():
     """The course's own code for module 04 as ``similarity`` reads it from this repository."""
     from ..cohort.views import similarity

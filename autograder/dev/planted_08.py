@@ -38,9 +38,8 @@ autograder.dev.planted_08`` prints the measures.
 from __future__ import annotations
 
 import sys
-import time
 
-from .planted import Copy, Planted, assemble, course_code_of, measure
+from .planted import Copy, Planted, assemble, print_measures
 
 MODULE = "08-reproducible-training"
 
@@ -1867,22 +1866,12 @@ COPIES = [
 
 
 def planted_cohort() -> Planted:
-    """The held-out cohort of module 08 (twenty-eight students)."""
+    """The planted cohort of module 08 (twenty-eight students)."""
     return assemble(MODULE, HONEST, COPIES, CANONICAL_OWN_NAMES, _ALL)
 
 
 def main(argv: list[str]) -> int:
-    from ..cohort.views import similarity
-
-    code = course_code_of(MODULE)
-    planted = planted_cohort()
-    start = time.perf_counter()
-    report = similarity.compare(planted.answers, planted.stubs, MODULE, code=code)
-    m = measure(planted, report, time.perf_counter() - start)
-    print(f"{len(planted.students)} students: disguised cells found {m.disguised_found}/{m.disguised}, "
-          f"false pairs {m.false_pairs}/{m.independent_pairs}, copies found {m.copies_found}/{m.copies}, "
-          f"{m.seconds:.2f} s; the course's answer flagged: {planted.canonical in report.flagged()}")
-    return 0
+    return print_measures(MODULE, planted_cohort())
 
 
 if __name__ == "__main__":

@@ -68,9 +68,8 @@ autograder.dev.planted_09`` prints the measures.
 from __future__ import annotations
 
 import sys
-import time
 
-from .planted import Copy, Planted, assemble, course_code_of, measure
+from .planted import Copy, Planted, assemble, print_measures
 
 MODULE = "09-debug-a-real-run"
 
@@ -3801,24 +3800,13 @@ COPIES = [
 ]
 
 
-
 def planted_cohort() -> Planted:
-    """The held-out cohort of module 09 (twenty-eight students); ``repair_run`` is every student's starter code."""
+    """The held-out cohort of module 09 (twenty-nine students); ``repair_run`` is every student's starter code."""
     return assemble(MODULE, HONEST, COPIES, CANONICAL_OWN_NAMES, _ALL)
 
 
 def main(argv: list[str]) -> int:
-    from ..cohort.views import similarity
-
-    code = course_code_of(MODULE)
-    planted = planted_cohort()
-    start = time.perf_counter()
-    report = similarity.compare(planted.answers, planted.stubs, MODULE, code=code)
-    m = measure(planted, report, time.perf_counter() - start)
-    print(f"{len(planted.students)} students: disguised cells found {m.disguised_found}/{m.disguised}, "
-          f"false pairs {m.false_pairs}/{m.independent_pairs}, copies found {m.copies_found}/{m.copies}, "
-          f"{m.seconds:.2f} s; the course's answer flagged: {planted.canonical in report.flagged()}")
-    return 0
+    return print_measures(MODULE, planted_cohort())
 
 
 if __name__ == "__main__":
