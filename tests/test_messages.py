@@ -9,7 +9,15 @@ import torch
 from torch import nn
 
 from autograder import CheckFailed
-from autograder.checks import m03_nn_module, m06_failure_modes, m07_eager_compile_export
+from autograder.checks import m03_nn_module, m06_failure_modes
+
+
+def _m07():
+    """Module 07's checks, imported by the tests that use them: importing them warms up compiling and exporting
+    (several seconds), which every pytest process would otherwise pay while collecting."""
+    import importlib
+
+    return importlib.import_module("autograder.checks.m07_eager_compile_export")
 
 
 def _failed(check, *args, **kwargs):
@@ -42,7 +50,7 @@ def test_a_bounded_dynamic_batch_is_told_apart_from_a_static_one():
         torch.export.save(program, Path(path))
         return Path(path)
 
-    result = _failed(m07_eager_compile_export.export_program_reloads, bounded)
+    result = _failed(_m07().export_program_reloads, bounded)
     assert result.code == "bounded_batch", result.message()
     assert "64" in result.seen and "bounded" in result.owner
     assert "mark dimension 0" not in result.do  # it did: the advice for a static batch does not apply
@@ -68,7 +76,7 @@ def test_cuda_timing_on_a_cpu_only_machine_is_named():
         torch.cuda.synchronize()
         return start.elapsed_time(end) / 1000
 
-    result = _failed(m07_eager_compile_export.time_it_median, time_with_events)
+    result = _failed(_m07().time_it_median, time_with_events)
     assert result.code == "cuda_only_api", result.message()
     assert "no CUDA device" in result.seen and "x.is_cuda" in result.do
 
@@ -81,7 +89,7 @@ def test_the_onnx_exporters_progress_stays_out_of_the_result(tmp_path, capsys):
                           dynamic_shapes=({0: torch.export.Dim("batch")},))
         return Path(path)
 
-    m07_eager_compile_export.export_onnx_runs(export_onnx)
+    _m07().export_onnx_runs(export_onnx)
     out = capsys.readouterr().out
     assert "my own line" in out and "[correct] export_onnx" in out
     assert "[torch.onnx]" not in out, out
