@@ -82,19 +82,19 @@ def _builds_widgets(nb) -> bool:
                for c in nb.cells)
 
 
+def _shows_a_bar(nb) -> bool:
+    return any(c.cell_type == "code" and any(name in c.source for name in WIDGET_IMPORTS[1:]) for c in nb.cells)
+
+
 def _lessons() -> list:
     """Every lesson whose own code builds widgets, and a lesson whose only widget is tqdm's progress bar when no
     lesson run here shows that bar already (the bar's code is tqdm's: one run under ipywidgets 7 covers it)."""
     notebooks = {p: nbtools.read(p) for p in ALL_LESSONS}
     chosen = [p for p, nb in notebooks.items() if _builds_widgets(nb)]
-    bars = {p for p, nb in notebooks.items() if uses_widgets(nb) and not _builds_widgets(nb)}
-    if bars and not any(uses_widgets(notebooks[p]) and p not in bars and _shows_a_bar(notebooks[p]) for p in chosen):
-        chosen.append(min(bars))
+    bars = [p for p, nb in notebooks.items() if p not in chosen and _shows_a_bar(nb)]
+    if bars and not any(_shows_a_bar(notebooks[p]) for p in chosen):
+        chosen.append(bars[0])
     return sorted(chosen)
-
-
-def _shows_a_bar(nb) -> bool:
-    return any(c.cell_type == "code" and any(name in c.source for name in WIDGET_IMPORTS[1:]) for c in nb.cells)
 
 
 LESSONS = _lessons()

@@ -1114,11 +1114,12 @@ def measure(planted: Planted, report, seconds: float = 0.0) -> Measures:
                     len(planted.copied), seconds)
 
 
-def print_measures(module_id: str, planted: Planted) -> int:
-    """``python -m autograder.dev.planted_NN``: how ``similarity`` fares on a cohort of ``module_id``, printed."""
+def print_measures(module_id: str, planted: Planted, code=None) -> int:
+    """``python -m autograder.dev.planted_NN``: how ``similarity`` fares on a cohort of ``module_id``, printed
+    (against ``code``, the course's own code, read from this repository when not given)."""
     from ..cohort.views import similarity
 
-    code = course_code_of(module_id)
+    code = course_code_of(module_id) if code is None else code
     start = time.perf_counter()
     report = similarity.compare(planted.answers, planted.stubs, module_id, code=code)
     m = measure(planted, report, time.perf_counter() - start)
@@ -1144,13 +1145,7 @@ def main(argv: list[str]) -> int:
     start = time.perf_counter()
     code = course_code_of_module()
     print(f"the course's code (reference, exercise, lessons 01-04): {time.perf_counter() - start:.2f} s")
-    planted = planted_cohort()
-    start = time.perf_counter()
-    report = similarity.compare(planted.answers, planted.stubs, MODULE, code=code)
-    m = measure(planted, report, time.perf_counter() - start)
-    print(f"{len(planted.students)} students: disguised cells found {m.disguised_found}/{m.disguised}, "
-          f"false pairs {m.false_pairs}/{m.independent_pairs}, copies found {m.copies_found}/{m.copies}, "
-          f"{m.seconds:.2f} s")
+    print_measures(MODULE, planted_cohort(), code)
     for size in [int(a) for a in argv]:  # for time only: the students beyond the planted ones are clones
         cohort = scaled_cohort(size)
         start, cpu = time.perf_counter(), time.process_time()
