@@ -91,6 +91,39 @@ def test_every_course_kernel_manager_hands_out_the_prompt_client():
     assert issubclass(SandboxedKernelManager, PromptKernelManager)
 
 
+def test_the_client_connects_again_soon_and_the_manager_looks_soon_for_a_killed_kernel():
+    """Two waits jupyter_client leaves at 0.1 s, idle, on every grading kernel: its sockets, connected before the
+    kernel has bound its own, try again every RECONNECT_MS instead; a kernel killed at shutdown is looked for
+    every EXIT_POLL instead."""
+    manager = PromptKernelManager(kernel_name="python3")
+    kc = manager.client()
+    try:
+        for channel in (kc.shell_channel, kc.iopub_channel, kc.stdin_channel, kc.control_channel):
+            assert channel.socket.getsockopt(zmq.RECONNECT_IVL) == client.RECONNECT_MS < 100
+    finally:
+        kc.stop_channels()
+
+    slept: list[float] = []
+    answers = iter([True, True, False])
+
+    async def alive():
+        return next(answers)
+
+    async def sleep(seconds):
+        slept.append(seconds)
+
+    async def wait():
+        manager._async_is_alive = alive
+        original, asyncio.sleep = asyncio.sleep, sleep
+        try:
+            await manager._async_wait()  # what shutdown_kernel(now=True) awaits after the kill
+        finally:
+            asyncio.sleep = original
+
+    asyncio.run(wait())
+    assert slept == [client.EXIT_POLL, client.EXIT_POLL] and client.EXIT_POLL < 0.1
+
+
 def test_a_new_kernel_is_ready_runs_and_shuts_down_through_the_prompt_client(tmp_path):
     """The client's own readiness wait (kernel_info answered, IOPub connected and drained) on a real kernel,
     then a cell and a shutdown; a kernel whose shell port another process holds (so it exits as it
