@@ -3,7 +3,8 @@
 One test class per module, so that `--dist loadscope` spreads the modules over the workers.  Every run
 judges every mutant here, in process, on the cells it is judged on (the cells it breaks and its own
 functions' cells: :func:`autograder.dev.catalogue.judged_cells`), and every variant that a full run does not
-grade through nbgrader.  The sampled variants, the solution, the repairs and the findings run here only in
+grade through nbgrader (`make check` judges a variant on the test cells that call its functions, a full run on
+the whole notebook).  The sampled variants, the solution, the repairs and the findings run here only in
 the quick loop (marker ``inprocess``, ``make test SLOW=false``); a full ``make test`` judges them through real
 nbgrader instead (tests/test_nbgrader.py), with the same assertions, together with a sample of the mutants
 (each graded function's first, and the do-nothing stand-ins).
@@ -17,6 +18,7 @@ import torch
 from autograder.dev import nbtools
 from autograder.dev.catalogue import (
     MODULES,
+    calling_cells,
     facts,
     judged_cells,
     mutant_problems,
@@ -27,6 +29,11 @@ from autograder.dev.catalogue import (
 from conftest import ROOT
 
 CATALOGUES = {name: importlib.import_module(f"autograder.dev.catalogue.{name}") for name in MODULES}
+
+
+def _quick_loop(config) -> bool:
+    """Whether this run is `make check` (``pytest -m check``)."""
+    return config.getoption("markexpr") == "check"
 
 
 def _solution(module_id):
@@ -69,9 +76,12 @@ class _Catalogue:
         problems = mutant_problems(mutant, entry, scores) + facts.problems(recorder)
         assert not problems, problems
 
-    def test_variant_keeps_full_marks(self, variant):
-        scores = nbtools.run_in_process(_solution(self.cat.MODULE), self.cat.VARIANTS[variant])
-        problems = variant_problems(variant, scores)
+    def test_variant_keeps_full_marks(self, variant, request):
+        answers, solution = self.cat.VARIANTS[variant], _solution(self.cat.MODULE)
+        # `make check` judges a variant on the test cells that call its functions (a fifth of module 04's notebook);
+        # a full run on every cell, so that a variant that upsets another function's cells is seen there.
+        only = calling_cells(answers, solution) if _quick_loop(request.config) else None
+        problems = variant_problems(variant, nbtools.run_in_process(solution, answers, only=only))
         assert not problems, problems
 
     @pytest.mark.inprocess

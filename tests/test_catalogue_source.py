@@ -124,3 +124,24 @@ def test_every_named_mistake_has_words_its_message_must_say(name):
     bare = [m for m, e in cat.MUTANTS.items() if not e.zero and not e.words and not e.needs_cuda]
     assert all(isinstance(w, str) and w.strip() for e in cat.MUTANTS.values() for w in e.words)
     assert not bare, f"these mistakes name no words their message must say: {bare}"
+
+
+def test_make_checks_variants_are_judged_on_every_cell_that_calls_their_functions():
+    """`make check` judges a correct variant on these cells only: its functions' own, and another function's
+    cell that hands one over (module 08's checkpoint pair), never none."""
+    from autograder.dev import nbtools
+    from autograder.dev.catalogue import calling_cells
+    from conftest import ROOT
+
+    def solution(module_id):
+        return nbtools.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb")
+
+    four = solution("04-five-line-step")
+    assert calling_cells({"train_step": ""}, four) == {"test_train_step_update", "test_train_step_returns_loss"}
+    assert calling_cells({"overfit_one_batch": "", "accumulate_step": ""}, four) == {
+        "test_overfit_one_batch_curve", "test_accumulate_step_update", "test_accumulate_step_returns_loss"}
+    eight = solution("08-reproducible-training")
+    assert "test_save_checkpoint_restores_everything" in calling_cells({"load_checkpoint": ""}, eight)
+    for name, cat in CATALOGUES.items():
+        sol = solution(cat.MODULE)
+        assert all(calling_cells(answers, sol) for answers in cat.VARIANTS.values()), name

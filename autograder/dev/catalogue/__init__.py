@@ -20,13 +20,14 @@ A mutant that is one mistake in the solution is written as that mistake: ``patch
 (old, new), ...)``, the solution's own answer cell with a few replacements.
 """
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import nbformat
 
-from ...cells import answer_cells, nbgrader_meta
+from ...cells import answer_cells, nbgrader_meta, test_cells
 from ...hints import strip_solution_markers
 
 ROOT = Path(__file__).resolve().parents[3]  # the repository (solutions/ holds the solutions)
@@ -151,6 +152,13 @@ def judged_cells(entry: Mutant, test_ids) -> set[str]:
     """The test cells (of ``test_ids``, a notebook's) that :func:`mutant_problems` reads for ``entry``: the cells
     it breaks and every test cell of a function it changes.  Judging a mutant needs no other cell."""
     return set(entry.breaks) | {t for t in test_ids if any(t.startswith(f"test_{f}_") for f in entry.answers)}
+
+
+def calling_cells(answers: dict, nb) -> set[str]:
+    """The test cells of ``nb`` whose code names a function that ``answers`` replaces: its own cells, and another
+    function's that hands it over.  What a correct variant's own functions are judged on."""
+    names = [re.compile(rf"\b{re.escape(function)}\b") for function in answers]
+    return {test for test, cell in test_cells(nb).items() if any(name.search(cell["source"]) for name in names)}
 
 
 def variants_together(variants: dict, names: list[str]) -> list[tuple[list[str], dict[str, str]]]:
