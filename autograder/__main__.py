@@ -61,6 +61,10 @@ def cmd_collect(args) -> int:
 
 
 def cmd_grade(args) -> int:
+    if not args.scheduler:  # the local cluster's workers are forked from it: its imports run beside this process's
+        from .cohort.run.fork_server import start_early
+
+        start_early()
     from .cohort.run.grade import GradeOptions, grade
 
     options = GradeOptions(workers=args.workers, students=args.student or None, scheduler=args.scheduler,

@@ -113,6 +113,38 @@ def test_a_later_clusters_workers_are_forked_with_the_environment_as_it_is_now(e
     assert seen == [(servers.pop(), {"TORCH_LEDGER_PROGRESS": None, "TORCH_LEDGER_ENGINE_PROBE": "now"}, True)]
 
 
+_EARLY = """
+import os, sys
+from multiprocessing import forkserver
+from autograder.cohort.run import fork_server
+fork_server.start_early()
+server = forkserver._forkserver._forkserver_pid
+heavy = sorted(m for m in ("distributed", "nbgrader", "torch") if m in sys.modules)
+from autograder.cohort.run.dask_cluster import DaskCluster
+def view():
+    return os.getppid(), "autograder.cohort.worker.grader" in sys.modules
+run = DaskCluster(workers=1)
+try:
+    run.connect()
+    workers = list(run.client.run(view).values())
+finally:
+    run.close()
+print(repr((server > 0, heavy, workers == [(server, True)], workers)))
+"""
+
+
+def test_grade_starts_the_fork_server_before_its_own_imports_and_the_cluster_forks_from_it(tmp_path):
+    """``python -m autograder grade`` starts the server its workers are forked from first thing, so that the
+    server's imports run beside the coordinator's: nothing heavy is imported to start it, and the cluster started
+    later forks its worker from that same server, with the grader preloaded."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", _EARLY], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    started, heavy, forked_from_it, workers = eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our repr
+    assert (started, heavy, forked_from_it) == (True, [], True), workers
+
+
 # --------------------------------------------------------------------------------------------
 # Who may connect to the grading cluster, and where it keeps its scratch space
 

@@ -7,8 +7,8 @@ writer of the gradebook and of ``autograded/``.
 
 * The default is a ``distributed.LocalCluster`` of N worker processes on this machine,
   started for the run and closed after it (no set-up).  Its workers are forked from one server
-  process that imported Dask and the grader once (:data:`START_METHOD`), with this process's
-  environment as it is when the cluster starts.
+  process that imported Dask and the grader once (:mod:`~autograder.cohort.run.fork_server`, started as
+  ``grade`` begins), with this process's environment as it is when the cluster starts.
 * The local cluster authenticates: it speaks TLS with certificates made for the run and held in
   memory (:meth:`distributed.security.Security.temporary`, both ends show a certificate of the run's
   own authority), so another user of the machine who finds its ports (``/proc/net/tcp`` lists them)
@@ -47,14 +47,12 @@ import uuid
 from ..jobs import Job, RunSpec
 from ..records import GRADER, STUDENT, Failure, SubmissionResult
 from ..worker.dask_plugin import UNSET_ENV, GraderPlugin, grade_on_worker, uid_of_worker
+from . import fork_server
+from .fork_server import PRELOAD, START_METHOD
 
 #: How many times a submission may take its worker down before it is recorded as failed
 #: (set on the scheduler of a local cluster; an external scheduler keeps its own setting).
 ALLOWED_FAILURES = 1
-#: What a local cluster's workers import as they start (nbgrader and the grader), while the
-#: coordinator checks the kernel, rather than when the run's plugin arrives.
-PRELOAD = ["autograder.cohort.worker.dask_plugin", "autograder.cohort.worker.grader", "nbgrader.api",
-           "nbgrader.converters", "nbgrader.preprocessors"]
 #: Dask settings for a local cluster: no statistical profiler sampling the grading thread every
 #: 10 ms, and the event loop's housekeeping at a pace a grader that takes seconds a task needs.
 LOCAL_CONFIG = {
@@ -73,12 +71,6 @@ LOCAL_CONFIG = {
     "distributed.scheduler.http.routes": [],
     "distributed.worker.http.routes": [],
 }
-#: How a local cluster starts its worker processes: forked from a server process that has imported
-#: Dask and :data:`PRELOAD` once for this coordinator (Dask's default starts a new interpreter per
-#: worker, each importing them again: ~1.3 s of CPU per worker, and per restart).
-START_METHOD = "forkserver"
-_server_env: dict | None = None  # the environment this process's fork server started with
-
 
 class ClusterError(RuntimeError):
     """The cluster cannot be reached or has no worker."""
@@ -199,8 +191,6 @@ class DaskCluster:
         self._launched.start()
 
     def _connect(self) -> None:
-        import multiprocessing
-
         import dask
         from distributed import Client, LocalCluster
 
@@ -215,7 +205,7 @@ class DaskCluster:
             else:
                 from distributed.security import Security
 
-                forked = START_METHOD in multiprocessing.get_all_start_methods()  # not on Windows
+                forked = fork_server.available()
                 self.scratch = private_scratch()
                 # This run's Dask settings, in force until close() puts the previous ones back.
                 self._settings = dask.config.set(
@@ -223,8 +213,7 @@ class DaskCluster:
                      **({"distributed.worker.multiprocessing-method": START_METHOD} if forked else {})})
                 env = None
                 if forked:
-                    _prepare_fork_server()
-                    env = _worker_environment(_server_env)
+                    env = _worker_environment(_prepare_fork_server())
                 security = Security.temporary()  # the run's own authority and certificates, in memory only
                 self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", protocol="tls://", security=security,
@@ -348,18 +337,13 @@ class DaskCluster:
         self.client = self.cluster = self._settings = self.scratch = None
 
 
-def _prepare_fork_server() -> None:
-    """Name the grader's modules for the fork server to import, and remember the environment it starts with
-    (until it starts: it stays up while this process lives, and every later cluster forks from it)."""
-    import multiprocessing
-
+def _prepare_fork_server() -> dict:
+    """Name the grader's modules for the fork server (:mod:`~autograder.cohort.run.fork_server`), which may have
+    started already; returns the environment it started with."""
     from distributed.utils import get_mp_context
 
-    global _server_env
     get_mp_context()  # with the start method set, Dask names its own modules for the server, once per process
-    multiprocessing.get_context(START_METHOD).set_forkserver_preload(["distributed", *PRELOAD])
-    if _server_env is None:
-        _server_env = dict(os.environ)
+    return fork_server.prepare()
 
 
 def _worker_environment(server_env: dict) -> dict:
