@@ -94,6 +94,15 @@ def _worker_view(names=("TORCH_LEDGER_PROGRESS", "TORCH_LEDGER_ENGINE_PROBE")):
     return os.getppid(), {n: os.environ.get(n) for n in names}, "autograder.cohort.worker.grader" in sys.modules
 
 
+def _views_of(cluster: DaskCluster) -> list:
+    """Each worker's :func:`_worker_view` of ``cluster``, started for it and closed after."""
+    try:
+        cluster.connect()
+        return list(cluster.client.run(_worker_view).values())
+    finally:
+        cluster.close()
+
+
 def test_a_later_clusters_workers_are_forked_with_the_environment_as_it_is_now(engine, monkeypatch):
     """A local cluster's workers are forked from a server process this process started with the first cluster
     (``engine``'s), which kept the environment it had then.  A later cluster's workers still see this
@@ -104,31 +113,21 @@ def test_a_later_clusters_workers_are_forked_with_the_environment_as_it_is_now(e
     assert len(servers) == 1
     monkeypatch.delenv("TORCH_LEDGER_PROGRESS")  # conftest sets it for every test: the server has it
     monkeypatch.setenv("TORCH_LEDGER_ENGINE_PROBE", "now")
-    later = DaskCluster(workers=1)
-    try:
-        later.connect()
-        seen = list(later.client.run(_worker_view).values())
-    finally:
-        later.close()
+    seen = _views_of(DaskCluster(workers=1))
     assert seen == [(servers.pop(), {"TORCH_LEDGER_PROGRESS": None, "TORCH_LEDGER_ENGINE_PROBE": "now"}, True)]
 
 
 _EARLY = """
-import os, sys
+import sys
+sys.path.insert(0, {tests!r})  # before the server starts: its workers unpickle this module's functions
 from multiprocessing import forkserver
 from autograder.cohort.run import fork_server
 fork_server.start_early()
 server = forkserver._forkserver._forkserver_pid
 heavy = sorted(m for m in ("distributed", "nbgrader", "torch") if m in sys.modules)
 from autograder.cohort.run.dask_cluster import DaskCluster
-def view():
-    return os.getppid(), "autograder.cohort.worker.grader" in sys.modules
-run = DaskCluster(workers=1)
-try:
-    run.connect()
-    workers = list(run.client.run(view).values())
-finally:
-    run.close()
+from test_engine import _views_of
+workers = [(parent, preloaded) for parent, _, preloaded in _views_of(DaskCluster(workers=1))]
 print(repr((server > 0, heavy, workers == [(server, True)], workers)))
 """
 
@@ -139,7 +138,8 @@ def test_grade_starts_the_fork_server_before_its_own_imports_and_the_cluster_for
     later forks its worker from that same server, with the grader preloaded."""
     import subprocess
 
-    proc = subprocess.run([sys.executable, "-c", _EARLY], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    code = _EARLY.format(tests=str(Path(__file__).parent))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     started, heavy, forked_from_it, workers = eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our repr
     assert (started, heavy, forked_from_it) == (True, [], True), workers
