@@ -165,7 +165,9 @@ def handed_out(source: str | None, origin: str) -> None:
 
 def _catalogue_answers():
     """The answers of every bug catalogue loaded in this process, and of the solutions they are built from."""
-    if "autograder.dev.catalogue" in sys.modules and "solutions" not in _catalogues_read:
+    if "autograder.dev.catalogue" not in sys.modules:  # every catalogue is a module of that package: none loaded
+        return
+    if "solutions" not in _catalogues_read:
         _catalogues_read.add("solutions")  # the catalogues' solution_of reads every answer there
         for path in sorted((_PACKAGE.parent / "solutions").glob("*/*.ipynb")):
             yield from _answers_of(path)

@@ -75,14 +75,26 @@ def test_a_step_of_zeros_writes_and_a_buffer_is_updated_by_its_values():
     assert {("fresh", body[:3] + body[4:]), ("fresh", body)} & set(m04.VISIBLE_CASES)
 
 
-def test_the_reference_leaves_torchs_rng_alone_and_repeats_itself():
+def test_the_references_are_computed_once_leave_torchs_rng_alone_and_are_handed_out_as_copies():
+    m04._REFERENCE_ROWS.clear()
+    m04._STARTS_READ.clear()
     torch.manual_seed(7)
     expected = torch.rand(3)
     torch.manual_seed(7)
-    first = m04.reference_trace(*m04.VISIBLE_CASES[1], 0)
+    m04.precompute()  # what a grading template runs before it forks kernels
     assert torch.equal(torch.rand(3), expected)
-    assert m04.reference_trace(*m04.VISIBLE_CASES[1], 0) == first
-    assert m04.reference_trace(*m04.VISIBLE_CASES[1], 3) != first  # other weights: the hidden tests' seed
+    assert len(m04._REFERENCE_ROWS) == len(set(m04.VISIBLE_CASES)) + len(set(m04.HIDDEN_CASES))
+    assert set(m04._STARTS_READ) == set(m04.STARTS)
+    start, body = m04.VISIBLE_CASES[1]
+    real = owners.run(*m04.trace_setup(start, 0), list(body), m04.WATCH)
+    first = m04.reference_trace(start, body, 0)
+    assert first == real  # the kept rows are a real run's
+    first[0]["grad"].clear()  # a caller that changes what it was handed changes its own copy
+    described = m04.start_of("head_only")
+    described["held"].clear()
+    assert m04.reference_trace(start, body, 0) == real
+    assert m04.start_of("head_only")["held"] == ["out.weight", "out.bias"]
+    assert m04.reference_trace(start, body, 3) != real  # other weights: the hidden tests' seed
 
 
 def test_the_graph_probe_names_every_state():

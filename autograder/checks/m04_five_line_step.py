@@ -8,6 +8,7 @@ update.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from collections import OrderedDict
@@ -557,8 +558,18 @@ def trace_setup(start: str, seed: int):
 
 
 def reference_trace(start: str, body, seed: int = 0) -> list[dict]:
-    """The rows a real run of ``body`` gives from ``trace_setup(start, seed)`` (:func:`autograder.owners.run`)."""
-    return owners.run(*trace_setup(start, seed), list(body), WATCH)
+    """The rows a real run of ``body`` gives from ``trace_setup(start, seed)`` (:func:`autograder.owners.run`): a
+    copy of this process's first run of the case, which depends on nothing but ``(start, body, seed)``."""
+    key = (start, tuple(body), seed)
+    rows = _REFERENCE_ROWS.get(key)
+    if rows is None:
+        rows = _REFERENCE_ROWS[key] = owners.run(*trace_setup(start, seed), list(body), WATCH)
+    return copy.deepcopy(rows)
+
+
+#: The rows of every case traced so far in this process, by ``(start, body, seed)``: each check of a notebook
+#: judges the same cases, and a grading kernel starts with every case of the exercise traced (:func:`precompute`).
+_REFERENCE_ROWS: dict[tuple, list[dict]] = {}
 
 
 def _expect_row_form(row, names: list[str], where: str) -> None:
@@ -758,8 +769,12 @@ _COLUMNS = {
 }
 
 
+#: The cases a check traces, and the seed of their weights: the visible checks', and the hidden tests'.
+TRACED = {False: (VISIBLE_CASES, 0), True: (HIDDEN_CASES, 3)}
+
+
 def _judge(trace_batch, hidden: bool, columns) -> None:
-    found = _first_wrong(trace_batch, HIDDEN_CASES if hidden else VISIBLE_CASES, 3 if hidden else 0, columns)
+    found = _first_wrong(trace_batch, *TRACED[hidden], columns)
     if found is None:
         return
     start, body, n, column, name, got, want, previous = found
@@ -835,13 +850,20 @@ PREDICT_HIDDEN = HIDDEN_CASES + (
 
 def start_of(start: str) -> dict:
     """What ``predict_trace`` is told about the objects of ``trace_setup(start, ...)`` before the first statement:
-    read off the real objects (which parameters the optimizer holds, each .grad, which have a momentum buffer)."""
-    model, optimizer, _, _, _ = trace_setup(start, 0)
-    held = {id(p) for group in optimizer.param_groups for p in group["params"]}
-    params = list(model.named_parameters())
-    return {"held": [n for n, p in params if id(p) in held],
-            "grad": {n: owners.grad_state(p) for n, p in params},
+    read off the real objects (which parameters the optimizer holds, each .grad, which have a momentum buffer),
+    once per process; each call returns a copy of its own."""
+    description = _STARTS_READ.get(start)
+    if description is None:
+        model, optimizer, _, _, _ = trace_setup(start, 0)
+        held = {id(p) for group in optimizer.param_groups for p in group["params"]}
+        params = list(model.named_parameters())
+        description = _STARTS_READ[start] = {
+            "held": [n for n, p in params if id(p) in held], "grad": {n: owners.grad_state(p) for n, p in params},
             "momentum": [n for n, p in params if owners._buffer(optimizer, p) is not None]}
+    return copy.deepcopy(description)
+
+
+_STARTS_READ: dict[str, dict] = {}
 
 
 def _expect_prediction_form(row, names: list[str], where: str) -> None:
@@ -903,14 +925,11 @@ def _call_prediction(predict_trace, start: str, body) -> list:
     (torch functions, the dispatcher, and PyTorch's Python code among the calls), so that switching one watch off
     does not hide a model built and run; a prediction that switches off both modes and calls only PyTorch's C
     functions is not seen."""
-    import copy
-
     from .m03_nn_module import _Allocations
 
-    description = start_of(start)
-    names = list(description["grad"])
+    given, statements = start_of(start), list(body)
+    names = list(given["grad"])
     where = f"predict_trace(start, {list(body)}) (start: {STARTS[start][2]})"
-    given, statements = copy.deepcopy(description), list(body)
     with _Allocations() as watch, _Dispatched() as dispatched, course_code.calls() as ran:
         out = call(predict_trace, given, statements)
     what = _ran_pytorch(watch, dispatched, ran.codes)
@@ -973,3 +992,14 @@ def predict_trace_optimizer_and_parameters(predict_trace, hidden: bool = False, 
 def predict_trace_graph(predict_trace, hidden: bool = False, *, notes):
     """The graph column predicted: after every statement, whether loss.backward() could walk the graph"""
     _judge_prediction(predict_trace, hidden, ("graph",))
+
+
+def precompute() -> None:
+    """Trace every case the checks judge and read every start, once: a grading template calls it after its imports
+    (:mod:`autograder.cohort.kernels.forkserver`), so that each kernel forked from it starts with them, and a
+    notebook's checks judge against runs that no code of the notebook's could have touched."""
+    for cases, seed in TRACED.values():
+        for start, body in cases:
+            reference_trace(start, body, seed)
+    for start in STARTS:
+        start_of(start)
