@@ -145,6 +145,11 @@ open("../../gradebook.db")
     rules = {f.rule for f in scan.scan_source(source, "standardize")}
     assert {"sys-modules", "builtins", "import-machinery", "ctypes", "autograder", "ipython-shell", "hard-exit",
             "gradebook", "shell-escape"} <= rules
+    # the check that called an answer, reached through frames or a function's globals; work done in a thread
+    for reach in ("error.__traceback__.tb_frame.f_back.f_globals['fail'] = print",
+                  "g = check.standardize_values.__wrapped__.__globals__", "f = gen.gi_frame.f_locals",
+                  "standardize.__code__ = other.__code__", "import threading", "from concurrent import futures"):
+        assert {f.rule for f in scan.scan_source(reach, "standardize")} & {"frames", "processes"}, reach
 
 
 def test_scan_leaves_honest_work_alone(solution, release):

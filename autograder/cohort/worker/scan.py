@@ -20,7 +20,7 @@ _MODULE_RULES = {
     "nbgrader": "gradebook", "sqlite3": "gradebook", "sqlalchemy": "gradebook", "subprocess": "processes",
     "multiprocessing": "processes", "signal": "hard-exit", "socket": "network", "urllib": "network",
     "requests": "network", "http": "network", "inspect": "frames", "gc": "frames", "IPython": "ipython-shell",
-    "_thread": "processes", "pty": "processes",
+    "_thread": "processes", "pty": "processes", "threading": "processes", "concurrent": "processes",
 }
 _ATTR_RULES = {
     ("sys", "modules"): "sys-modules", ("sys", "_getframe"): "frames", ("sys", "settrace"): "frames",
@@ -34,6 +34,10 @@ _NAME_RULES = {
     "__builtins__": "builtins", "get_ipython": "ipython-shell", "__import__": "import-machinery",
     "input_transformers_post": "ipython-shell", "input_transformers_cleanup": "ipython-shell",
     "ast_transformers": "ipython-shell",
+    # a frame's or a function's namespace: the check that called an answer is two frames up from it
+    "tb_frame": "frames", "f_back": "frames", "f_globals": "frames", "f_locals": "frames", "f_builtins": "frames",
+    "gi_frame": "frames", "cr_frame": "frames", "ag_frame": "frames", "__globals__": "frames",
+    "__closure__": "frames", "__code__": "frames",
 }
 _TEXT_RULES = [
     (re.compile(r"gradebook|\.db\b|nbgrader", re.I), "gradebook"),
