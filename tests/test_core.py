@@ -200,6 +200,22 @@ def test_a_warm_template_trains_module_09s_reference_cnns_once_and_leaves_the_rn
     assert m09._trained_once.cache_info().misses == len(m09.PREDICT_SEEDS)
 
 
+def test_a_warm_template_compiles_the_references_code_keys_at_import(monkeypatch):
+    """The checks' package, imported in a grading template, compiles the code keys every check's watch needs, so
+    that no kernel forked from it pays for them in its first check; a learner's kernel compiles them there."""
+    import importlib
+
+    import autograder.checks
+    from autograder import course_code
+
+    monkeypatch.setattr(course_code, "_package_keys", None)
+    importlib.reload(autograder.checks)
+    assert course_code._package_keys is None
+    monkeypatch.setenv("TORCH_LEDGER_TEMPLATE", "1")
+    importlib.reload(autograder.checks)
+    assert course_code._package_keys and course_code._package_keys == course_code.package_keys()
+
+
 def test_module_09s_template_trains_the_seeds_its_notebook_checks_with(root):
     """PREDICT_SEEDS is a fact about the notebook: the seeds of its predict_digits test cells, visible and hidden."""
     import inspect

@@ -75,13 +75,18 @@ def test_a_step_of_zeros_writes_and_a_buffer_is_updated_by_its_values():
     assert {("fresh", body[:3] + body[4:]), ("fresh", body)} & set(m04.VISIBLE_CASES)
 
 
-def test_the_references_are_computed_once_leave_torchs_rng_alone_and_are_handed_out_as_copies():
+def test_a_warm_template_traces_every_case_once_and_hands_out_copies(monkeypatch):
+    """In a grading template the reference traces are computed at import, before any notebook's code runs: the rows a
+    real run gives, torch's global RNG where it was; each caller gets a copy of its own."""
     m04._REFERENCE_ROWS.clear()
     m04._STARTS_READ.clear()
+    m04._prepare()  # a learner's kernel: nothing is traced at import
+    assert not m04._REFERENCE_ROWS and not m04._STARTS_READ
+    monkeypatch.setenv("TORCH_LEDGER_TEMPLATE", "1")
     torch.manual_seed(7)
     expected = torch.rand(3)
     torch.manual_seed(7)
-    m04.precompute()  # what a grading template runs before it forks kernels
+    m04._prepare()
     assert torch.equal(torch.rand(3), expected)
     assert len(m04._REFERENCE_ROWS) == len(set(m04.VISIBLE_CASES)) + len(set(m04.HIDDEN_CASES))
     assert set(m04._STARTS_READ) == set(m04.STARTS)

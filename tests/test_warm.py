@@ -230,14 +230,10 @@ def test_a_template_preloads_its_own_assignments_checks_and_only_the_libraries_i
 
 
 @pytest.mark.slow
-def test_a_template_precomputes_its_checks_and_reports_a_kernel_that_cannot_set_itself_up(tmp_path):
-    template = warm.Template(tmp_path / "t", preload=("json", "autograder.checks", "autograder.checks.m01_tensors",
-                                                        "autograder.checks.m04_five_line_step")).start()
+def test_a_kernel_that_cannot_set_itself_up_is_reported_not_started(tmp_path):
+    template = warm.Template(tmp_path / "t", preload=("json",)).start()
     try:
         assert template.info["threads"] == 1 and template.alive()
-        # the reference code's keys and module 04's reference traces are computed before any kernel is forked;
-        # module 01 has nothing to compute
-        assert template.info["precomputed"] == ["autograder.checks", "autograder.checks.m04_five_line_step"]
         with pytest.raises(warm.TemplateError, match="could not set itself up"):
             template.spawn(["-f", str(tmp_path / "k.json")], cwd=str(tmp_path / "missing"), log=tmp_path / "k.log")
         assert template.alive()  # one failed child leaves the template serving

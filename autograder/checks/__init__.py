@@ -4,19 +4,19 @@
 Importing the package wires the learner's progress, once: every result a check shows is recorded in the
 learner's progress file (:func:`autograder.progress.subscribe`; nothing is recorded under grading).
 
-A checks module (and this package) may define ``precompute()``: what its checks judge against and no notebook can
-change, computed once.  A grading template calls it before it forks kernels
-(:mod:`autograder.cohort.kernels.forkserver`); anywhere else each process computes the same on first use.
+In a warm grading template (``TORCH_LEDGER_TEMPLATE``, see :mod:`autograder.cohort.kernels.template`) the package
+compiles, at import, the code keys of the course's reference implementations
+(:func:`autograder.course_code.package_keys`) that every check's watch compares the code that ran with: about 0.1 s
+that each kernel forked from it would otherwise pay in its first check.  A learner's kernel compiles them there.
 """
+
+import os
 
 from .. import progress
 
 progress.subscribe()
 
-
-def precompute() -> None:
-    """The code keys of the course's reference implementations (:func:`autograder.course_code.package_keys`),
-    which every check's watch compares the code that ran with: compiled from the package's files, about 0.1 s."""
+if os.environ.get("TORCH_LEDGER_TEMPLATE"):
     from .. import course_code
 
     course_code.package_keys()

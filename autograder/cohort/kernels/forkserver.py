@@ -52,26 +52,6 @@ def _preload(names) -> list[str]:
     return failed
 
 
-def _precompute(names) -> list[str]:
-    """Let the checks package and each checks module among ``names`` compute what the checks judge against and
-    depends on no notebook (its ``precompute()``, where it has one: the package's, the code keys of the course's
-    reference implementations; module 04's, its reference traces), so that every kernel forked afterwards starts
-    with it.  One that fails leaves each kernel to compute its own, as a kernel outside grading does.
-    Returns the modules whose ``precompute()`` ran."""
-    done = []
-    for name in names:
-        ours = name == "autograder.checks" or name.startswith("autograder.checks.")
-        precompute = getattr(sys.modules.get(name), "precompute", None) if ours else None
-        if callable(precompute):
-            try:
-                precompute()
-            except Exception as error:  # noqa: BLE001 - the checks compute it again in each kernel
-                print(f"{name}.precompute() failed, each kernel computes its own: {error!r}", file=sys.stderr)
-            else:
-                done.append(name)
-    return done
-
-
 class _Lines:
     """JSON lines from a file descriptor."""
 
@@ -380,7 +360,6 @@ class _Server:
         self.out = out
         os.environ["TORCH_LEDGER_TEMPLATE"] = "1"  # modules that start helpers on import leave them to each kernel
         failed = _preload(config.get("preload", ()))
-        precomputed = _precompute(config.get("preload", ()))
         import gc
 
         # Everything imported so far is left out of the cyclic collector's walks: a kernel's first full
@@ -399,8 +378,8 @@ class _Server:
         signal.set_wakeup_fd(self.wake_w)
         autograder = sys.modules.get("autograder")
         _send(out, {"op": "ready", "seconds": round(time.monotonic() - started, 3), "failed": failed,
-                    "precomputed": precomputed, "threads": self.threads, "pid": os.getpid(),
-                    "autograder": getattr(autograder, "__file__", ""), "cuda_loaded": self.cuda_loaded})
+                    "threads": self.threads, "pid": os.getpid(), "autograder": getattr(autograder, "__file__", ""),
+                    "cuda_loaded": self.cuda_loaded})
         self.children: dict[int, int] = {}  # pid -> request id
         # Only a template alone in a pid namespace of its own (in its sandbox, under that namespace's init) sweeps.
         self.sweeps = bool(config.get("sweep")) and os.getppid() == 1
