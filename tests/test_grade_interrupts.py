@@ -12,6 +12,7 @@ baseline's grades, with one of the workers killed with SIGKILL in the middle of 
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -31,6 +32,9 @@ from conftest import ARTIFACTS
 
 MODULE = "01-tensors"
 STUDENTS = 6
+#: An honest student whose notebook ends with a slow cell of their own: the notebook a worker is killed in the middle
+#: of (the others take under half a second each, too short to aim a kill at).
+SLOW = "zz-slow"
 SANDBOX = "bwrap" if probe() is None else "off"
 VOLATILE = ("seconds", "timings")  # what differs between two runs of the same grading
 
@@ -105,8 +109,10 @@ def prepared(tmp_path_factory, root):
     course = fixture_courses.make_course(base / "prepared", [MODULE], root)
     release = fixture_courses.release(course, MODULE)
     solution = nbtools.read(root / "solutions" / MODULE / f"{MODULE}.ipynb")
-    cohort = honest_cohort(solution, nbtools.read(release), load_catalogue(MODULE), size=STUDENTS)
-    for student, nb in cohort.notebooks.items():
+    cohort = honest_cohort(solution, nbtools.read(release), load_catalogue(MODULE), size=STUDENTS - 1)
+    slow = copy.deepcopy(solution)
+    slow.cells.append(nbtools.code("import time\ntime.sleep(3)  # my last cell takes its time"))
+    for student, nb in {**cohort.notebooks, SLOW: slow}.items():
         fixture_courses.submit(course, MODULE, student, nb)
     whole = base / "whole"
     shutil.copytree(course, whole)
@@ -300,15 +306,16 @@ def _on_cluster(prepared, name: str, address: str, kill_a_worker: bool) -> dict:
     if kill_a_worker:
         with Client(address, timeout="30s", security=_security()) as client:
             deadline = time.monotonic() + 300
+            since: dict = {}  # (worker, job) -> when it was first seen on that worker
             while killed is None and proc.poll() is None and time.monotonic() < deadline:
-                busy = [w for w, keys in client.processing().items() if keys] if _journaled(work) else []
-                if busy:
-                    time.sleep(1.0)  # well inside a notebook: its kernel is running
-                    busy = [w for w, keys in client.processing().items() if keys]
+                now = time.monotonic()
+                # a job on one worker for a second is the slow student's, well inside its kernel's last cell
+                busy = [w for w, keys in client.processing().items() for key in keys
+                        if now - since.setdefault((w, key), now) >= 1.0] if _journaled(work) else []
                 if busy:
                     killed = client.run(os.getpid, workers=busy[:1])[busy[0]]
                     os.kill(killed, signal.SIGKILL)
-                time.sleep(0.2)
+                time.sleep(0.1)
             client.wait_for_workers(2, timeout=120)  # the nanny starts a fresh worker
     out, err = proc.communicate(timeout=600)
     return {"work": work, "code": proc.returncode, "output": out + err, "killed": killed, "baseline": baseline,
@@ -346,7 +353,7 @@ def test_a_worker_killed_mid_run_loses_no_student_and_grades_none_twice(on_clust
     assert found["killed"], "no worker was busy to be killed"
     assert found["code"] == 0, found["output"][-3000:]
     retried = found["record"]["engine"]["retried"]
-    assert len(retried) == 1 and list(retried.values()) == [1], retried  # the one it was grading, given to the other
+    assert retried == {SLOW: 1}, retried  # the one it was grading, given to the other
     assert f"graded {STUDENTS} of {STUDENTS} submissions" in found["output"]
     assert found["scores"] == found["baseline"]["scores"]
     assert _stable(found["record"]) == _stable(found["baseline"]["record"])
