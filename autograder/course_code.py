@@ -411,9 +411,10 @@ class _Ran:
 
 @contextlib.contextmanager
 def calls():
-    """The Python code that ran inside the block: ``ran.codes`` after it (from the check's watch when one runs,
-    else from a profiler of the block's own).  A torch function mode can be switched off by the code it watches
-    (``torch._C.DisableTorchFunction``); this record cannot, short of switching off the watch, which scores 0."""
+    """The Python code that ran inside the block: ``ran.codes`` after it (from the check's watch when one runs, in
+    every thread it watches, those the block started included; else from a profiler of the block's own).  A torch
+    function mode can be switched off by the code it watches (``torch._C.DisableTorchFunction``), and it sees only
+    its own thread; this record cannot be switched off, short of switching off the watch, which scores 0."""
     ran = _Ran()
     main = _current._profilers[0] if _current is not None and _current._profilers else None
 
@@ -421,11 +422,17 @@ def calls():
         return {id(e.code): (e.code, e.callcount) for e in profiler.getstats() if hasattr(e.code, "co_code")}
 
     if main is not None and sys.getprofile() is main:
-        before = counts(main)
+        profilers = _current._profilers  # one per watched thread; a thread started in the block adds its own
+        before = [counts(profiler) for profiler in profilers]
         try:
             yield ran
         finally:
-            ran.codes = [code for key, (code, n) in counts(main).items() if n > before.get(key, (None, 0))[1]]
+            codes: dict = {}
+            for at, profiler in enumerate(list(profilers)):
+                prior = before[at] if at < len(before) else {}
+                codes.update((key, code) for key, (code, n) in counts(profiler).items()
+                             if n > prior.get(key, (None, 0))[1])
+            ran.codes = list(codes.values())
         return
     own = _lsprof.Profiler(builtins=False, subcalls=False)
     own.enable()

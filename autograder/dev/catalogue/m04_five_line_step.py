@@ -504,6 +504,16 @@ for _name, _off in (("torch_function_off", "torch._C.DisableTorchFunction()"),
         {"predict_trace": edited(_redteam.WRONG["runs_a_model_to_predict"], (_INNER[0], _INNER[1].format(off=_off)))},
         _PT, ["built_to_predict"], words=("built tensors (or a model)",))
 
+# The model run in a thread of the prediction's own, where neither torch mode of the main thread reaches: the watch's
+# profiler of that thread still shows PyTorch's own Python code.
+MUTANTS["predict_runs_a_model_in_a_thread"] = Mutant(
+    {"predict_trace": edited(_redteam.WRONG["runs_a_model_to_predict"], (
+        "def predict_trace(start, body):\n",
+        "def predict_trace(start, body):\n    import threading\n\n    out = []\n"
+        "    worker = threading.Thread(target=lambda: out.append(_inner(start, body)))\n    worker.start()\n"
+        "    worker.join()\n    return out[0]\n\n\ndef _inner(start, body):\n"))},
+    _PT, ["built_to_predict"], words=("built tensors (or a model)",))
+
 # Two of the right ones go through real nbgrader with the catalogue; tests/test_trace_batch.py judges the others.
 VARIANTS.update({f"predict_{name}": {"predict_trace": _redteam.RIGHT[name]}
                  for name in ("a_class_per_owner", "numbers_for_the_buffers")})
