@@ -48,7 +48,7 @@ REFERENCES: dict[str, tuple[tuple[str, ...] | None, str]] = {
                                     "a reference loop of the checks"),
     "autograder.checks.m01b_by_hand": (("_reference_gradients", "_reference_sgd_step"),
                                        "the checks' reference gradients and SGD step"),
-    "autograder.checks.m04_five_line_step": (("reference_trace",), "the checks' reference trace"),
+    "autograder.checks.m04_five_line_step": (("reference_trace", "_kept_traces"), "the checks' reference trace"),
     "autograder.checks.m06_failure_modes": (("_ref_sweep",), "the checks' reference sweep"),
     "autograder.checks.m09_debug_a_real_run": (("_ref_cnn", "_ref_ce_epoch", "_reference_steps"),
                                                "a reference of the checks"),

@@ -78,18 +78,26 @@ def test_a_step_of_zeros_writes_and_a_buffer_is_updated_by_its_values():
 def test_a_warm_template_traces_every_case_once_and_hands_out_copies(monkeypatch):
     """In a grading template the reference traces are computed at import, before any notebook's code runs: the rows a
     real run gives, torch's global RNG where it was; each caller gets a copy of its own."""
-    m04._REFERENCE_ROWS.clear()
+    monkeypatch.setattr(m04, "reference_trace", m04._kept_traces())  # as in a process that has traced nothing yet
     m04._STARTS_READ.clear()
+    traced, run = [], owners.run
+    monkeypatch.setattr(owners, "run", lambda *args: traced.append(args[-2]) or run(*args))
     m04._prepare()  # a learner's kernel: nothing is traced at import
-    assert not m04._REFERENCE_ROWS and not m04._STARTS_READ
+    assert not traced and not m04._STARTS_READ
     monkeypatch.setenv("TORCH_LEDGER_TEMPLATE", "1")
     torch.manual_seed(7)
     expected = torch.rand(3)
     torch.manual_seed(7)
     m04._prepare()
     assert torch.equal(torch.rand(3), expected)
-    assert len(m04._REFERENCE_ROWS) == len(set(m04.VISIBLE_CASES)) + len(set(m04.HIDDEN_CASES))
+    cases = len(set(m04.VISIBLE_CASES)) + len(set(m04.HIDDEN_CASES))
+    assert len(traced) == cases
     assert set(m04._STARTS_READ) == set(m04.STARTS)
+    for each, seed in m04.TRACED.values():  # every case is kept: none is traced again
+        for start, body in each:
+            m04.reference_trace(start, body, seed)
+    assert len(traced) == cases
+    monkeypatch.setattr(owners, "run", run)
     start, body = m04.VISIBLE_CASES[1]
     real = owners.run(*m04.trace_setup(start, 0), list(body), m04.WATCH)
     first = m04.reference_trace(start, body, 0)

@@ -557,19 +557,25 @@ def trace_setup(start: str, seed: int):
     return model, optimizer, loss_fn, x, y
 
 
-def reference_trace(start: str, body, seed: int = 0) -> list[dict]:
-    """The rows a real run of ``body`` gives from ``trace_setup(start, seed)`` (:func:`autograder.owners.run`): a
-    copy of this process's first run of the case, which depends on nothing but ``(start, body, seed)``."""
-    key = (start, tuple(body), seed)
-    rows = _REFERENCE_ROWS.get(key)
-    if rows is None:
-        rows = _REFERENCE_ROWS[key] = owners.run(*trace_setup(start, seed), list(body), WATCH)
-    return copy.deepcopy(rows)
+def _kept_traces():
+    """:func:`reference_trace`, which keeps the rows of every case it has traced in this process where only a call of
+    it reaches them (each check of a notebook judges the same cases, and a grading template traces them all before it
+    forks: :func:`_prepare`).  Rows kept in a plain global would be the course's answers, readable by an answer
+    without running any of the course's code; a call is what the checks' watch sees, and scores 0."""
+    kept: dict[tuple, list[dict]] = {}
+
+    def reference_trace(start: str, body, seed: int = 0) -> list[dict]:
+        """The rows a real run of ``body`` gives from ``trace_setup(start, seed)`` (:func:`autograder.owners.run`):
+        a copy of this process's first run of the case, which depends on nothing but ``(start, body, seed)``."""
+        key = (start, tuple(body), seed)
+        if key not in kept:
+            kept[key] = owners.run(*trace_setup(start, seed), list(body), WATCH)
+        return copy.deepcopy(kept[key])
+
+    return reference_trace
 
 
-#: The rows of every case traced so far in this process, by ``(start, body, seed)``: each check of a notebook
-#: judges the same cases, and a grading kernel starts with every case of the exercise traced (:func:`_prepare`).
-_REFERENCE_ROWS: dict[tuple, list[dict]] = {}
+reference_trace = _kept_traces()
 
 
 def _expect_row_form(row, names: list[str], where: str) -> None:
