@@ -53,6 +53,7 @@ class Writer:
     def __init__(self, course: Course, assignment: str, notebook: str, journal: Journal) -> None:
         self.course, self.assignment, self.notebook, self.journal = course, assignment, notebook, journal
         self.gb = None  # opened at the first write, once calibration has passed (or was forced)
+        self._cell_names: dict[str, str] | None = None  # the notebook's cells by id: the same for every student
 
     def write(self, result: SubmissionResult, entry: StudentEntry) -> None:
         """Everything of one student, or (raising) nothing: the autograded folder is staged first and only
@@ -97,23 +98,33 @@ class Writer:
         else:
             gb.update_or_create_submission(self.assignment, student)
         sub = gb.find_submission_notebook(self.notebook, self.assignment, student)
+        names = self._names()
         zero = earns_nothing(entry.status, entry.compromised)
         for grade in sub.grades:
-            info = result.grades.get(grade.name)
+            info = result.grades.get(names.get(grade.cell_id) or grade.name)
             auto = 0.0 if zero or info is None else info.auto_score
             grade.auto_score = auto
             grade.needs_manual_grade = grade.manual_score is not None or auto is None
         for comment in sub.comments:
-            comment.auto_comment = None if zero else result.comments.get(comment.name)
+            comment.auto_comment = None if zero else result.comments.get(names.get(comment.cell_id) or comment.name)
         sub.flagged = bool(entry.flags)
         sub.late_submission_penalty = None if zero else result.late_penalty
         gb.db.commit()
         return lateness(sub)
 
+    def _names(self) -> dict[str, str]:
+        """The notebook's cell names by cell id, read once: a grade's or a comment's ``name`` (an association
+        proxy through its cell) would load its cell row by row, about two dozen queries a student."""
+        if self._cell_names is None:
+            notebook = self.gb.find_notebook(self.notebook, self.assignment)
+            cells = [*notebook.grade_cells, *notebook.solution_cells, *notebook.task_cells]
+            self._cell_names = {cell.id: cell.name for cell in cells}
+        return self._cell_names
+
     def close(self) -> None:
         if self.gb is not None:
             self.gb.close()
-            self.gb = None
+            self.gb, self._cell_names = None, None
 
 
 def lateness(sub) -> Late | None:
