@@ -166,6 +166,13 @@ class Course:
                       if p.suffix != ".ipynb" and p.name not in {".ipynb_checkpoints", "__pycache__"})
 
 
+def cell_names(notebook) -> dict[str, str]:
+    """A gradebook notebook's cell names by cell id (its grade, solution and task cells): what a student's grades
+    and comments are named.  A grade's or a comment's own ``name`` is an association proxy through its cell, which
+    loads that cell's row by itself: about two dozen queries a student where this is one."""
+    return {cell.id: cell.name for cell in (*notebook.grade_cells, *notebook.solution_cells, *notebook.task_cells)}
+
+
 def copy_assignment(src_url: str, dst_url: str, assignment: str, course_id: str = "default_course") -> None:
     """Copy an assignment's notebooks and cells (no students, no grades) from one gradebook into another.
 

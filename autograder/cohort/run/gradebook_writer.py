@@ -15,7 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
-from ..course import Course
+from ..course import Course, cell_names
 from ..jobs import unpack_folder
 from ..records import Late, StudentEntry, SubmissionResult
 from ..score import earns_nothing
@@ -113,12 +113,9 @@ class Writer:
         return lateness(sub)
 
     def _names(self) -> dict[str, str]:
-        """The notebook's cell names by cell id, read once: a grade's or a comment's ``name`` (an association
-        proxy through its cell) would load its cell row by row, about two dozen queries a student."""
+        """The notebook's cell names by cell id (:func:`~autograder.cohort.course.cell_names`), read once."""
         if self._cell_names is None:
-            notebook = self.gb.find_notebook(self.notebook, self.assignment)
-            cells = [*notebook.grade_cells, *notebook.solution_cells, *notebook.task_cells]
-            self._cell_names = {cell.id: cell.name for cell in cells}
+            self._cell_names = cell_names(self.gb.find_notebook(self.notebook, self.assignment))
         return self._cell_names
 
     def close(self) -> None:

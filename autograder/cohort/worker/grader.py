@@ -34,7 +34,7 @@ import nbformat
 from traitlets.config import Config
 
 from ...cells import nbgrader_meta
-from ..course import reset_dir
+from ..course import cell_names, reset_dir
 from ..jobs import Job, RunSpec, pack_folder, unpack_folder
 from ..kernels.box import drain, prepare_box
 from ..kernels.confinement import package_dir, package_root, unconfined_env
@@ -336,11 +336,12 @@ class Grader:
         spec, result = self.spec, g.result
         with Gradebook("sqlite:///" + str(g.course / "gradebook.db")) as gb:
             sub = gb.find_submission_notebook(spec.notebook, spec.assignment, g.job.student)
+            names = cell_names(sub.notebook)
             for grade in sub.grades:
-                result.grades[grade.name] = Grade(grade.auto_score, float(grade.max_score),
-                                                  bool(grade.needs_manual_grade))
-                g.scores[grade.name] = (float(grade.auto_score or 0.0), float(grade.max_score))
-            result.comments = {c.name: c.auto_comment for c in sub.comments}
+                name = names.get(grade.cell_id) or grade.name
+                result.grades[name] = Grade(grade.auto_score, float(grade.max_score), bool(grade.needs_manual_grade))
+                g.scores[name] = (float(grade.auto_score or 0.0), float(grade.max_score))
+            result.comments = {names.get(c.cell_id) or c.name: c.auto_comment for c in sub.comments}
             result.late_penalty = sub.late_submission_penalty
 
     def step_read_outcomes(self, g: Grading) -> None:
