@@ -73,6 +73,7 @@ def _loader(shuffle: bool = False, batch_size: int = 5):
 
 RESUMING = "08-reproducible-training"
 LEDGER = "02-autograd-ledger"
+MODULES = "03-nn-module"
 DIGITS = "09-debug-a-real-run"
 _scratch: list[str] = []
 
@@ -466,6 +467,8 @@ def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
         return _digits_cases(cell, namespace)[0]
 
     x, y = _data()
+    if module == MODULES:
+        return _modules_inputs(cell)
     if module == "04-five-line-step":
         model = _model()
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -501,6 +504,41 @@ def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
             "health_check": (model, _loader(shuffle=True), opt, nn.BCEWithLogitsLoss()),
         }[cell]
     raise KeyError(module)
+
+
+def _modules_inputs(cell: str) -> tuple:
+    """Module 03's arguments: a model with a frozen layer, a tied weight and a layer the optimizer was built
+    without (what ``count_parameters``, ``freeze`` and ``untrained_parameters`` must tell apart)."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(2)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 4), nn.Linear(4, 1))
+    tied = nn.Linear(4, 4)
+    tied.weight = model[2].weight  # one tensor, two names
+    model.add_module("tied", tied)
+    model[0].weight.requires_grad_(False)
+    opt = torch.optim.SGD(list(model[0].parameters()) + list(model[2].parameters()), lr=0.1)
+    model.add_module("late", nn.Linear(1, 1))  # added after the optimizer was built
+    return {
+        "MLP": ([3, 5, 4, 2], 0.3),
+        "plan_mlp": ([3, 5, 4, 2], 0.3),
+        "count_parameters": (model, True),
+        "freeze": (nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.Linear(3, 1))),),
+        "untrained_parameters": (model, opt),
+    }[cell]
+
+
+def _modules_observed(model) -> tuple:
+    """An ``MLP`` as what it computes: its state, and its output on one batch in training (dropout drawn from a
+    seeded generator) and in evaluation."""
+    import torch
+
+    x = torch.linspace(-1, 1, 12).reshape(4, 3)
+    torch.manual_seed(13)
+    trained = model.train()(x)
+    evaluated = model.eval()(x)
+    return _observed(model), _observed(trained), _observed(evaluated)
 
 
 def _observed(value):
@@ -606,6 +644,8 @@ def _run(module: str, cell: str, source: str, others: tuple[tuple[str, str], ...
         observed = _ledger_observed(result), _ledger_observed(tuple(args))
         _ledger_leaves.clear()
         return observed
+    if module == MODULES and cell == "MLP":
+        return _modules_observed(result), _observed(list(args))
     return _observed(result), _observed(list(args))
 
 
@@ -676,7 +716,7 @@ def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs:
 
 
 COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08",
-           "planted_02", "planted_09")
+           "planted_02", "planted_09", "planted_03")
 
 
 def check(name: str) -> list[tuple[str, str]]:

@@ -1097,8 +1097,9 @@ def _expand_body(body: list[ast.stmt], counter: list[int]) -> list[ast.stmt]:
             continue
         value = stmt.value
         if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and not any(isinstance(n, ast.Name) and n.id == stmt.targets[0].id for n in _walk(value))
                 and (loop := _loop_of(value, stmt.targets[0].id))):
-            out += loop  # x = [... for ...]: the loop that builds x
+            out += loop  # x = [... for ...]: the loop that builds x (one that reads x builds a new name, below)
             continue
         for comp in [n for n in _walk(value) if _loop_of(n, "_") is not None][:1]:
             if not _hoistable(stmt.value, comp):

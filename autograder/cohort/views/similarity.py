@@ -19,7 +19,9 @@ equal to the reference is listed on its own, whatever the cohort's size (word fo
 that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one that more than
 :data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
-:data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own.  A pair that matches in one cell only is
+:data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own, and whatever its score when the pair shares
+:data:`STRONG` on :data:`MIN_STRONG_LINES` lines of their own (a long answer copied and then much rewritten
+keeps that much that no third student wrote).  A pair that matches in one cell only is
 reported when that cell carries :data:`STRONG`, or when its two answers are the same long answer once
 normalised (:data:`IDENTICAL_LONG` fingerprints beyond the course's, no one else wrote it).  In a pair reported, a cell whose two answers are identical
 once normalised (neither the reference, and no more students wrote it than hold a rare fingerprint) matches
@@ -72,6 +74,9 @@ THRESHOLD = 0.5
 MIN_EVIDENCE, MIN_LINES = 6.0, 2
 #: The least shared weight of a pair that matches in one cell only: one cell must carry what two would.
 STRONG = 16.0
+#: A cell also matches, whatever its score, when the two share :data:`STRONG` weight of their own on this many
+#: lines: that much that no third student wrote is a copy, however much of two long answers was rewritten.
+MIN_STRONG_LINES = 4
 #: A pair that matches in one cell only whose two answers are identical once normalised (and written by no one
 #: else) is reported when the answer has this many fingerprints of its own, common ones included: a whole long
 #: answer the same is evidence however common its parts (a copier who took one cell from each of two
@@ -303,7 +308,7 @@ class CellMatch:
     lines: int  # lines of their own (neither the course's nor the stub's) that the counted fingerprints cover
     identical: bool  # the normalised answers are the same
     writers: int  # students whose answers were compared in this cell
-    matches: bool  # from the threshold on, with at least MIN_EVIDENCE counted
+    matches: bool  # from the threshold on with at least MIN_EVIDENCE counted, or STRONG on MIN_STRONG_LINES lines
     supports: bool = False  # matches only as support: identical once normalised, in a pair matching elsewhere
 
     def reasons(self) -> list[str]:
@@ -319,6 +324,10 @@ class CellMatch:
                         f"students than a rare fingerprint's ({COMMON:.0%} of the cohort, at least two) wrote "
                         "that answer, it is not the reference, and the pair matches in another cell on its own "
                         "evidence (alone, the cell's own fingerprints are too few or too common to tell)")
+        if self.matches and not self.supports and self.score < THRESHOLD:
+            said.append(f"it matches on its evidence, below the score {THRESHOLD:g}: what they share that counts "
+                        f"weighs {self.counted:g} on {self.lines} lines of their own, and {STRONG:g} on "
+                        f"{MIN_STRONG_LINES} lines match whatever share of two long answers that is")
         if self.identical:
             said.append("the two answers are identical once names, comments, layout, helpers, classes, "
                         "comprehensions, dead code, loop forms, branch orientation, spellings and the order of "
@@ -338,6 +347,9 @@ class CellMatch:
         if self.course and self.shared == self.course + self.common:
             failed.append(f"all {self.shared} shared fingerprints are the course's ({self.course}) or common "
                           f"({self.common})")
+        if failed and self.counted >= MIN_EVIDENCE and (self.counted < STRONG or self.lines < MIN_STRONG_LINES):
+            failed.append(f"nor is what they share enough to match whatever the score ({STRONG:g} on "
+                          f"{MIN_STRONG_LINES} lines of their own: they share {self.counted:g} on {self.lines})")
         return "; ".join(failed) or "it matches"
 
 
@@ -372,7 +384,8 @@ def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
     return CellMatch(a.cell, round(score, 3), round(counted, 2), len(shared), len(course), len(common),
                      sum(holders.get(h) == 2 for h in own - common), min(len(a.own), len(b.own)), lines,
                      a.text == b.text, len(cohort.answers),
-                     score >= threshold and counted >= MIN_EVIDENCE and lines >= MIN_LINES)
+                     (score >= threshold and counted >= MIN_EVIDENCE and lines >= MIN_LINES)
+                     or (counted >= STRONG and lines >= MIN_STRONG_LINES))
 
 
 def candidates(cohort: Cohort) -> set[tuple[int, int]]:
@@ -689,7 +702,8 @@ def _header(report: Report) -> list[str]:
             f"<style>{_STYLE}</style><h1>Answers that look alike: {_esc(report.assignment)}</h1>",
             f"<p>{report.students} students; {len(report.pairs)} pair{'s' * (len(report.pairs) != 1)} match in some "
             f"cell (score {report.threshold:g} or more: the share of the shorter answer's own part the two share, "
-            f"each fingerprint weighted by how rare it is in the cohort), {len(clusters)} cluster"
+            f"each fingerprint weighted by how rare it is in the cohort; or, whatever the score, {STRONG:g} of that "
+            f"weight on {MIN_STRONG_LINES} lines of their own), {len(clusters)} cluster"
             f"{'s' * (len(clusters) != 1)} of pairs matching in two cells or more. A pair is a reason to open the two "
             "notebooks, never a verdict.</p>",
             f"<p class='quiet'>The course's own code, whose lines never count towards a pair: {_esc(read)}. "
