@@ -1,5 +1,6 @@
-"""Answers that look copied, measured on the planted cohorts of modules 04, 05, 06 and 08 (``autograder.dev.planted``,
-``planted_05``, ``planted_05b``, ``planted_05c``, ``planted_06``, ``planted_06b``, ``planted_08``).
+"""Answers that look copied, measured on the planted cohorts of modules 02 to 09 (``autograder.dev.planted``,
+``planted_02``, ``planted_03``, ``planted_05``, ``planted_05b``, ``planted_05c``, ``planted_06``, ``planted_06b``,
+``planted_08``, ``planted_09``).
 
 Module 04: twelve honest students in their own styles, two who wrote the course's canonical answer
 independently, six who copied a classmate and disguised two or three answers each a different way (renamed,
@@ -190,13 +191,45 @@ def torch_one_thread():
     torch.set_num_threads(threads)
 
 
-@pytest.mark.parametrize("name", ["planted", "planted_02", "planted_05", "planted_05b", "planted_05c", "planted_06",
-                                  "planted_06b", "planted_08", "planted_09"])
+@pytest.mark.parametrize("name", ["planted", "planted_02", "planted_03", "planted_05", "planted_05b", "planted_05c",
+                                  "planted_06", "planted_06b", "planted_08", "planted_09"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     from autograder.dev import planted_run
 
     assert name in planted_run.COHORTS
     assert planted_run.check(name) == []  # an answer handed in twice is run once
+
+
+def test_a_cell_that_matches_below_the_threshold_says_it_matched_on_its_evidence():
+    """Module 03's chain: chain-c reworked the long MLP it took from chain-b, so their share of it is below the
+    threshold, but what they share that no third student wrote weighs more than STRONG on many lines: the cell
+    matches, and says so with its figures; a cell short of both rules says what each lacks."""
+    from autograder.dev import planted_03
+
+    cohort = planted_03.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_03.MODULE, code=_course_code(planted_03.MODULE))
+    pair = next(p for p in report.pairs if {p.a, p.b} == {"chain-b", "chain-c"})
+    cell = next(c for c in pair.cells if c.cell == "MLP")
+    assert cell.matches and cell.score < sim.THRESHOLD and cell.counted >= sim.STRONG, cell
+    assert any(r.startswith("it matches on its evidence") and f"{cell.counted:g}" in r for r in cell.reasons())
+    short = sim.CellMatch("MLP", 0.3, 10.0, 30, 5, 2, 8, 40, 5, False, 27, False)
+    assert "nor is what they share enough to match whatever the score (16 on 4 lines" in short.why_not()
+
+
+def test_a_comprehension_that_reads_its_own_name_is_built_apart():
+    """``params = {k: v for k, v in params.items() if ...}`` reads ``params`` while it builds it: written as a loop
+    into ``params`` itself, the loop read the empty dict it had just made (module 03's cohort showed it)."""
+    source = ("def count_parameters(model, trainable_only=False):\n    params = dict(model.named_parameters())\n"
+              "    if trainable_only:\n        params = {k: v for k, v in params.items() if v.requires_grad}\n"
+              "    return sum(v.numel() for v in params.values())\n")
+    from torch import nn
+
+    model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 1))
+    model[0].weight.requires_grad_(False)
+    for text in (source, normalise.normalise(source)):
+        namespace: dict = {}
+        exec(text, namespace)  # noqa: S102
+        assert namespace["count_parameters"](model, True) == 4 + 5, text
 
 
 def test_a_module_imported_inside_a_function_keeps_its_name_when_normalised():
@@ -570,7 +603,7 @@ def test_the_cohort_kept_out_of_tuning_keeps_its_floor():
     m = planted.measure(cohort, report)
     assert m.independent_pairs == 180 and m.false_pairs <= 0.01 * m.independent_pairs
     assert cohort.canonical not in report.flagged()
-    assert (m.disguised, m.copies) == (16, 10) and m.disguised_found >= 10 and m.copies_found >= 6, m
+    assert (m.disguised, m.copies) == (16, 10) and m.disguised_found >= 11 and m.copies_found >= 7, m
 
 
 @pytest.fixture(scope="module")
@@ -590,7 +623,8 @@ def test_the_module_08_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     assert cohort.canonical not in report.flagged()
     # first measured at 31 cells and 11 pairs; 32 and 11 after the tuning on the other cohorts and the fix of
     # imports inside a function (which this cohort's normalised answers showed); then tuned on: 37 and 13
-    assert m.disguised_found >= 37 and m.copies_found >= 13, m
+    # then 39 and 13, since a cell matches on STRONG weight over four lines whatever its score
+    assert m.disguised_found >= 39 and m.copies_found >= 13, m
 
 
 def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer(torch_one_thread):
@@ -604,7 +638,7 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 56), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 28 and m.copies_found >= 13, m  # 18 and 9 held out; 28 and 13 tuned on
+    assert m.disguised_found >= 31 and m.copies_found >= 14, m  # 18 and 9 held out; 28 and 13 tuned on, then 31, 14
     solution = nbtools.read(ROOT / "solutions" / planted_02.MODULE / f"{planted_02.MODULE}.ipynb")
     reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
     assert planted_run.unlike_their_source(planted_02.MODULE, cohort.answers, cohort.stubs, reference,
@@ -614,8 +648,9 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
 def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_courses_answer():
     """Module 09's cohort was written apart from the normaliser, after the changes for module 02's were begun and
     before they were done: measured on the code before them (38 of 74 cells, 13 of 15 pairs) and after (40 and
-    13), kept out of tuning.  Its normalised answers showed two changes of behaviour, both fixed: a helper that
-    makes a closure was written out in a loop, and a constructor's parameter renamed under a keyword call."""
+    13), kept out of tuning; 46 and 14 since a cell matches on STRONG weight over four lines whatever its score
+    (tuned on module 03's cohort).  Its normalised answers showed two changes of behaviour, both fixed: a helper
+    that makes a closure was written out in a loop, and a constructor's parameter renamed under a keyword call."""
     from autograder.dev import planted_09
 
     cohort = planted_09.planted_cohort()
@@ -623,7 +658,29 @@ def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_co
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (391, 15, 74), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 40 and m.copies_found >= 13, m
+    assert m.disguised_found >= 46 and m.copies_found >= 14, m
+
+
+def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
+    """Module 03's cohort, written apart from the normaliser to tune on (layers in a loop or written out,
+    ``nn.Sequential`` for a written-out ``forward``, functional calls for layers, helpers and a counter class,
+    unused indices, device helpers, guard clauses, ``try``/``finally``, ``functools.partial``, spellings, a chain,
+    a merge and a half copy): first measured at 12 of 48 cells and 6 of 14 pairs.  Its answers are short and
+    honest students converge on them (``freeze``, the id-set ``untrained_parameters``)."""
+    from autograder.dev import planted_03, planted_run
+
+    cohort = planted_03.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_03.MODULE, code=_course_code(planted_03.MODULE))
+    m = planted.measure(cohort, report)
+    assert (m.independent_pairs, m.copies, m.disguised) == (337, 14, 48), m
+    assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
+    assert m.disguised_found >= 14 and m.copies_found >= 8, m
+    solution = nbtools.read(ROOT / "solutions" / planted_03.MODULE / f"{planted_03.MODULE}.ipynb")
+    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    # the one copy that must differ: copier-unrolled's MLP names its layers as attributes, so the plan it took
+    # from honest-05 lists those names (a plan is the keys of its own author's MLP)
+    assert planted_run.unlike_their_source(planted_03.MODULE, cohort.answers, cohort.stubs, reference,
+                                           planted_03.COPIES) == [("plan_mlp", "copier-unrolled", "honest-05")]
 
 
 def test_every_copied_answer_of_module_08_does_what_its_source_does(torch_one_thread):
