@@ -21,7 +21,9 @@ that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
 :data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own, and whatever its score when the pair shares
 :data:`STRONG` on :data:`MIN_STRONG_LINES` lines of their own (a long answer copied and then much rewritten
-keeps that much that no third student wrote).  A pair that matches in one cell only is
+keeps that much that no third student wrote).  Cells that fall short alone but each share :data:`MIN_EVIDENCE`
+on :data:`MIN_LINES` lines of their own match *together* when two or more of them share :data:`TOGETHER`
+between them (rare code shared across a notebook, each cell rewritten).  A pair that matches in one cell only is
 reported when that cell carries :data:`STRONG`, or when its two answers are the same long answer once
 normalised (:data:`IDENTICAL_LONG` fingerprints beyond the course's, no one else wrote it).  In a pair reported, a cell whose two answers are identical
 once normalised (neither the reference, and no more students wrote it than hold a rare fingerprint) matches
@@ -74,6 +76,10 @@ THRESHOLD = 0.5
 MIN_EVIDENCE, MIN_LINES = 6.0, 2
 #: The least shared weight of a pair that matches in one cell only: one cell must carry what two would.
 STRONG = 16.0
+#: Cells that do not match alone, each sharing at least :data:`MIN_EVIDENCE` on :data:`MIN_LINES` lines of their
+#: own, match together when two or more of them (with any cell that matches alone) share this much: the same
+#: rare code in several cells of two notebooks is a copy even where each cell was rewritten.
+TOGETHER = 1.5 * STRONG
 #: A cell also matches, whatever its score, when the two share :data:`STRONG` weight of their own on this many
 #: lines: that much that no third student wrote is a copy, however much of two long answers was rewritten.
 MIN_STRONG_LINES = 4
@@ -310,6 +316,7 @@ class CellMatch:
     writers: int  # students whose answers were compared in this cell
     matches: bool  # from the threshold on with at least MIN_EVIDENCE counted, or STRONG on MIN_STRONG_LINES lines
     supports: bool = False  # matches only as support: identical once normalised, in a pair matching elsewhere
+    together: bool = False  # matches only with the pair's other cells (TOGETHER), not on its own
 
     def reasons(self) -> list[str]:
         discounted = self.course + self.common
@@ -324,7 +331,12 @@ class CellMatch:
                         f"students than a rare fingerprint's ({COMMON:.0%} of the cohort, at least two) wrote "
                         "that answer, it is not the reference, and the pair matches in another cell on its own "
                         "evidence (alone, the cell's own fingerprints are too few or too common to tell)")
-        if self.matches and not self.supports and self.score < THRESHOLD:
+        if self.together:
+            said.append(f"it matches together with the pair's other cells: alone it falls short (its score "
+                        f"{self.score:.2f}), but it shares {self.counted:g} that counts on {self.lines} lines of their "
+                        f"own, and the pair's cells that share {MIN_EVIDENCE:g} or more on {MIN_LINES} lines share "
+                        f"{TOGETHER:g} or more between them")
+        elif self.matches and not self.supports and self.score < THRESHOLD:
             said.append(f"it matches on its evidence, below the score {THRESHOLD:g}: what they share that counts "
                         f"weighs {self.counted:g} on {self.lines} lines of their own, and {STRONG:g} on "
                         f"{MIN_STRONG_LINES} lines match whatever share of two long answers that is")
@@ -511,6 +523,7 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
     students = {s for by_student in answers_by_cell.values() for s in by_student}
     report = Report(assignment, threshold, len(students), course_sources=list(code.sources))
     by_pair: dict[tuple[str, str], list[CellMatch]] = {}
+    close: dict[tuple[str, str], list[CellMatch]] = {}  # cells that do not match alone but share MIN_EVIDENCE
     cohorts: dict[str, Cohort] = {}
     signatures = stub_signatures(stubs)
     for cell, by_student in sorted(answers_by_cell.items()):
@@ -518,8 +531,17 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         cohort = cohorts[cell] = Cohort(answers)
         for i, j in candidates(cohort):
             m = match(answers[i], answers[j], cohort, threshold)
+            key = tuple(sorted((answers[i].student, answers[j].student)))
             if m.matches:
-                by_pair.setdefault(tuple(sorted((answers[i].student, answers[j].student))), []).append(m)
+                by_pair.setdefault(key, []).append(m)
+            elif m.counted >= MIN_EVIDENCE and m.lines >= MIN_LINES:
+                close.setdefault(key, []).append(m)
+    for key, near in close.items():
+        alone = by_pair.get(key, [])
+        if len(alone) + len(near) >= 2 and sum(m.counted for m in alone + near) >= TOGETHER:
+            for m in near:
+                m.matches = m.together = True
+            by_pair[key] = alone + near
     for (a, b), found in by_pair.items():
         done = {m.cell for m in found}
         others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
@@ -703,7 +725,8 @@ def _header(report: Report) -> list[str]:
             f"<p>{report.students} students; {len(report.pairs)} pair{'s' * (len(report.pairs) != 1)} match in some "
             f"cell (score {report.threshold:g} or more: the share of the shorter answer's own part the two share, "
             f"each fingerprint weighted by how rare it is in the cohort; or, whatever the score, {STRONG:g} of that "
-            f"weight on {MIN_STRONG_LINES} lines of their own), {len(clusters)} cluster"
+            f"weight on {MIN_STRONG_LINES} lines of their own; or together, cells that share {MIN_EVIDENCE:g} each "
+            f"and {TOGETHER:g} between them), {len(clusters)} cluster"
             f"{'s' * (len(clusters) != 1)} of pairs matching in two cells or more. A pair is a reason to open the two "
             "notebooks, never a verdict.</p>",
             f"<p class='quiet'>The course's own code, whose lines never count towards a pair: {_esc(read)}. "
