@@ -235,6 +235,22 @@ def test_cells_that_fall_short_alone_match_together_and_say_so(monkeypatch):
     assert frozenset(("copier-sequential", "honest-02")) not in again.flagged()
 
 
+def test_a_tally_object_is_fingerprinted_as_the_running_total_it_keeps():
+    """A class made up to hold a count, used only through its methods and attributes, reads like the local it
+    stands for (module 03's copier-helpers); a class whose instance is handed on, or has a base, stays."""
+    tally = ("class _Tally:\n    def __init__(self):\n        self.n = 0\n\n    def add(self, p):\n"
+             "        self.n += p.numel()\n\n\ndef count_parameters(model):\n    tally = _Tally()\n"
+             "    for p in model.parameters():\n        tally.add(p)\n    return tally.n\n")
+    plain = ("def count_parameters(model):\n    total = 0\n    for p in model.parameters():\n"
+             "        total += p.numel()\n    return total\n")
+    fingerprinted = [normalise.folded(normalise.normalise_tree(src)) for src in (tally, plain)]
+    assert fingerprinted[0] == fingerprinted[1], fingerprinted
+    handed_on = tally.replace("    return tally.n\n", "    print(tally)\n    return tally.n\n")
+    assert any("class" in line for line in normalise.folded(normalise.normalise_tree(handed_on)))
+    with_base = tally.replace("class _Tally:", "class _Tally(object):")
+    assert any("class" in line for line in normalise.folded(normalise.normalise_tree(with_base)))
+
+
 def test_a_comprehension_that_reads_its_own_name_is_built_apart():
     """``params = {k: v for k, v in params.items() if ...}`` reads ``params`` while it builds it: written as a loop
     into ``params`` itself, the loop read the empty dict it had just made (module 03's cohort showed it)."""

@@ -54,7 +54,8 @@ argument checks (``if c: raise``) after the code they interrupt, a ``try`` whose
 its body and its ``finally``, a temporary read once by a later ``return`` or once by the next statement (not
 in a loop's body or a branch) where it is read, a file opened by hand (``with open(p) as f``) read as ``p``,
 loops and comprehensions over a tuple written out unrolled, a dictionary filled key by key right after it is
-made (or by ``update(k=x)``) as one literal, the cell's constants no one reads any more left out, comparisons
+made (or by ``update(k=x)``) as one literal, an object of a class made up to hold values (a tally) as the locals
+it holds (:func:`_holders_inlined`), the cell's constants no one reads any more left out, comparisons
 one way round, containers filled one way, and the spellings of :data:`NEAR` folded (:class:`_Near`).
 """
 
@@ -2604,6 +2605,158 @@ def _filled_at_once(tree: ast.Module) -> None:
         body[:] = merged
 
 
+def _holder_class(cls: ast.ClassDef) -> dict[str, ast.FunctionDef] | None:
+    """A class the answer made up to hold a few values (a tally, an accumulator): no base, only methods, each
+    reading its instance only through its attributes, none returning anything but an attribute; its methods by
+    name, or ``None``."""
+    if cls.bases or cls.keywords or cls.decorator_list:
+        return None
+    methods = {}
+    for m in cls.body:
+        if not isinstance(m, ast.FunctionDef) or m.decorator_list or not m.args.args or m.args.vararg or (
+                m.args.kwarg or m.args.kwonlyargs or m.args.defaults or m.args.posonlyargs):
+            return None
+        me = m.args.args[0].arg
+        attributes = {id(n.value) for n in _walk(m) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        if any(isinstance(n, ast.Name) and n.id == me and id(n) not in attributes for n in _walk(m)):
+            return None  # the instance handed on, not only its attributes read
+        if any(isinstance(n, _ALL_SCOPES) for n in _walk(m) if n is not m) or any(
+                isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)) for n in _walk(m)):
+            return None
+        returns = [n for n in _walk(m) if isinstance(n, ast.Return)]
+        if returns and not (len(returns) == 1 and m.body[-1] is returns[0] and isinstance(returns[0].value, ast.Attribute)
+                            and isinstance(returns[0].value.value, ast.Name) and returns[0].value.value.id == me):
+            return None
+        methods[m.name] = m
+    return methods if "__init__" in methods else None
+
+
+class _HolderInlined(ast.NodeTransformer):
+    """An instance's method calls written out, its attributes locals (:func:`_holders_inlined`)."""
+
+    def __init__(self, name: str, methods: dict[str, ast.FunctionDef], locals_of: dict[str, str]) -> None:
+        self.name, self.methods, self.locals_of = name, methods, locals_of
+
+    def body_of(self, method: ast.FunctionDef, args: list[ast.AST]) -> list[ast.stmt]:
+        me = method.args.args[0].arg
+        given = dict(zip([a.arg for a in method.args.args[1:]], args))
+
+        class Put(ast.NodeTransformer):
+            def visit_Attribute(inner, node):  # noqa: N805 - the instance's attribute is a local
+                if isinstance(node.value, ast.Name) and node.value.id == me:
+                    return ast.copy_location(ast.Name(self.locals_of[node.attr], node.ctx), node)
+                inner.generic_visit(node)
+                return node
+
+            def visit_Name(inner, node):  # noqa: N805
+                if node.id in given and isinstance(node.ctx, ast.Load):
+                    return ast.copy_location(copy.deepcopy(given[node.id]), node)
+                return node
+
+        body = [Put().visit(copy.deepcopy(stmt)) for stmt in method.body]
+        return [stmt for stmt in body if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        value = node.value
+        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == self.name
+                and isinstance(value, ast.Call)):
+            return self.body_of(self.methods["__init__"], value.args) or ast.Pass()
+        self.generic_visit(node)
+        return node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        call = node.value
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == self.name):
+            body = self.body_of(self.methods[call.func.attr], call.args)
+            body = [s for s in body if not isinstance(s, ast.Return)]
+            return body or ast.Pass()
+        self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == self.name:
+            returned = self.methods[f.attr].body[-1]
+            if isinstance(returned, ast.Return) and len(self.methods[f.attr].body) == 1:
+                return ast.copy_location(ast.Name(self.locals_of[returned.value.attr], ast.Load()), node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Name(self.locals_of[node.attr], ast.Load()), node)
+        self.generic_visit(node)
+        return node
+
+
+def _holders_inlined(tree: ast.Module) -> None:
+    """An instance of a class the answer made up to hold values (:func:`_holder_class`), made once in a function
+    with positional arguments and used there only through its methods' calls and its attributes' reads, is
+    written out: its attributes are locals, ``__init__`` and each method called as a statement are written
+    where they are called (a method of one ``return self.x`` is ``x``), and a class every use of which was
+    written out goes; in place, for the fingerprinted text only (so a tally object reads as the running total it
+    keeps)."""
+    classes = {n.name: (n, _holder_class(n)) for n in tree.body if isinstance(n, ast.ClassDef)}
+    classes = {name: pair for name, pair in classes.items() if pair[1] is not None}
+    if not classes:
+        return
+    used_up = set()
+    counter = [900]
+    for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES)]:
+        if any(isinstance(n, ast.ClassDef) and n.name in classes for n in [fn]):
+            continue
+        for stmt in list(_walk(fn)):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name)
+                    and stmt.value.func.id in classes and not stmt.value.keywords
+                    and not any(isinstance(a, ast.Starred) for a in stmt.value.args)):
+                continue
+            name, (cls, methods) = stmt.targets[0].id, classes[stmt.value.func.id]
+            uses = [n for n in _walk(fn) if isinstance(n, ast.Name) and n.id == name]
+            parents = {id(c): p for p in _walk(fn) for c in ast.iter_child_nodes(p)}
+            ok = _stores(fn).get(name, 0) == 1 and len(stmt.value.args) == len(methods["__init__"].args.args) - 1
+            attributes = set()
+            for use in uses:
+                if isinstance(use.ctx, ast.Store):
+                    continue
+                parent = parents.get(id(use))
+                if not isinstance(parent, ast.Attribute) or not isinstance(parent.ctx, ast.Load):
+                    ok = False
+                    break
+                grand = parents.get(id(parent))
+                if parent.attr in methods:
+                    method = methods[parent.attr]
+                    called = isinstance(grand, ast.Call) and grand.func is parent and not grand.keywords and len(
+                        grand.args) == len(method.args.args) - 1
+                    statement = isinstance(parents.get(id(grand)), ast.Expr)
+                    one_return = len(method.body) == 1 and isinstance(method.body[0], ast.Return)
+                    if not called or not (statement or one_return):
+                        ok = False
+                        break
+                else:
+                    attributes.add(parent.attr)
+            if not ok:
+                continue
+            stored = {n.attr for m in methods.values() for n in _walk(m) if isinstance(n, ast.Attribute)
+                      and isinstance(n.value, ast.Name) and n.value.id == m.args.args[0].arg}
+            if not attributes <= stored:
+                continue
+            locals_of = {}
+            for attr in sorted(stored):
+                locals_of[attr] = f"v{counter[0]}"
+                counter[0] += 1
+            _HolderInlined(name, methods, locals_of).visit(fn)
+            for _, _, body in list(_bodies(fn)):
+                flat = []
+                for item in body:
+                    flat += item if isinstance(item, list) else [item]
+                body[:] = flat
+            used_up.add(cls.name)
+    still = {n.id for n in _walk(tree) if isinstance(n, ast.Name)}
+    tree.body[:] = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in used_up and n.name not in still)]
+
+
 def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast.Module:
     variables = set(variables or ())
     params = {name for n in _walk(tree) for name in parameters(n)}
@@ -2611,6 +2764,7 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
         variables |= {n.name for n in _walk(tree) if isinstance(n, _SCOPES) and n.name not in keep}
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
+    _holders_inlined(tree)
     _open_unwrapped(tree)
     _options_as_defaults(tree)
     _messages_dropped(tree)
