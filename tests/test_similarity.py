@@ -1,6 +1,6 @@
 """Answers that look copied, measured on the planted cohorts of modules 02 to 09 (``autograder.dev.planted``,
 ``planted_02``, ``planted_03``, ``planted_05``, ``planted_05b``, ``planted_05c``, ``planted_06``, ``planted_06b``,
-``planted_08``, ``planted_09``).
+``planted_08``, ``planted_09``), and false alarms on a cohort of honest students only (``honest_06``).
 
 Module 04: twelve honest students in their own styles, two who wrote the course's canonical answer
 independently, six who copied a classmate and disguised two or three answers each a different way (renamed,
@@ -192,7 +192,7 @@ def torch_one_thread():
 
 
 @pytest.mark.parametrize("name", ["planted", "planted_02", "planted_03", "planted_05", "planted_05b", "planted_05c",
-                                  "planted_06", "planted_06b", "planted_08", "planted_09"])
+                                  "planted_06", "planted_06b", "planted_08", "planted_09", "honest_06"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     from autograder.dev import planted_run
 
@@ -213,7 +213,8 @@ def test_a_cell_that_matches_below_the_threshold_says_it_matched_on_its_evidence
     assert cell.matches and cell.score < sim.THRESHOLD and cell.counted >= sim.STRONG, cell
     assert any(r.startswith("it matches on its evidence") and f"{cell.counted:g}" in r for r in cell.reasons())
     short = sim.CellMatch("MLP", 0.3, 10.0, 30, 5, 2, 8, 40, 5, False, 27, False)
-    assert "nor is what they share enough to match whatever the score (16 on 4 lines" in short.why_not()
+    assert "nor is what they share enough to match from a lower score (16 on 4 lines of their own from 0.35" in (
+        short.why_not())
 
 
 def test_cells_that_fall_short_alone_match_together_and_say_so(monkeypatch):
@@ -249,6 +250,47 @@ def test_a_tally_object_is_fingerprinted_as_the_running_total_it_keeps():
     assert any("class" in line for line in normalise.folded(normalise.normalise_tree(handed_on)))
     with_base = tally.replace("class _Tally:", "class _Tally(object):")
     assert any("class" in line for line in normalise.folded(normalise.normalise_tree(with_base)))
+
+
+def test_honest_students_of_one_lesson_are_not_taken_for_copiers():
+    """Module 06's honest cohort (``honest_06``: sixteen students, no copy, four of them following the lesson's
+    idioms closely) measures false alarms.  Long ``health_check`` answers written after one lesson share 16 to 20
+    rare fingerprints at scores of 0.17 to 0.33: matching on STRONG weight whatever the score flagged five of
+    them, so that rule starts at STRONG_SCORE.  The one pair left (two lesson followers whose hooks code agrees
+    on 28 lines at 0.6) was flagged before these rules too."""
+    from autograder.dev import honest_06
+
+    cohort = honest_06.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, honest_06.MODULE, code=_course_code(honest_06.MODULE))
+    m = planted.measure(cohort, report)
+    assert (m.independent_pairs, m.copies) == (120, 0), m
+    assert {tuple(sorted(p)) for p in report.flagged()} == {("honest-01", "honest-04")}
+
+
+def test_a_class_body_keeps_its_names_and_an_object_with_a_drawing_constructor_stays():
+    """What a class body binds is an attribute (``Best.lr``), not a local to number; a class whose constructor
+    draws from a generator, or whose method reads the object itself (``getattr(self, part)``), is not unwrapped
+    into functions that would draw again or lose the object (module 06's honest cohort showed both)."""
+    best = ("def pick_lr(sweep):\n    class Best:\n        lr, loss = None, math.inf\n\n"
+            "    for lr, loss in sweep.items():\n        if math.isfinite(loss) and loss < Best.loss:\n"
+            "            Best.lr, Best.loss = lr, loss\n    return Best.lr\n")
+    split = ("class Split:\n    def __init__(self, n, generator):\n"
+             "        order = torch.randperm(n, generator=generator).tolist()\n        self.val, self.train = order[:2], "
+             "order[2:]\n\n    def part(self, name):\n        return getattr(self, name)\n\n\n"
+             "def halves(n, generator):\n    split = Split(n, generator)\n"
+             "    return split.part('train'), split.part('val')\n")
+    import math as _math
+
+    import torch
+
+    for source, call in ((best, lambda ns: ns["pick_lr"]({0.1: 0.5, 1.0: _math.inf, 0.01: 0.2})),
+                         (split, lambda ns: ns["halves"](6, torch.Generator().manual_seed(3)))):
+        results = []
+        for text in (source, normalise.normalise(source)):
+            namespace = {"math": _math, "torch": torch}
+            exec(text, namespace)  # noqa: S102
+            results.append(call(namespace))
+        assert results[0] == results[1], (source, normalise.normalise(source))
 
 
 def test_a_comprehension_that_reads_its_own_name_is_built_apart():
@@ -658,7 +700,7 @@ def test_the_module_08_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     assert cohort.canonical not in report.flagged()
     # first measured at 31 cells and 11 pairs; 32 and 11 after the tuning on the other cohorts and the fix of
     # imports inside a function (which this cohort's normalised answers showed); then tuned on: 37 and 13
-    # then 39 and 13, since a cell matches on STRONG weight over four lines whatever its score; 40 since cells
+    # then 39 and 13, since a cell matches on STRONG weight over four lines from STRONG_SCORE; 40 since cells
     # match together on TOGETHER
     assert m.disguised_found >= 40 and m.copies_found >= 13, m
 
@@ -674,7 +716,7 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 56), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    # 18 and 9 held out; 28 and 13 tuned on, then 31 and 14 (STRONG whatever the score), 37 (cells together)
+    # 18 and 9 held out; 28 and 13 tuned on, then 31 and 14 (STRONG from STRONG_SCORE), 37 (cells together)
     assert m.disguised_found >= 37 and m.copies_found >= 14, m
     solution = nbtools.read(ROOT / "solutions" / planted_02.MODULE / f"{planted_02.MODULE}.ipynb")
     reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
@@ -685,9 +727,9 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
 def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_courses_answer():
     """Module 09's cohort was written apart from the normaliser, after the changes for module 02's were begun and
     before they were done: measured on the code before them (38 of 74 cells, 13 of 15 pairs) and after (40 and
-    13), kept out of tuning; 46 and 14 since a cell matches on STRONG weight over four lines whatever its score,
-    57 and 14 since cells that share MIN_EVIDENCE each match together on TOGETHER (both tuned on module 03's
-    cohort).  Its normalised answers showed two changes of behaviour, both fixed: a helper
+    13), kept out of tuning; 56 and 13 since a cell matches from STRONG_SCORE on STRONG weight over four lines and
+    cells that share MIN_EVIDENCE each match together on TOGETHER (tuned on module 03's cohort, and the score's
+    floor on module 06's honest one).  Its normalised answers showed two changes of behaviour, both fixed: a helper
     that makes a closure was written out in a loop, and a constructor's parameter renamed under a keyword call."""
     from autograder.dev import planted_09
 
@@ -696,7 +738,7 @@ def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_co
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (391, 15, 74), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 57 and m.copies_found >= 14, m
+    assert m.disguised_found >= 56 and m.copies_found >= 13, m
 
 
 def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
@@ -704,7 +746,7 @@ def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     ``nn.Sequential`` for a written-out ``forward``, functional calls for layers, helpers and a counter class,
     unused indices, device helpers, guard clauses, ``try``/``finally``, ``functools.partial``, spellings, a chain,
     a merge and a half copy): first measured at 12 of 48 cells and 6 of 14 pairs, then tuned on: 14 and 8 (STRONG
-    whatever the score), 21 and 9 (cells together), 22 (a tally object read as its total).  Its answers are short
+    from a lower score), 21 and 9 (cells together), 22 (a tally object read as its total).  Its answers are short
     and honest students converge on them (``freeze``, the id-set ``untrained_parameters``)."""
     from autograder.dev import planted_03, planted_run
 

@@ -716,7 +716,7 @@ def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs:
 
 
 COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08",
-           "planted_02", "planted_09", "planted_03")
+           "planted_02", "planted_09", "planted_03", "honest_06")
 
 
 def check(name: str) -> list[tuple[str, str]]:

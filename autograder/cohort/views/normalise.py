@@ -509,7 +509,10 @@ def _rename_scopes(tree: ast.Module) -> None:
 
     def rename(scope: ast.AST, env: dict[str, str]) -> None:
         mapping = dict(env)
-        if not isinstance(scope, (ast.Module, ast.ClassDef)):
+        if isinstance(scope, ast.ClassDef):
+            for name in scope_locals(scope):
+                mapping.pop(name, None)  # what a class body binds is an attribute (``Best.lr``): kept as written
+        elif not isinstance(scope, ast.Module):
             own = parameters(scope)
             for name in own:
                 mapping.pop(name, None)  # a parameter hides the enclosing scope's name
@@ -531,7 +534,8 @@ def _rename_scopes(tree: ast.Module) -> None:
             elif isinstance(node, ast.Nonlocal):
                 node.names = [mapping.get(n, n) for n in node.names]
         for inner in nested_scopes(scope):
-            rename(inner, mapping)
+            # a class body's names are not visible in its methods: they see the enclosing scope's
+            rename(inner, env if isinstance(scope, ast.ClassDef) else mapping)
 
     rename(tree, {})
 
@@ -639,6 +643,13 @@ def _unwrap_class(cls: ast.ClassDef) -> dict[str, ast.FunctionDef] | None:
     methods = [s for s in cls.body if isinstance(s, ast.FunctionDef) and s.args.args and not s.decorator_list]
     if len(methods) != len([s for s in cls.body if not isinstance(s, ast.Pass)]):
         return None
+    if any(m.args.vararg or m.args.kwarg for m in methods):
+        return None  # *args or **options: the constructor's arguments and the method's could no longer be told apart
+    for m in methods:
+        me = m.args.args[0].arg
+        through = {id(n.value) for n in _walk(m) if isinstance(n, ast.Attribute)}
+        if any(isinstance(n, ast.Name) and n.id == me and id(n) not in through for n in _walk(m)):
+            return None  # the object itself read (getattr(self, name), handed on): not only its attributes
     attributes = {n.attr for m in methods for n in _walk(m) if isinstance(n, ast.Attribute)
                   and isinstance(n.value, ast.Name) and n.value.id == m.args.args[0].arg}
     if any(attributes & (set(scope_locals(m)) - {a.arg for a in m.args.args}) for m in methods
@@ -708,8 +719,10 @@ def _unwrap_classes(tree: ast.Module, keep: set[str]) -> None:
         if any(stores.get(name, 0) != 1 for name in bound):
             continue
         loads = _loads(trial)
-        if _keeps_state(cls) and any(loads.get(name, 0) > 1 for name in bound):
-            continue  # an object whose methods change it, used twice: the second call sees what the first did
+        if (_keeps_state(cls) or not _plain_constructor(cls)) and any(loads.get(name, 0) > 1 for name in bound):
+            # an object whose methods change it, used twice: the second call sees what the first did; one whose
+            # constructor calls anything (a random draw, a print), used twice: each function would call it again
+            continue
         _CallsOfClass(cls.name, methods, bound).visit(trial)
         used = {n.id for n in _walk(trial) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         _drop(trial, partial(_unused_object, cls=cls.name, used=used))
@@ -717,6 +730,14 @@ def _unwrap_classes(tree: ast.Module, keep: set[str]) -> None:
         if cls.name in _loads(trial) or any(name in _loads(trial) for name in bound):
             continue  # some use of the class or of an object it made is not a call of its methods
         tree.body[:] = trial.body
+
+
+def _plain_constructor(cls: ast.ClassDef) -> bool:
+    """Whether the constructor calls nothing but functions that only read (``len``, ``round``, ...): running it
+    once per method call then does what running it once did."""
+    init = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+    return init is None or all(isinstance(n.func, ast.Name) and n.func.id in _IMMUTABLE_CALLS
+                               for n in _walk(init) if isinstance(n, ast.Call))
 
 
 def _keeps_state(cls: ast.ClassDef) -> bool:

@@ -19,11 +19,11 @@ equal to the reference is listed on its own, whatever the cohort's size (word fo
 that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one that more than
 :data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
-:data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own, and whatever its score when the pair shares
-:data:`STRONG` on :data:`MIN_STRONG_LINES` lines of their own (a long answer copied and then much rewritten
-keeps that much that no third student wrote).  Cells that fall short alone but each share :data:`MIN_EVIDENCE`
-on :data:`MIN_LINES` lines of their own match *together* when two or more of them share :data:`TOGETHER`
-between them (rare code shared across a notebook, each cell rewritten).  A pair that matches in one cell only is
+:data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own, and from :data:`STRONG_SCORE` when the pair
+shares :data:`STRONG` on :data:`MIN_STRONG_LINES` lines of their own (a long answer copied and then much
+rewritten keeps that much that no third student wrote).  Cells that fall short alone but each share
+:data:`MIN_EVIDENCE` on :data:`MIN_LINES` lines of their own match *together* when two or more of them share
+:data:`TOGETHER` between them (rare code shared across a notebook, each cell rewritten).  A pair that matches in one cell only is
 reported when that cell carries :data:`STRONG`, or when its two answers are the same long answer once
 normalised (:data:`IDENTICAL_LONG` fingerprints beyond the course's, no one else wrote it).  In a pair reported, a cell whose two answers are identical
 once normalised (neither the reference, and no more students wrote it than hold a rare fingerprint) matches
@@ -80,9 +80,11 @@ STRONG = 16.0
 #: own, match together when two or more of them (with any cell that matches alone) share this much: the same
 #: rare code in several cells of two notebooks is a copy even where each cell was rewritten.
 TOGETHER = 1.5 * STRONG
-#: A cell also matches, whatever its score, when the two share :data:`STRONG` weight of their own on this many
-#: lines: that much that no third student wrote is a copy, however much of two long answers was rewritten.
-MIN_STRONG_LINES = 4
+#: A cell also matches from a lower score, :data:`STRONG_SCORE`, when the two share :data:`STRONG` weight of their
+#: own on :data:`MIN_STRONG_LINES` lines: that much that no third student wrote, on a long answer copied and then
+#: much rewritten.  Not lower: two honest students' long answers written after one lesson share that much at
+#: scores up to a third (module 06's honest cohort, ``autograder.dev.honest_06``).
+MIN_STRONG_LINES, STRONG_SCORE = 4, 0.35
 #: A pair that matches in one cell only whose two answers are identical once normalised (and written by no one
 #: else) is reported when the answer has this many fingerprints of its own, common ones included: a whole long
 #: answer the same is evidence however common its parts (a copier who took one cell from each of two
@@ -339,7 +341,7 @@ class CellMatch:
         elif self.matches and not self.supports and self.score < THRESHOLD:
             said.append(f"it matches on its evidence, below the score {THRESHOLD:g}: what they share that counts "
                         f"weighs {self.counted:g} on {self.lines} lines of their own, and {STRONG:g} on "
-                        f"{MIN_STRONG_LINES} lines match whatever share of two long answers that is")
+                        f"{MIN_STRONG_LINES} lines match from a score of {STRONG_SCORE:g}")
         if self.identical:
             said.append("the two answers are identical once names, comments, layout, helpers, classes, "
                         "comprehensions, dead code, loop forms, branch orientation, spellings and the order of "
@@ -359,9 +361,11 @@ class CellMatch:
         if self.course and self.shared == self.course + self.common:
             failed.append(f"all {self.shared} shared fingerprints are the course's ({self.course}) or common "
                           f"({self.common})")
-        if failed and self.counted >= MIN_EVIDENCE and (self.counted < STRONG or self.lines < MIN_STRONG_LINES):
-            failed.append(f"nor is what they share enough to match whatever the score ({STRONG:g} on "
-                          f"{MIN_STRONG_LINES} lines of their own: they share {self.counted:g} on {self.lines})")
+        if failed and self.counted >= MIN_EVIDENCE and (
+                self.counted < STRONG or self.lines < MIN_STRONG_LINES or self.score < STRONG_SCORE):
+            failed.append(f"nor is what they share enough to match from a lower score ({STRONG:g} on "
+                          f"{MIN_STRONG_LINES} lines of their own from {STRONG_SCORE:g}: they share {self.counted:g} "
+                          f"on {self.lines})")
         return "; ".join(failed) or "it matches"
 
 
@@ -397,7 +401,7 @@ def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
                      sum(holders.get(h) == 2 for h in own - common), min(len(a.own), len(b.own)), lines,
                      a.text == b.text, len(cohort.answers),
                      (score >= threshold and counted >= MIN_EVIDENCE and lines >= MIN_LINES)
-                     or (counted >= STRONG and lines >= MIN_STRONG_LINES))
+                     or (counted >= STRONG and lines >= MIN_STRONG_LINES and score >= STRONG_SCORE))
 
 
 def candidates(cohort: Cohort) -> set[tuple[int, int]]:
@@ -724,8 +728,8 @@ def _header(report: Report) -> list[str]:
             f"<style>{_STYLE}</style><h1>Answers that look alike: {_esc(report.assignment)}</h1>",
             f"<p>{report.students} students; {len(report.pairs)} pair{'s' * (len(report.pairs) != 1)} match in some "
             f"cell (score {report.threshold:g} or more: the share of the shorter answer's own part the two share, "
-            f"each fingerprint weighted by how rare it is in the cohort; or, whatever the score, {STRONG:g} of that "
-            f"weight on {MIN_STRONG_LINES} lines of their own; or together, cells that share {MIN_EVIDENCE:g} each "
+            f"each fingerprint weighted by how rare it is in the cohort; or {STRONG_SCORE:g} or more with {STRONG:g} "
+            f"of that weight on {MIN_STRONG_LINES} lines of their own; or together, cells that share {MIN_EVIDENCE:g} each "
             f"and {TOGETHER:g} between them), {len(clusters)} cluster"
             f"{'s' * (len(clusters) != 1)} of pairs matching in two cells or more. A pair is a reason to open the two "
             "notebooks, never a verdict.</p>",
