@@ -91,6 +91,13 @@ def _alive(pids: set[int]) -> set[int]:
     return left
 
 
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200]
+    except OSError:
+        return "(gone)"
+
+
 def _journaled(course: Path) -> list[str]:
     path = course / "reports" / MODULE / JOURNAL
     if not path.exists():
@@ -140,8 +147,13 @@ def _stopped_then_resumed(prepared, name: str, sig: int) -> dict:
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
     stop_seconds = time.monotonic() - stopped_at
-    time.sleep(3)  # a killed parent's children get their death signal at once; allow them to exit
-    left = _alive(running)
+    # a killed parent's children get their death signal at once; they exit in well under a second on a quiet
+    # machine, and may take seconds when both cores are busy (a worker closing down): allow them 30
+    gone_by = time.monotonic() + 30
+    while _alive(running) and time.monotonic() < gone_by:
+        time.sleep(0.2)
+    exit_seconds = time.monotonic() - stopped_at
+    left = {pid: _command(pid) for pid in _alive(running)}
     kept = _journaled(work)
     autograded = {s: (work / "autograded" / s / MODULE / f"{MODULE}.ipynb").stat().st_mtime_ns for s in kept}
     resume_started = time.monotonic()
@@ -149,7 +161,8 @@ def _stopped_then_resumed(prepared, name: str, sig: int) -> dict:
     ARTIFACTS.mkdir(exist_ok=True)
     with (ARTIFACTS / "grade-interrupts.jsonl").open("a") as fh:  # figures for the record, not assertions
         fh.write(json.dumps({"signal": signal.Signals(sig).name, "stop_seconds": round(stop_seconds, 2),
-                             "processes_running": len(running), "left": len(left), "kept": len(kept),
+                             "processes_running": len(running), "left": len(left),
+                             "all_gone_seconds": round(exit_seconds, 2), "kept": len(kept),
                              "resume_seconds": round(time.monotonic() - resume_started, 1)}) + "\n")
     return {"work": work, "code": proc.returncode, "output": out + err, "stop_seconds": stop_seconds,
             "running": running, "left": left, "kept": kept, "autograded": autograded, "resume_code": code,

@@ -19,8 +19,8 @@ equal to the reference is listed on its own, whatever the cohort's size (word fo
 that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one that more than
 :data:`COMMON` of the cohort has nothing.  A pair's score in a cell is the share of the shorter answer's own
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
-:data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own, and from :data:`STRONG_SCORE` when the pair
-shares :data:`STRONG` on :data:`MIN_STRONG_LINES` lines of their own (a long answer copied and then much
+:data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own, and from :data:`STRONG_SHARE` of the
+threshold when the pair shares :data:`STRONG` on :data:`MIN_STRONG_LINES` lines of their own (a long answer copied and then much
 rewritten keeps that much that no third student wrote).  Cells that fall short alone but each share
 :data:`MIN_EVIDENCE` on :data:`MIN_LINES` lines of their own match *together* when two or more of them share
 :data:`TOGETHER` between them (rare code shared across a notebook, each cell rewritten).  A pair that matches in one cell only is
@@ -80,11 +80,11 @@ STRONG = 16.0
 #: own, match together when two or more of them (with any cell that matches alone) share this much: the same
 #: rare code in several cells of two notebooks is a copy even where each cell was rewritten.
 TOGETHER = 1.5 * STRONG
-#: A cell also matches from a lower score, :data:`STRONG_SCORE`, when the two share :data:`STRONG` weight of their
-#: own on :data:`MIN_STRONG_LINES` lines: that much that no third student wrote, on a long answer copied and then
-#: much rewritten.  Not lower: two honest students' long answers written after one lesson share that much at
-#: scores up to a third (module 06's honest cohort, ``autograder.dev.honest_06``).
-MIN_STRONG_LINES, STRONG_SCORE = 4, 0.35
+#: A cell also matches from a lower score, this share of the threshold (0.35 at the default 0.5), when the two
+#: share :data:`STRONG` weight of their own on :data:`MIN_STRONG_LINES` lines: that much that no third student
+#: wrote, on a long answer copied and then much rewritten.  Not lower: two honest students' long answers written
+#: after one lesson share that much at scores up to a third (module 06's honest cohort, ``autograder.dev.honest_06``).
+MIN_STRONG_LINES, STRONG_SHARE = 4, 0.7
 #: A pair that matches in one cell only whose two answers are identical once normalised (and written by no one
 #: else) is reported when the answer has this many fingerprints of its own, common ones included: a whole long
 #: answer the same is evidence however common its parts (a copier who took one cell from each of two
@@ -316,11 +316,12 @@ class CellMatch:
     lines: int  # lines of their own (neither the course's nor the stub's) that the counted fingerprints cover
     identical: bool  # the normalised answers are the same
     writers: int  # students whose answers were compared in this cell
-    matches: bool  # from the threshold on with at least MIN_EVIDENCE counted, or STRONG on MIN_STRONG_LINES lines
+    matches: bool  # from the threshold on with MIN_EVIDENCE counted; STRONG on MIN_STRONG_LINES lines from
+    # STRONG_SHARE of it; or together with the pair's other cells (TOGETHER)
     supports: bool = False  # matches only as support: identical once normalised, in a pair matching elsewhere
     together: bool = False  # matches only with the pair's other cells (TOGETHER), not on its own
 
-    def reasons(self) -> list[str]:
+    def reasons(self, threshold: float = THRESHOLD) -> list[str]:
         discounted = self.course + self.common
         said = [f"they share {self.shared - discounted} fingerprints of their own, on {self.lines} lines that are "
                 f"neither the course's nor the stub's (the shorter answer has {self.smaller} fingerprints beyond the "
@@ -338,10 +339,10 @@ class CellMatch:
                         f"{self.score:.2f}), but it shares {self.counted:g} that counts on {self.lines} lines of their "
                         f"own, and the pair's cells that share {MIN_EVIDENCE:g} or more on {MIN_LINES} lines share "
                         f"{TOGETHER:g} or more between them")
-        elif self.matches and not self.supports and self.score < THRESHOLD:
-            said.append(f"it matches on its evidence, below the score {THRESHOLD:g}: what they share that counts "
+        elif self.matches and not self.supports and self.score < threshold:
+            said.append(f"it matches on its evidence, below the score {threshold:g}: what they share that counts "
                         f"weighs {self.counted:g} on {self.lines} lines of their own, and {STRONG:g} on "
-                        f"{MIN_STRONG_LINES} lines match from a score of {STRONG_SCORE:g}")
+                        f"{MIN_STRONG_LINES} lines match from a score of {STRONG_SHARE * threshold:g}")
         if self.identical:
             said.append("the two answers are identical once names, comments, layout, helpers, classes, "
                         "comprehensions, dead code, loop forms, branch orientation, spellings and the order of "
@@ -362,10 +363,10 @@ class CellMatch:
             failed.append(f"all {self.shared} shared fingerprints are the course's ({self.course}) or common "
                           f"({self.common})")
         if failed and self.counted >= MIN_EVIDENCE and (
-                self.counted < STRONG or self.lines < MIN_STRONG_LINES or self.score < STRONG_SCORE):
+                self.counted < STRONG or self.lines < MIN_STRONG_LINES or self.score < STRONG_SHARE * threshold):
             failed.append(f"nor is what they share enough to match from a lower score ({STRONG:g} on "
-                          f"{MIN_STRONG_LINES} lines of their own from {STRONG_SCORE:g}: they share {self.counted:g} "
-                          f"on {self.lines})")
+                          f"{MIN_STRONG_LINES} lines of their own from {STRONG_SHARE * threshold:g}: they share "
+                          f"{self.counted:g} on {self.lines} at {self.score:.2f})")
         return "; ".join(failed) or "it matches"
 
 
@@ -401,7 +402,7 @@ def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
                      sum(holders.get(h) == 2 for h in own - common), min(len(a.own), len(b.own)), lines,
                      a.text == b.text, len(cohort.answers),
                      (score >= threshold and counted >= MIN_EVIDENCE and lines >= MIN_LINES)
-                     or (counted >= STRONG and lines >= MIN_STRONG_LINES and score >= STRONG_SCORE))
+                     or (counted >= STRONG and lines >= MIN_STRONG_LINES and score >= STRONG_SHARE * threshold))
 
 
 def candidates(cohort: Cohort) -> set[tuple[int, int]]:
@@ -684,7 +685,7 @@ def to_json(report: Report) -> dict:
         "pairs": [{"a": p.a, "b": p.b, "matching_cells": len(p.matching), "mean_score": p.strength[1],
                    "evidence": {"weight": p.evidence[1], "lines": p.evidence[2]},
                    "cells": [{**c.__dict__, "matches": c.matches,
-                              "reasons": c.reasons() if c.matches else [c.why_not(report.threshold)]}
+                              "reasons": c.reasons(report.threshold) if c.matches else [c.why_not(report.threshold)]}
                              for c in p.cells]}
                   for p in report.pairs]}
 
@@ -728,7 +729,8 @@ def _header(report: Report) -> list[str]:
             f"<style>{_STYLE}</style><h1>Answers that look alike: {_esc(report.assignment)}</h1>",
             f"<p>{report.students} students; {len(report.pairs)} pair{'s' * (len(report.pairs) != 1)} match in some "
             f"cell (score {report.threshold:g} or more: the share of the shorter answer's own part the two share, "
-            f"each fingerprint weighted by how rare it is in the cohort; or {STRONG_SCORE:g} or more with {STRONG:g} "
+            f"each fingerprint weighted by how rare it is in the cohort; or {STRONG_SHARE * report.threshold:g} or "
+            f"more with {STRONG:g} "
             f"of that weight on {MIN_STRONG_LINES} lines of their own; or together, cells that share {MIN_EVIDENCE:g} each "
             f"and {TOGETHER:g} between them), {len(clusters)} cluster"
             f"{'s' * (len(clusters) != 1)} of pairs matching in two cells or more. A pair is a reason to open the two "
@@ -796,6 +798,10 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     a, b = report.answers[pair.a, m.cell], report.answers[pair.b, m.cell]
     if m.supports:
         verdict = "matches as support: identical once normalised, in a pair that matches elsewhere"
+    elif m.together:
+        verdict = f"matches together with the pair's other cells, score {m.score:.2f}"
+    elif m.matches and m.score < report.threshold:
+        verdict = f"matches on its evidence, score {m.score:.2f}"
     elif m.matches:
         verdict = f"matches, score {m.score:.2f}"
     elif a.is_course and b.is_course:
@@ -805,7 +811,7 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     shared = a.hashes & b.hashes
     course = shared & (a.course | b.course)
     counted = (shared - course) if m.matches else set()
-    body = (f"<ul>{''.join(f'<li>{_esc(r)}</li>' for r in m.reasons())}</ul>" if m.matches else "")
+    body = (f"<ul>{''.join(f'<li>{_esc(r)}</li>' for r in m.reasons(report.threshold))}</ul>" if m.matches else "")
     table = (f"<table class='sbs'><tr><th class='side'>{_esc(pair.a)} (as submitted)</th><th class='side'>"
              f"{_esc(pair.b)} (as submitted)</th></tr><tr><td><pre>{marked(a, counted, course)}</pre></td>"
              f"<td><pre>{marked(b, counted, course)}</pre></td></tr>"
