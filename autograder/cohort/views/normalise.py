@@ -2723,10 +2723,9 @@ def _holders_inlined(tree: ast.Module) -> None:
     if not classes:
         return
     used_up = set()
-    counter = [900]
-    for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES)]:
-        if any(isinstance(n, ast.ClassDef) and n.name in classes for n in [fn]):
-            continue
+    counter = 900
+    own_methods = {id(m) for _, methods in classes.values() for m in methods.values()}
+    for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES) and id(n) not in own_methods]:
         for stmt in list(_walk(fn)):
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
                     and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name)
@@ -2763,16 +2762,9 @@ def _holders_inlined(tree: ast.Module) -> None:
                       and isinstance(n.value, ast.Name) and n.value.id == m.args.args[0].arg}
             if not attributes <= stored:
                 continue
-            locals_of = {}
-            for attr in sorted(stored):
-                locals_of[attr] = f"v{counter[0]}"
-                counter[0] += 1
-            _HolderInlined(name, methods, locals_of).visit(fn)
-            for _, _, body in list(_bodies(fn)):
-                flat = []
-                for item in body:
-                    flat += item if isinstance(item, list) else [item]
-                body[:] = flat
+            locals_of = {attr: f"v{counter + k}" for k, attr in enumerate(sorted(stored))}
+            counter += len(stored)
+            _HolderInlined(name, methods, locals_of).visit(fn)  # a statement replaced by a list is spliced in
             used_up.add(cls.name)
     still = {n.id for n in _walk(tree) if isinstance(n, ast.Name)}
     tree.body[:] = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in used_up and n.name not in still)]
