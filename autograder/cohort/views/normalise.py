@@ -865,9 +865,12 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
                 value[:] = [new if v is old else v for v in value]  # in place: callers hold these lists
 
 
-def _inline_helpers(tree: ast.Module, keep: set[str]) -> None:
+def _inline_helpers(tree: ast.Module, keep: set[str], expressions_first: bool = False) -> None:
     for _ in range(8):  # helpers of helpers, a few deep
-        if not (_inline_one(tree, keep) or _inline_expression(tree, keep)):
+        if expressions_first:
+            if not (_inline_expression(tree, keep) or _inline_one(tree, keep)):
+                return
+        elif not (_inline_one(tree, keep) or _inline_expression(tree, keep)):
             return
 
 
@@ -879,18 +882,23 @@ def _inline_expression(tree: ast.Module, keep: set[str]) -> bool:
         a = fn.args
         if (fn.name in keep or not _inlinable(fn) or a.defaults or len(fn.body) != 1
                 or not isinstance(fn.body[0], ast.Return) or fn.body[0].value is None
-                or any(isinstance(n, (ast.NamedExpr, *_ALL_SCOPES)) for n in _walk(fn.body[0]))):
+                or any(isinstance(n, ast.NamedExpr) for n in _walk(fn.body[0]))):
             continue
         params = [p.arg for p in a.args]
+        if not _substitutable(fn.body[0].value, params):
+            continue
         calls = [n for n in _walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                  and n.func.id == fn.name]
         lam = ast.Lambda(a, fn.body[0].value)
         once = len(params) == 1 and _first_use(ast.Expr(lam.body), params[0]) is not None and sum(
             isinstance(n, ast.Name) and n.id == params[0] for n in _walk(lam.body)) == 1
+        bound = {t.id for n in _walk(lam.body) if isinstance(n, _COMPS) for g in n.generators
+                 for t in _walk(g.target) if isinstance(t, ast.Name)}
         if len(calls) != loads.get(fn.name, 0) or not calls or any(
                 len(c.args) != len(params) or c.keywords or any(isinstance(x, ast.Starred) for x in c.args)
-                or not (once or all(_pure(x) for x in c.args)) or not _same_meaning(tree, fn, c) for c in calls):
-            continue
+                or not (once or all(_pure(x) for x in c.args)) or not _same_meaning(tree, fn, c)
+                or bound & {n.id for x in c.args for n in _walk(x) if isinstance(n, ast.Name)} for c in calls):
+            continue  # (a comprehension's own variable would take an argument's name in)
         for c in calls:
             _replace(tree, c, _Sub({}).visit(_bound_body(lam, params, c.args)))
         holder.remove(fn)
@@ -898,6 +906,20 @@ def _inline_expression(tree: ast.Module, keep: set[str]) -> bool:
             holder.append(ast.Pass())
         return True
     return False
+
+
+def _substitutable(value: ast.AST, params: list[str]) -> bool:
+    """``value`` with its parameters' arguments put in its place means what the function meant: a comprehension
+    run at once (a list, set or dict) binds none of the parameters' names; a lambda or a generator inside, which
+    would read a name at its own run and not at the call (a loop's variable may have moved on), only when there
+    is no parameter."""
+    for n in _walk(value):
+        if isinstance(n, (ast.Lambda, ast.GeneratorExp)) and params:
+            return False
+        if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp)) and set(params) & {
+                t.id for g in n.generators for t in _walk(g.target) if isinstance(t, ast.Name)}:
+            return False
+    return True
 
 
 def _inline_one(tree: ast.Module, keep: set[str]) -> bool:
@@ -2168,22 +2190,36 @@ def _immutable(node: ast.AST) -> bool:
     return True
 
 
+def _plain_value(node: ast.AST) -> bool:
+    """``node`` is a name, a constant or a literal of them: storing an attribute cannot change what it is."""
+    return all(isinstance(n, (ast.Name, ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Load))
+               for n in _walk(node))
+
+
 def _split_tuples(tree: ast.AST) -> None:
-    """``a, b = e1, e2`` as ``a = e1`` then ``b = e2`` when no later element reads an earlier target."""
+    """``a, b = e1, e2`` as ``a = e1`` then ``b = e2`` when no later element reads an earlier target; an
+    attribute among the targets (``self.a, self.b = a, []``) when every element is a name, a constant or a
+    literal of them (a store to an attribute runs code of its own, which could change what a call returns)."""
     for node, field, body in list(_bodies(tree)):
         out = []
         for stmt in body:
             if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
                     and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts)
-                    and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts)
+                    and all(isinstance(t, ast.Name) or (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name))
+                            for t in stmt.targets[0].elts)
                     and not any(isinstance(v, ast.Starred) for v in stmt.value.elts)):
-                targets = [t.id for t in stmt.targets[0].elts]
-                ok = len(set(targets)) == len(targets) and not any(
-                    isinstance(n, ast.Name) and n.id in targets[:i] for i, v in enumerate(stmt.value.elts)
-                    for n in _walk(v))
+                elts = stmt.targets[0].elts
+                targets = [t.id for t in elts if isinstance(t, ast.Name)]
+                attributes = [ast.unparse(t) for t in elts if isinstance(t, ast.Attribute)]
+                names = [t.id if isinstance(t, ast.Name) else None for t in elts]
+                ok = (len(set(targets)) == len(targets) and len(set(attributes)) == len(attributes)
+                      and not {t.value.id for t in elts if isinstance(t, ast.Attribute)} & set(targets)
+                      and (not attributes or all(_plain_value(v) for v in stmt.value.elts))
+                      and not any(isinstance(n, ast.Name) and n.id in names[:i] for i, v in enumerate(stmt.value.elts)
+                                  for n in _walk(v)))
                 if ok:
-                    out += [ast.copy_location(ast.Assign([ast.Name(t, ast.Store())], v), stmt)
-                            for t, v in zip(targets, stmt.value.elts)]
+                    out += [ast.copy_location(ast.Assign([copy.deepcopy(t)], v), stmt)
+                            for t, v in zip(elts, stmt.value.elts)]
                     continue
             out.append(stmt)
         setattr(node, field, out)
@@ -2252,6 +2288,7 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
     _IfAsExpression().visit(tree)  # branches that were a temporary and a store are one store now
     _ReturnsAsExpression().visit(tree)  # branches that were a temporary and a return are one return now
     ast.fix_missing_locations(tree)
+    _inline_helpers(tree, keep, expressions_first=True)  # a helper whose branches are one return now is one
     _reorder_all(tree, callables)
     _rename_scopes(tree)
     return tree
@@ -2770,6 +2807,80 @@ def _holders_inlined(tree: ast.Module) -> None:
     tree.body[:] = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in used_up and n.name not in still)]
 
 
+def _defs_as_lambdas(tree: ast.Module, keep) -> None:
+    """A function defined in a function, of one statement (``return e`` or ``e``), not called there but handed
+    on once by the same block (a hook, a callback, what a factory returns), is ``lambda ...: e`` where it is
+    handed on; in place, for the fingerprinted text only (a lambda of ``e`` returns ``e``, a ``def`` of ``e``
+    ``None``)."""
+    keep = set(keep or ())
+    for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES)]:
+        for _node, _field, body in list(_bodies(fn)):
+            for at, inner in enumerate(list(body)):
+                if not (isinstance(inner, ast.FunctionDef) and inner.name not in keep and not inner.decorator_list
+                        and len(inner.body) == 1 and isinstance(inner.body[0], (ast.Return, ast.Expr))
+                        and inner.body[0].value is not None and not inner.args.defaults
+                        and not inner.args.kw_defaults):
+                    continue
+                later = body[body.index(inner) + 1:]
+                uses = [n for n in _walk(fn) if isinstance(n, ast.Name) and n.id == inner.name]
+                calls = {id(n.func) for n in _walk(fn) if isinstance(n, ast.Call)}
+                if (len(uses) != 1 or id(uses[0]) in calls or not isinstance(uses[0].ctx, ast.Load)
+                        or not any(u is uses[0] for s in later for u in _walk(s))
+                        or _stores(fn).get(inner.name, 0)):  # (a def binds its name without a Name node)
+                    continue
+                lam = ast.Lambda(inner.args, inner.body[0].value)
+                _replace(fn, uses[0], ast.copy_location(lam, uses[0]))
+                body.remove(inner)
+
+
+def _lists_appended(tree: ast.Module) -> None:
+    """``xs += [a, b]`` and ``xs.extend([a, b])`` are ``xs.append(a)`` then ``xs.append(b)``; a list built by a
+    loop of appends (a comprehension written out) only to be added to another, ``ys = []``, the loop, then
+    ``xs += ys`` or ``xs.extend(ys)``, appends to ``xs`` itself; in place, for the fingerprinted text only (for a
+    list, the same; ``+=`` of a tensor adds)."""
+    def appends(target: ast.AST, items: list[ast.AST], where: ast.stmt) -> list[ast.stmt]:
+        return [ast.copy_location(ast.Expr(ast.Call(ast.Attribute(copy.deepcopy(target), "append", ast.Load()),
+                                                    [item], [])), where) for item in items]
+
+    def added(stmt: ast.stmt) -> tuple[ast.AST, ast.AST] | None:  # (xs, what is added)
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
+            return stmt.target, stmt.value
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "extend"
+                and len(call.args) == 1 and not call.keywords):
+            return call.func.value, call.args[0]
+        return None
+
+    loads = _loads(tree)
+    for *_, body in list(_bodies(tree)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            pair = added(stmt)
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
+                    and isinstance(stmt.value, ast.List) and stmt.value.elts
+                    and not any(isinstance(e, ast.Starred) for e in stmt.value.elts)):
+                out.append(ast.copy_location(ast.Assign([stmt.targets[0]], ast.List([], ast.Load())), stmt))
+                out += appends(stmt.targets[0], stmt.value.elts, stmt)
+                continue
+            if pair and isinstance(pair[1], ast.List) and not any(isinstance(e, ast.Starred) for e in pair[1].elts):
+                out += appends(pair[0], pair[1].elts, stmt)
+                continue
+            if (pair and isinstance(pair[1], ast.Name) and len(out) >= 2
+                    and isinstance(out[-1], ast.For) and _single_target(out[-2]) == pair[1].id
+                    and isinstance(out[-2].value, ast.List) and not out[-2].value.elts):
+                name = pair[1].id
+                filled = [n for n in _walk(out[-1]) if isinstance(n, ast.Name) and n.id == name]
+                pushes = [n for n in _walk(out[-1]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                          and n.func.attr == "append" and isinstance(n.func.value, ast.Name) and n.func.value.id == name]
+                if filled and len(filled) == len(pushes) and loads.get(name) == len(pushes) + 1:
+                    for call in pushes:
+                        call.func.value = copy.deepcopy(pair[0])
+                    del out[-2]
+                    continue
+            out.append(stmt)
+        body[:] = out
+
+
 def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast.Module:
     variables = set(variables or ())
     params = {name for n in _walk(tree) for name in parameters(n)}
@@ -2778,6 +2889,8 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
     _holders_inlined(tree)
+    _defs_as_lambdas(tree, keep)
+    _lists_appended(tree)
     _open_unwrapped(tree)
     _options_as_defaults(tree)
     _messages_dropped(tree)
