@@ -595,6 +595,29 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "                out[k] = 'zero'\n    return out\n",
      "def f(ps, out):\n    for k, p in ps.items():\n        out[k] = 'none' if p.grad is None else ('nonzero' if (p.grad != 0)"
      ".sum().item() > 0 else 'zero')\n    return out\n"),
+    # a function of one statement handed on once (a hook) is the lambda it could have been
+    ("def f(m, log):\n    def on_forward(mod, args):\n        log.append(mod.training)\n"
+     "    return m.register_forward_pre_hook(on_forward)\n",
+     "def f(m, log):\n    return m.register_forward_pre_hook(lambda mod, args: log.append(mod.training))\n"),
+    ("def f(ps, rec):\n    def hook_for(n):\n        def hook(g):\n            rec[n].append(g is None)\n        return hook\n"
+     "    return [p.register_hook(hook_for(n)) for n, p in ps]\n",
+     "def f(ps, rec):\n    def hook_for(n):\n        return lambda g: rec[n].append(g is None)\n"
+     "    return [p.register_hook(hook_for(n)) for n, p in ps]\n"),
+    # a list filled at once, by +=, by extend or by a comprehension is the appends that fill it
+    ("def f(self, m, ps):\n    self.hooks = [m.register(1)]\n    self.hooks += [p.register(2) for p in ps]\n"
+     "    self.hooks.extend([m.a(3), m.b(4)])\n",
+     "def f(self, m, ps):\n    self.hooks = []\n    self.hooks.append(m.register(1))\n    for p in ps:\n"
+     "        self.hooks.append(p.register(2))\n    self.hooks.append(m.a(3))\n    self.hooks.append(m.b(4))\n"),
+    # attributes set by one tuple are set one by one; helpers with a comprehension, or whose branches are one
+    # return, are written out where they are called, as lambdas are
+    ("def f(self, m, o):\n    self.model, self.opt, self.steps = m, o, []\n",
+     "def f(self, m, o):\n    self.model = m\n    self.opt = o\n    self.steps = []\n"),
+    ("def f(keep, g):\n    def new():\n        return {'grads': {n: [] for n in keep}}\n\n    def state(t):\n"
+     "        if t is None:\n            return 'none'\n        return 'nonzero' if t.any() else 'zero'\n"
+     "    r = new()\n    return r, state(g.grad), new()\n",
+     "def f(keep, g):\n    new = lambda: {'grads': {n: [] for n in keep}}\n"
+     "    state = lambda t: 'none' if t is None else ('nonzero' if t.any() else 'zero')\n"
+     "    r = new()\n    return r, state(g.grad), new()\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
@@ -743,7 +766,7 @@ def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_co
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (391, 15, 74), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 56 and m.copies_found >= 13, m
+    assert m.disguised_found >= 58 and m.copies_found >= 15, m
 
 
 def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
@@ -872,6 +895,15 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     ("def f(a, b=0):\n    if a:\n        return 'x'\n    elif b:\n        return 'y'\n    return 'z'\n", [(1,), (0, 1), (0, 0)]),
     ("class Keep:\n    def __init__(self, k):\n        self.k = k\n\n    def get(self):\n        return self.k\n\n"
      "def f(k):\n    kept = Keep(k)\n    return kept.get(), type(kept).__name__\n", [(4,)]),
+    # a helper's comprehension whose own variable an argument names, and a closure made in a loop, stay helpers
+    ("def f(xs, n):\n    def g(k):\n        return [k * n for n in xs]\n    return g(n), g(2)\n", [([1, 2], 5)]),
+    ("def f(xs):\n    def make(k):\n        return lambda: k\n    out = []\n    for k in xs:\n        out.append(make(k))\n"
+     "    return [g() for g in out]\n", [([1, 2, 3],)]),
+    ("def f(keep, t):\n    def new():\n        return {'g': {n: [] for n in keep}}\n\n    def state(u):\n        if u is None:\n"
+     "            return 'none'\n        return 'big' if u > 1 else 'small'\n    a = new()\n    a['g'][keep[0]].append(1)\n"
+     "    return a, new(), state(t)\n", [(['x', 'y'], None), (['x'], 3)]),
+    ("class S:\n    pass\n\ndef f(a, b):\n    s = S()\n    s.a, s.b, s.c = b, a, []\n    s.c.append(s.a)\n"
+     "    a, b = b, a\n    return s.a, s.b, s.c, a, b\n", [(1, 2)]),
 ])
 def test_each_new_form_does_what_it_did(source, calls):
     """The forms brought to one (De Morgan, conditional expressions, str.format, keywords by position, loop
