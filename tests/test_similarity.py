@@ -437,7 +437,7 @@ def f(model, x):
         out = twin(a)
         return out.sum()
     total = probe(x) + probe(x * 2)
-    return twin, total
+    return twin, total, probe
 """
 
 _GUARDED = """\

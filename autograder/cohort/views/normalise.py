@@ -2815,7 +2815,7 @@ def _defs_as_lambdas(tree: ast.Module, keep) -> None:
     keep = set(keep or ())
     for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES)]:
         for _node, _field, body in list(_bodies(fn)):
-            for at, inner in enumerate(list(body)):
+            for inner in list(body):
                 if not (isinstance(inner, ast.FunctionDef) and inner.name not in keep and not inner.decorator_list
                         and len(inner.body) == 1 and isinstance(inner.body[0], (ast.Return, ast.Expr))
                         and inner.body[0].value is not None and not inner.args.defaults
