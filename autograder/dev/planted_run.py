@@ -20,6 +20,12 @@ course's CNN; predictions from a model behind a Dropout in either mode, with the
 forward saw; a ledger entered around healthy, stale, frozen, partly optimised and raising loops.  A module is
 compared as its outputs on fixed images in both modes, its state as a multiset of tensors and its trainable
 parameters' count, so that names and registration order may differ and initialisation order may not.
+
+Module 01b's answers run in float64 (so that gradients written in other orders agree to 1e-6) on a network of
+other sizes than the lesson's; the loss on logits of exactly 0, ordinary ones and ones up to 1e4 in size, compared
+with its gradient with respect to the logits as well as its value (a max(z, 0) written with clamp or relu has the
+right value and the wrong slope at 0); the step on parameters with and without a ``.grad``, with and without a
+buffer, so that both of SGD's rules run and a buffer changed in place shows in the arguments afterwards.
 """
 
 from __future__ import annotations
@@ -74,6 +80,7 @@ def _loader(shuffle: bool = False, batch_size: int = 5):
 RESUMING = "08-reproducible-training"
 LEDGER = "02-autograd-ledger"
 MODULES = "03-nn-module"
+BY_HAND = "01b-by-hand"
 DIGITS = "09-debug-a-real-run"
 _scratch: list[str] = []
 
@@ -466,6 +473,9 @@ def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
     if module == DIGITS:
         return _digits_cases(cell, namespace)[0]
 
+    if module == BY_HAND:
+        return _by_hand_inputs(cell)
+
     x, y = _data()
     if module == MODULES:
         return _modules_inputs(cell)
@@ -527,6 +537,60 @@ def _modules_inputs(cell: str) -> tuple:
         "freeze": (nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.Linear(3, 1))),),
         "untrained_parameters": (model, opt),
     }[cell]
+
+
+def _by_hand_inputs(cell: str) -> tuple:
+    """Module 01b's arguments, made afresh from a fixed seed: the network's four tensors with a batch (float64, 3
+    inputs, 5 hidden units, 7 examples of both labels); logits of exactly 0, ordinary and up to 1e4 in size with
+    both labels (float64, requiring grad); four parameters for one step: two with a ``.grad`` (one with a buffer
+    from an earlier step, one on its first step), two without (one that never had a buffer, one that keeps
+    its own)."""
+    import torch
+
+    g = torch.Generator().manual_seed(17)
+    f64 = torch.float64
+    if cell == "manual_gradients":
+        features, width, n = 3, 5, 7
+        params = {
+            "hidden.weight": torch.randn(width, features, generator=g, dtype=f64) * 0.8,
+            "hidden.bias": torch.randn(width, generator=g, dtype=f64) * 0.5,
+            "out.weight": torch.randn(1, width, generator=g, dtype=f64),
+            "out.bias": torch.randn(1, generator=g, dtype=f64) * 0.5,
+        }
+        x = torch.randn(n, features, generator=g, dtype=f64) * 1.5
+        y = (torch.rand(n, 1, generator=g) < 0.5).to(f64)
+        y[0], y[-1] = 0.0, 1.0
+        return params, x, y
+    if cell == "bce_with_logits":
+        z = torch.tensor([[0.0, 0.0, 1.5, -2.25, 100.0, -100.0], [1e4, -1e4, 30.0, -30.0, 0.3, -0.7]], dtype=f64,
+                         requires_grad=True)
+        y = torch.tensor([[0.0, 1.0, 1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]], dtype=f64)
+        return z, y
+    if cell == "sgd_momentum_step":
+        shapes = [(4, 3), (4,), (3,), (1, 4)]
+        params = [torch.randn(shape, generator=g).requires_grad_() for shape in shapes]
+        for p in params[:2]:
+            p.grad = torch.randn(p.shape, generator=g)
+        buffers = [torch.randn(shapes[0], generator=g), None, None, torch.randn(shapes[3], generator=g)]
+        return params, buffers, 0.1, 0.9
+    raise KeyError(cell)
+
+
+def _by_hand_observed(cell: str, result, args) -> tuple:
+    """Module 01b's result and arguments afterwards, and for the loss its gradient with respect to the logits too
+    (``("gradient", ...)`` when the loss is not differentiable or raises in backward)."""
+    import torch
+
+    observed = _observed(result), _observed(list(args))
+    if cell != "bce_with_logits":
+        return observed
+    if not isinstance(result, torch.Tensor) or not result.requires_grad:
+        return (*observed, ("gradient", "none"))
+    try:
+        (grad,) = torch.autograd.grad(result.sum(), args[0], allow_unused=True)
+    except Exception as error:  # noqa: BLE001 - raising is a behaviour to compare too
+        return (*observed, ("gradient", "raised", type(error).__name__))
+    return (*observed, _observed(grad))
 
 
 def _modules_observed(model) -> tuple:
@@ -646,13 +710,15 @@ def _run(module: str, cell: str, source: str, others: tuple[tuple[str, str], ...
         return observed
     if module == MODULES and cell == "MLP":
         return _modules_observed(result), _observed(list(args))
+    if module == BY_HAND:
+        return _by_hand_observed(cell, result, args)
     return _observed(result), _observed(list(args))
 
 
 def differences(module: str, answers: dict[str, dict[str, str]], stubs: dict[str, str],
                 reference: dict[str, str], own: dict[str, dict[str, str]] | None = None) -> list[tuple[str, str]]:
-    """``(cell, student)`` of every answer whose normalised form does not do what it does (``own``: each
-    student's answers, which their answer may call in place of the reference's)."""
+    """``(cell, student)`` of every answer whose normalised form does not do what it does, or that the normaliser
+    fails on (``own``: each student's answers, which their answer may call in place of the reference's)."""
     from ..cohort.views import normalise as norm
     from ..cohort.views.similarity import _normalised, stub_signatures
 
@@ -664,8 +730,8 @@ def differences(module: str, answers: dict[str, dict[str, str]], stubs: dict[str
             if source == stubs[cell]:
                 continue
             mine = _own(student, own, stubs)
-            normal = _normalised(source, frozenset(keep), signatures)[0]  # as the page shows it, normalised once
-            if not same(run(module, cell, source, reference, mine), run(module, cell, normal, reference, mine)):
+            normal, *_, failed = _normalised(source, frozenset(keep), signatures)  # as the page shows it
+            if failed or not same(run(module, cell, source, reference, mine), run(module, cell, normal, reference, mine)):
                 wrong.append((cell, student))
     return wrong
 
@@ -716,7 +782,7 @@ def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs:
 
 
 COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08",
-           "planted_02", "planted_09", "planted_03", "honest_06")
+           "planted_02", "planted_09", "planted_03", "honest_06", "planted_01b")
 
 
 def check(name: str) -> list[tuple[str, str]]:

@@ -362,7 +362,7 @@ def _acts(stmt: ast.stmt) -> bool:
             return False  # xs.append(x) changes xs, and names say so
         return not _pure(call)
     if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-        return not _pure(stmt.value, assigned=True)
+        return stmt.value is not None and not _pure(stmt.value, assigned=True)  # (a bare ``x: T`` does nothing)
     return not _pure(stmt)
 
 
@@ -467,6 +467,8 @@ def _reorder(body: list[ast.stmt], alias: _Aliases, callables: set[str]) -> list
     run: list[ast.stmt] = []
     for stmt in body:
         for name in _BODIES:
+            if isinstance(stmt, ast.ClassDef):
+                break  # a class body's order is its attributes' order (a dataclass's fields, its __init__'s)
             if isinstance(getattr(stmt, name, None), list) and getattr(stmt, name):
                 setattr(stmt, name, _reorder(getattr(stmt, name), alias, callables))
         for handler in getattr(stmt, "handlers", ()):
@@ -552,7 +554,8 @@ def strip_docstrings(tree: ast.AST) -> None:
 
 def strip_annotations(tree: ast.AST) -> None:
     """Type hints go (in place): a function's argument and return annotations, and ``x: T = e`` is ``x = e``;
-    a bare ``x: T`` stays (it makes ``x`` a local)."""
+    a bare ``x: T`` stays (it makes ``x`` a local), and so does every annotation of a class body (a dataclass's
+    fields are its annotations)."""
     for node in _walk(tree):
         if isinstance(node, (*_SCOPES, ast.Lambda)):
             a = node.args
@@ -562,6 +565,8 @@ def strip_annotations(tree: ast.AST) -> None:
             if not isinstance(node, ast.Lambda):
                 node.returns = None
     for node, field, body in list(_bodies(tree)):
+        if isinstance(node, ast.ClassDef):
+            continue
         setattr(node, field, [ast.copy_location(ast.Assign([s.target], s.value), s)
                               if isinstance(s, ast.AnnAssign) and s.value is not None and s.simple else s
                               for s in body])

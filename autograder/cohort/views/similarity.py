@@ -171,6 +171,7 @@ class Answer:
     own_lines: set[int] = field(default_factory=set)  # lines of ``text`` neither the course's nor the stub's
     text: str = ""  # what is fingerprinted: the normalised code, every variable v, no indentation
     source_lines: list[int] = field(default_factory=list)  # the submitted line each line of ``text`` came from
+    not_normalised: str = ""  # the normaliser's error, when it failed on this answer (compared as written)
 
     def lines_at(self, at: int) -> range:
         """The lines of ``text`` that the fingerprint starting at ``at`` covers."""
@@ -259,9 +260,9 @@ def _plain(source: str) -> list[str]:
 
 def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, stub_lines: set[str],
                 code: CourseCode, reference_normal: str | None, signatures: tuple = ()) -> Answer:
-    normal, text, lines = _normalised(source, frozenset(keep), signatures)
+    normal, text, lines, failed = _normalised(source, frozenset(keep), signatures)
     answer = Answer(student, cell, source, normal, fingerprint(text, boilerplate), starts=_line_starts(text),
-                    text=text, source_lines=lines)
+                    text=text, source_lines=lines, not_normalised=failed)
     _read_lines(answer, code, stub_lines)
     reference = code.reference.get(cell)
     if reference is not None:
@@ -273,11 +274,16 @@ def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, st
 
 
 @lru_cache(maxsize=4096)
-def _normalised(source: str, keep: frozenset, signatures: tuple = ()) -> tuple[str, str, list[int]]:
-    """``(normalised code, fingerprinted text, submitted line of each text line)``: an answer handed in by
-    several students (copies, the reference, the starter) is normalised once."""
-    tree = norm.normalise_tree(source, keep, dict(signatures))
-    return (source if tree is None else ast.unparse(tree)), *_text(source, tree, keep)
+def _normalised(source: str, keep: frozenset, signatures: tuple = ()) -> tuple[str, str, list[int], str]:
+    """``(normalised code, fingerprinted text, submitted line of each text line, the normaliser's error)``: an
+    answer handed in by several students (copies, the reference, the starter) is normalised once.  An answer
+    the normaliser fails on is the normaliser's fault: it is compared as written (as code that does not parse
+    is), and the error is kept for the page, so that one answer never stops the report."""
+    try:
+        tree = norm.normalise_tree(source, keep, dict(signatures))
+        return (source if tree is None else ast.unparse(tree)), *_text(source, tree, keep), ""
+    except (Exception, RecursionError) as e:  # noqa: BLE001 - any failure of ours: the answer is still compared
+        return source, *_text(source, None), f"{type(e).__name__}: {e}"
 
 
 def _text(source: str, tree: ast.Module | None, keep=None) -> tuple[str, list[int]]:
@@ -680,6 +686,8 @@ def to_json(report: Report) -> dict:
         "cells": {cell: {"compared": len(s.compared), "too_short": s.too_short, "course": s.course,
                          "reference": s.reference} for cell, s in report.cells.items()},
         "clusters": [{"students": g, "weakest_link": [w.a, w.b]} for g, w in report.clusters()],
+        "not_normalised": [{"student": a.student, "cell": a.cell, "error": a.not_normalised}
+                           for a in report.answers.values() if a.not_normalised],
         "by_student": {s: [{"with": other, "cells": [c.cell for c in cells]} for other, cells in links]
                        for s, links in report.links().items()},
         "pairs": [{"a": p.a, "b": p.b, "matching_cells": len(p.matching), "mean_score": p.strength[1],
@@ -737,7 +745,17 @@ def _header(report: Report) -> list[str]:
             "notebooks, never a verdict.</p>",
             f"<p class='quiet'>The course's own code, whose lines never count towards a pair: {_esc(read)}. "
             "<mark>Marked</mark>: shared fingerprints that count; <mark class='course'>marked apart</mark>: "
-            "the course's lines.</p>"]
+            "the course's lines.</p>", *_not_normalised(report)]
+
+
+def _not_normalised(report: Report) -> list[str]:
+    failed = [a for a in report.answers.values() if a.not_normalised]
+    if not failed:
+        return []
+    items = "".join(f"<li>{_esc(a.student)}, <code>{_esc(a.cell)}</code>: {_esc(a.not_normalised)}</li>" for a in failed)
+    return [f"<p><strong>{len(failed)} answer{'s' * (len(failed) != 1)} could not be normalised</strong> (a fault of "
+            "this report, not of the student's code) and were compared as written, line by line, which finds less: "
+            f"</p><ul>{items}</ul>"]
 
 
 def _cells_table(report: Report) -> list[str]:
