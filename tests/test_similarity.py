@@ -661,6 +661,12 @@ def test_asserts_prints_checks_and_rethrowing_trys_stand_after_the_code_they_int
 # ---- the cohorts nobody planted the normaliser for
 
 @functools.cache
+def _reference_answers(module_id):
+    """``{cell: the reference's answer}`` of a module's solution notebook."""
+    solution = nbtools.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb")
+    return {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+
+
 def _course_code(module_id):
     """The course's code of a module, read once for every cohort of that module."""
     return planted.course_code_of(module_id)
@@ -746,8 +752,7 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
     # 18 and 9 held out; 28 and 13 tuned on, then 31 and 14 (STRONG from 0.35), 37 (cells together)
     assert m.disguised_found >= 37 and m.copies_found >= 14, m
-    solution = nbtools.read(ROOT / "solutions" / planted_02.MODULE / f"{planted_02.MODULE}.ipynb")
-    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    reference = _reference_answers(planted_02.MODULE)
     assert planted_run.unlike_their_source(planted_02.MODULE, cohort.answers, cohort.stubs, reference,
                                            planted_02.COPIES) == []
 
@@ -786,8 +791,7 @@ def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     assert (m.independent_pairs, m.copies, m.disguised) == (337, 14, 48), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
     assert m.disguised_found >= 22 and m.copies_found >= 9, m
-    solution = nbtools.read(ROOT / "solutions" / planted_03.MODULE / f"{planted_03.MODULE}.ipynb")
-    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    reference = _reference_answers(planted_03.MODULE)
     # the one copy that must differ: copier-unrolled's MLP names its layers as attributes, so the plan it took
     # from honest-05 lists those names (a plan is the keys of its own author's MLP)
     assert planted_run.unlike_their_source(planted_03.MODULE, cohort.answers, cohort.stubs, reference,
@@ -800,8 +804,7 @@ def test_every_copied_answer_of_module_08_does_what_its_source_does(torch_one_th
     from autograder.dev import planted_08, planted_run
 
     cohort = planted_08.planted_cohort()
-    solution = nbtools.read(ROOT / "solutions" / planted_08.MODULE / f"{planted_08.MODULE}.ipynb")
-    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    reference = _reference_answers(planted_08.MODULE)
     module = planted_08.MODULE
     assert planted_run.unlike_their_source(module, cohort.answers, cohort.stubs, reference, planted_08.COPIES) == []
     cells = ("seed_everything", "load_checkpoint", "repair_load_checkpoint")
@@ -1007,7 +1010,6 @@ def test_the_module_01b_cohort_kept_out_of_tuning_keeps_its_floor_and_its_copies
     assert (m.independent_pairs, m.copies, m.disguised) == (338, 13, 33), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
     assert m.disguised_found >= 19 and m.copies_found >= 10, m
-    solution = nbtools.read(ROOT / "solutions" / planted_01b.MODULE / f"{planted_01b.MODULE}.ipynb")
-    reference = {cell: nbtools.strip_solution_markers(c.source) for cell, c in nbtools.answer_cells(solution).items()}
+    reference = _reference_answers(planted_01b.MODULE)
     assert planted_run.unlike_their_source(planted_01b.MODULE, cohort.answers, cohort.stubs, reference,
                                            planted_01b.COPIES) == []
