@@ -618,6 +618,11 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "def f(keep, g):\n    new = lambda: {'grads': {n: [] for n in keep}}\n"
      "    state = lambda t: 'none' if t is None else ('nonzero' if t.any() else 'zero')\n"
      "    r = new()\n    return r, state(g.grad), new()\n"),
+    # operands of * and + in one order; 0 - x is -x
+    ("def f(p, lr, g):\n    return p - lr * g.grad\n", "def f(p, lr, g):\n    return p - g.grad * lr\n"),
+    ("def f(a, b, c):\n    return a.sum() + b * 2 + c.mean()\n",
+     "def f(a, b, c):\n    return c.mean() + 2 * b + a.sum()\n"),
+    ("def f(z, y):\n    return (0 - z) * y\n", "def f(z, y):\n    return y * -z\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
@@ -636,6 +641,9 @@ def test_a_helpers_name_is_its_writers_but_the_asked_for_function_keeps_its_own(
     # a loop whose name is read after it, or that breaks, is not unrolled
     ("def f(a, b):\n    for g in (a, b):\n        g()\n    return g\n", "def f(a, b):\n    a()\n    b()\n    return b\n"),
     ("def f(a, b):\n    for g in (a, b):\n        if g():\n            break\n", "def f(a, b):\n    if a():\n        pass\n    b()\n"),
+    # + of strings and lists keeps its order
+    ("def f(s):\n    return 'epoch ' + s\n", "def f(s):\n    return s + 'epoch '\n"),
+    ("def f(xs, x):\n    return [x] + xs\n", "def f(xs, x):\n    return xs + [x]\n"),
 ])
 def test_forms_that_differ_are_not_folded_together(a, b):
     assert _text(a) != _text(b)

@@ -2956,6 +2956,28 @@ _OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot:
              ast.NotIn: ast.In, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
 
 
+def _operands(node: ast.AST, op: type) -> list[ast.AST]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, op):
+        return _operands(node.left, op) + _operands(node.right, op)
+    return [node]
+
+
+def _in_one_order(node: ast.BinOp) -> ast.AST:
+    """``a * b * c`` and ``a + b + c`` with their operands in one order (by their text, numbers last: ``0.1 * x``
+    is ``x * 0.1``), for the fingerprinted text only: the same on tensors and numbers, but not on strings or
+    lists, whose ``+`` is left as written where an operand is a literal of one."""
+    op = type(node.op)
+    parts = _operands(node, op)
+    if op is ast.Add and any(isinstance(p, (ast.List, ast.Tuple, ast.JoinedStr, ast.ListComp)) or (
+            isinstance(p, ast.Constant) and isinstance(p.value, (str, bytes))) for p in parts):
+        return node
+    parts.sort(key=lambda p: (_number(p), ast.unparse(p)))
+    out = parts[0]
+    for p in parts[1:]:
+        out = ast.BinOp(out, op(), p)
+    return ast.copy_location(out, node)
+
+
 class _Near(ast.NodeTransformer):
     """Spellings that do the same in a training loop but not in every program, folded in the fingerprinted text
     only (the normalised program keeps them): ``m.forward(x)`` is ``m(x)`` (hooks aside), ``t.view_as(u)``,
@@ -3095,8 +3117,11 @@ class _Near(ast.NodeTransformer):
                 for s in (node.left, node.right)) and (node.left.func.attr, node.right.func.attr) == (
                 "sum", "numel") and ast.dump(node.left.func.value) == ast.dump(node.right.func.value):
             return ast.copy_location(ast.Call(ast.Attribute(node.left.func.value, "mean", ast.Load()), [], []), node)
-        if isinstance(node.op, (ast.Mult, ast.Add)) and _number(node.left) and not _number(node.right):
-            node.left, node.right = node.right, node.left  # 0.1 * x is x * 0.1
+        if isinstance(node.op, ast.Sub) and isinstance(node.left, ast.Constant) and node.left.value == 0 and (
+                type(node.left.value) in (int, float)):
+            return ast.copy_location(ast.UnaryOp(ast.USub(), node.right), node)  # 0 - x is -x
+        if isinstance(node.op, (ast.Mult, ast.Add)):
+            return _in_one_order(node)
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
