@@ -192,7 +192,8 @@ def torch_one_thread():
 
 
 @pytest.mark.parametrize("name", ["planted", "planted_02", "planted_03", "planted_05", "planted_05b", "planted_05c",
-                                  "planted_06", "planted_06b", "planted_08", "planted_09", "honest_06", "planted_01b"])
+                                  "planted_06", "planted_06b", "planted_08", "planted_09", "honest_06", "planted_01b",
+                                  "planted_01c"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     from autograder.dev import planted_run
 
@@ -618,11 +619,8 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "def f(keep, g):\n    new = lambda: {'grads': {n: [] for n in keep}}\n"
      "    state = lambda t: 'none' if t is None else ('nonzero' if t.any() else 'zero')\n"
      "    r = new()\n    return r, state(g.grad), new()\n"),
-    # operands of * and + in one order; 0 - x is -x
-    ("def f(p, lr, g):\n    return p - lr * g.grad\n", "def f(p, lr, g):\n    return p - g.grad * lr\n"),
-    ("def f(a, b, c):\n    return a.sum() + b * 2 + c.mean()\n",
-     "def f(a, b, c):\n    return c.mean() + 2 * b + a.sum()\n"),
-    ("def f(z, y):\n    return (0 - z) * y\n", "def f(z, y):\n    return y * -z\n"),
+    # 0 - x is -x
+    ("def f(z, y):\n    return (0 - z) * y\n", "def f(z, y):\n    return -z * y\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
@@ -641,9 +639,6 @@ def test_a_helpers_name_is_its_writers_but_the_asked_for_function_keeps_its_own(
     # a loop whose name is read after it, or that breaks, is not unrolled
     ("def f(a, b):\n    for g in (a, b):\n        g()\n    return g\n", "def f(a, b):\n    a()\n    b()\n    return b\n"),
     ("def f(a, b):\n    for g in (a, b):\n        if g():\n            break\n", "def f(a, b):\n    if a():\n        pass\n    b()\n"),
-    # + of strings and lists keeps its order
-    ("def f(s):\n    return 'epoch ' + s\n", "def f(s):\n    return s + 'epoch '\n"),
-    ("def f(xs, x):\n    return [x] + xs\n", "def f(xs, x):\n    return xs + [x]\n"),
 ])
 def test_forms_that_differ_are_not_folded_together(a, b):
     assert _text(a) != _text(b)
@@ -1021,3 +1016,23 @@ def test_the_module_01b_cohort_kept_out_of_tuning_keeps_its_floor_and_its_copies
     reference = _reference_answers(planted_01b.MODULE)
     assert planted_run.unlike_their_source(planted_01b.MODULE, cohort.answers, cohort.stubs, reference,
                                            planted_01b.COPIES) == []
+
+
+def test_the_second_module_01b_cohort_tuned_on_keeps_its_floor_and_its_copies_do_what_their_sources_do(
+        torch_one_thread):
+    """Module 01b's second cohort, written apart from the normaliser and apart from the first, to tune on (renamed
+    einsum subscripts, reordered statements, operands and terms swapped, transposes and products spelled every
+    way, index loops as zips, helpers and lambdas, a class holding state, negated conditions, dead code, a chain,
+    a merge and a half copy): 16 of 33 cells and 9 of 13 pairs when first measured; 19 and 12 with the spellings
+    of a transpose, a matrix product, an einsum of two matrices, a ``dict(zip(...))`` of literals, ``.data``,
+    ``keepdim=False``, a square and ``0 - x``."""
+    from autograder.dev import planted_01c, planted_run
+
+    cohort = planted_01c.planted_cohort()
+    report = sim.compare(cohort.answers, cohort.stubs, planted_01c.MODULE, code=_course_code(planted_01c.MODULE))
+    m = planted.measure(cohort, report)
+    assert (m.independent_pairs, m.copies, m.disguised) == (338, 13, 33), m
+    assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
+    assert m.disguised_found >= 19 and m.copies_found >= 12, m
+    assert planted_run.unlike_their_source(planted_01c.MODULE, cohort.answers, cohort.stubs,
+                                           _reference_answers(planted_01c.MODULE), planted_01c.COPIES) == []

@@ -2812,6 +2812,17 @@ def _holders_inlined(tree: ast.Module) -> None:
     tree.body[:] = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in used_up and n.name not in still)]
 
 
+class _Squares(ast.NodeTransformer):
+    """``e * e`` is ``e ** 2``, before names are folded (after, ``a * b`` would read as a square too); for the
+    fingerprinted text only."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Mult) and ast.dump(node.left) == ast.dump(node.right) and _pure(node.left):
+            return ast.copy_location(ast.BinOp(node.left, ast.Pow(), ast.Constant(2)), node)
+        return node
+
+
 def _defs_as_lambdas(tree: ast.Module, keep) -> None:
     """A function defined in a function, of one statement (``return e`` or ``e``), not called there but handed
     on once by the same block (a hook, a callback, what a factory returns), is ``lambda ...: e`` where it is
@@ -2894,6 +2905,7 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
     _holders_inlined(tree)
+    _Squares().visit(tree)
     _defs_as_lambdas(tree, keep)
     _lists_appended(tree)
     _open_unwrapped(tree)
@@ -2947,35 +2959,64 @@ NEAR: list[tuple[str, str, str]] = [
     ("a factory's dtype and device are where it is made, not what", "torch.zeros(3, dtype=a.dtype, device=a.device)",
      "torch.zeros(3)"),
     ("lambda k: d[k] is d.get (as a key)", "max(d, key=lambda k: d[k])", "max(d, key=d.get)"),
+    ("t.t(), t.transpose(0, 1), t.mT and torch.t(t) are t.T (a matrix's)", "a.t()", "a.T"),
+    ("t.t(), t.transpose(0, 1), t.mT and torch.t(t) are t.T (a matrix's)", "a.transpose(0, 1)", "a.T"),
+    ("t.t(), t.transpose(0, 1), t.mT and torch.t(t) are t.T (a matrix's)", "a.mT", "a.T"),
+    ("t.t(), t.transpose(0, 1), t.mT and torch.t(t) are t.T (a matrix's)", "torch.t(a)", "a.T"),
+    ("torch.mm(t, u) and t.mm(u) are t @ u (matrices)", "torch.mm(a, a.T)", "a @ a.T"),
+    ("torch.mm(t, u) and t.mm(u) are t @ u (matrices)", "a.mm(a.T)", "a @ a.T"),
+    ("torch.einsum of two matrices into one is their product (or their transposes')",
+     "torch.einsum('nh,nd->hd', a, a)", "a.T @ a"),
+    ("torch.einsum of two matrices into one is their product (or their transposes')",
+     "torch.einsum('ij,kj->ik', a, a)", "a @ a.T"),
+    ("torch.einsum of two matrices into one is their product (or their transposes')",
+     "torch.einsum('ij,jk->ik', a, a.T)", "a @ a.T"),
+    ("keepdim=False is a reduction's default", "a.sum(0, keepdim=False)", "a.sum(0)"),
+    ("t.data is t.detach() (read)", "a.data", "a.detach()"),
+    ("torch.clone(t) is t.clone()", "torch.clone(a)", "a.clone()"),
+    ("t.add(u) whose value is used is t + u", "a.add(a.exp())", "a + a.exp()"),
+    ("other= is the first argument of t.add/sub/mul/div", "a.add(other=a, alpha=2)", "a.add(a, alpha=2)"),
+    ("t * t is t ** 2", "a * a", "a ** 2"),
+    ("dict(zip(keys, values)) of two literals is the dict literal", "dict(zip(('p', 'q'), (a.sum(), x)))",
+     "{'p': a.sum(), 'q': x}"),
 ]
+
+_REDUCTIONS = {"sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "norm", "any", "all", "logsumexp"}
+_ARITHMETIC = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_"}
+
+
+def _einsum_product(node: ast.Call) -> ast.AST | None:
+    """``torch.einsum('ij,jk->ik', a, b)`` (two matrices contracted over one index into a matrix) as ``a @ b``,
+    each operand transposed where its indices say so; ``None`` for any other einsum."""
+    if len(node.args) != 3 or node.keywords or not isinstance(node.args[0], ast.Constant) or not isinstance(
+            node.args[0].value, str):
+        return None
+    spec = node.args[0].value.replace(" ", "")
+    if spec.count("->") != 1:
+        return None
+    ins, out = spec.split("->")
+    parts = ins.split(",")
+    if len(parts) != 2 or any(len(p) != 2 or len(set(p)) != 2 for p in parts) or len(out) != 2:
+        return None
+    (a, b), shared = parts, set(parts[0]) & set(parts[1])
+    if len(shared) != 1:
+        return None
+    (c,) = shared
+    free_a, free_b = a.replace(c, ""), b.replace(c, "")
+    if out != free_a + free_b:
+        return None
+    left, right = node.args[1], node.args[2]
+    if a[0] == c:
+        left = ast.Attribute(left, "T", ast.Load())
+    if b[1] == c:
+        right = ast.Attribute(right, "T", ast.Load())
+    return ast.copy_location(ast.BinOp(left, ast.MatMult(), right), node)
 
 _FACTORIES = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange", "eye"}
 _NEW_FACTORIES = {"new_zeros", "new_ones", "new_empty", "new_full"}
 
 _OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
              ast.NotIn: ast.In, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
-
-
-def _operands(node: ast.AST, op: type) -> list[ast.AST]:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, op):
-        return _operands(node.left, op) + _operands(node.right, op)
-    return [node]
-
-
-def _in_one_order(node: ast.BinOp) -> ast.AST:
-    """``a * b * c`` and ``a + b + c`` with their operands in one order (by their text, numbers last: ``0.1 * x``
-    is ``x * 0.1``), for the fingerprinted text only: the same on tensors and numbers, but not on strings or
-    lists, whose ``+`` is left as written where an operand is a literal of one."""
-    op = type(node.op)
-    parts = _operands(node, op)
-    if op is ast.Add and any(isinstance(p, (ast.List, ast.Tuple, ast.JoinedStr, ast.ListComp)) or (
-            isinstance(p, ast.Constant) and isinstance(p.value, (str, bytes))) for p in parts):
-        return node
-    parts.sort(key=lambda p: (_number(p), ast.unparse(p)))
-    out = parts[0]
-    for p in parts[1:]:
-        out = ast.BinOp(out, op(), p)
-    return ast.copy_location(out, node)
 
 
 class _Near(ast.NodeTransformer):
@@ -2987,8 +3028,44 @@ class _Near(ast.NodeTransformer):
     in one order (their evaluation order aside), ``float("inf")`` is ``math.inf``."""
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
+        statement = getattr(node, "_statement", False)
         self.generic_visit(node)
         f = node.func
+        if (isinstance(f, ast.Name) and f.id == "dict" and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Call) and isinstance(node.args[0].func, ast.Name)
+                and node.args[0].func.id == "zip" and len(node.args[0].args) == 2 and not node.args[0].keywords
+                and all(isinstance(a, (ast.Tuple, ast.List)) for a in node.args[0].args)
+                and len(node.args[0].args[0].elts) == len(node.args[0].args[1].elts)
+                and not any(isinstance(e, ast.Starred) for a in node.args[0].args for e in a.elts)):
+            keys, values = node.args[0].args
+            return self.visit(ast.copy_location(ast.Dict(list(keys.elts), list(values.elts)), node))
+        if isinstance(f, ast.Attribute) and _is_torch(f.value) and f.attr == "einsum":
+            product = _einsum_product(node)
+            if product is not None:
+                return self.visit(product)
+        if isinstance(f, ast.Attribute) and f.attr == "t" and not node.keywords and (
+                (not node.args and not _is_torch(f.value)) or (_is_torch(f.value) and len(node.args) == 1)):
+            return ast.copy_location(ast.Attribute(node.args[0] if node.args else f.value, "T", ast.Load()), node)
+        if isinstance(f, ast.Attribute) and f.attr == "transpose" and not node.keywords and [
+                a.value if isinstance(a, ast.Constant) else None for a in node.args] == [0, 1]:
+            return ast.copy_location(ast.Attribute(f.value, "T", ast.Load()), node)
+        if isinstance(f, ast.Attribute) and f.attr == "mm" and not node.keywords and (
+                (_is_torch(f.value) and len(node.args) == 2) or (not _is_torch(f.value) and len(node.args) == 1)):
+            left, right = node.args if _is_torch(f.value) else (f.value, node.args[0])
+            return ast.copy_location(ast.BinOp(left, ast.MatMult(), right), node)
+        if isinstance(f, ast.Attribute) and _is_torch(f.value) and f.attr == "clone" and len(node.args) == 1 and (
+                not node.keywords):
+            return ast.copy_location(ast.Call(ast.Attribute(node.args[0], "clone", ast.Load()), [], []), node)
+        if isinstance(f, ast.Attribute) and f.attr in _REDUCTIONS:
+            node.keywords = [k for k in node.keywords if not (k.arg == "keepdim" and isinstance(k.value, ast.Constant)
+                                                              and k.value.value is False)]
+        if isinstance(f, ast.Attribute) and f.attr in _ARITHMETIC and not node.args:
+            other = next((k for k in node.keywords if k.arg == "other"), None)
+            if other is not None:
+                node.args, node.keywords = [other.value], [k for k in node.keywords if k is not other]
+        if (isinstance(f, ast.Attribute) and f.attr == "add" and not statement and len(node.args) == 1
+                and not node.keywords and not isinstance(node.args[0], ast.Starred) and not _is_torch(f.value)):
+            return self.visit(ast.copy_location(ast.BinOp(f.value, ast.Add(), node.args[0]), node))  # not a set's
         if isinstance(f, ast.Attribute) and f.attr == "train" and len(node.args) == 1 and not node.keywords:
             mode = node.args[0]
             if isinstance(mode, ast.Call) and isinstance(mode.func, ast.Name) and mode.func.id == "bool" and len(
@@ -3094,6 +3171,10 @@ class _Near(ast.NodeTransformer):
         self.generic_visit(node)
         if node.attr == "ndim" and isinstance(node.ctx, ast.Load):
             return ast.copy_location(ast.Call(ast.Attribute(node.value, "dim", ast.Load()), [], []), node)
+        if node.attr == "mT" and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Attribute(node.value, "T", ast.Load()), node)
+        if node.attr == "data" and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Call(ast.Attribute(node.value, "detach", ast.Load()), [], []), node)
         return node
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
@@ -3120,8 +3201,8 @@ class _Near(ast.NodeTransformer):
         if isinstance(node.op, ast.Sub) and isinstance(node.left, ast.Constant) and node.left.value == 0 and (
                 type(node.left.value) in (int, float)):
             return ast.copy_location(ast.UnaryOp(ast.USub(), node.right), node)  # 0 - x is -x
-        if isinstance(node.op, (ast.Mult, ast.Add)):
-            return _in_one_order(node)
+        if isinstance(node.op, (ast.Mult, ast.Add)) and _number(node.left) and not _number(node.right):
+            node.left, node.right = node.right, node.left  # 0.1 * x is x * 0.1
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
@@ -3145,6 +3226,7 @@ class _Near(ast.NodeTransformer):
         return node
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        node.value._statement = True  # a call whose value no one reads: s.add(x) may be a set's
         self.generic_visit(node)
         call = node.value
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and len(call.args) == 1
