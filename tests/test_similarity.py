@@ -207,8 +207,7 @@ def test_a_cell_that_matches_below_the_threshold_says_it_matched_on_its_evidence
     matches, and says so with its figures; a cell short of both rules says what each lacks."""
     from autograder.dev import planted_03
 
-    cohort = planted_03.planted_cohort()
-    report = sim.compare(cohort.answers, cohort.stubs, planted_03.MODULE, code=_course_code(planted_03.MODULE))
+    cohort, report = _compared(planted_03)
     pair = next(p for p in report.pairs if {p.a, p.b} == {"chain-b", "chain-c"})
     cell = next(c for c in pair.cells if c.cell == "MLP")
     assert cell.matches and cell.score < sim.THRESHOLD and cell.counted >= sim.STRONG, cell
@@ -230,8 +229,7 @@ def test_cells_that_fall_short_alone_match_together_and_say_so(monkeypatch):
     pair of any planted cohort has two such cells.)"""
     from autograder.dev import planted_03
 
-    cohort = planted_03.planted_cohort()
-    report = sim.compare(cohort.answers, cohort.stubs, planted_03.MODULE, code=_course_code(planted_03.MODULE))
+    cohort, report = _compared(planted_03)
     pair = next(p for p in report.pairs if {p.a, p.b} == {"copier-sequential", "honest-02"})
     together = [c for c in pair.matching if c.together]
     assert len(together) >= 2 and sum(c.counted for c in pair.matching) >= sim.TOGETHER, pair
@@ -664,6 +662,13 @@ def test_asserts_prints_checks_and_rethrowing_trys_stand_after_the_code_they_int
 # ---- the cohorts nobody planted the normaliser for
 
 @functools.cache
+def _compared(cohort_module):
+    """A planted cohort module's cohort and its report."""
+    cohort = cohort_module.planted_cohort()
+    return cohort, sim.compare(cohort.answers, cohort.stubs, cohort_module.MODULE,
+                               code=_course_code(cohort_module.MODULE))
+
+
 def _reference_answers(module_id):
     """``{cell: the reference's answer}`` of a module's solution notebook."""
     solution = nbtools.read(ROOT / "solutions" / module_id / f"{module_id}.ipynb")
@@ -748,8 +753,7 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     their lines are the course's), then tuned on; its truth is that every copy does what its source does."""
     from autograder.dev import planted_02, planted_run
 
-    cohort = planted_02.planted_cohort()
-    report = sim.compare(cohort.answers, cohort.stubs, planted_02.MODULE, code=_course_code(planted_02.MODULE))
+    cohort, report = _compared(planted_02)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 56), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
@@ -771,8 +775,7 @@ def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_co
     module 01b's cohort is the one kept out."""
     from autograder.dev import planted_09
 
-    cohort = planted_09.planted_cohort()
-    report = sim.compare(cohort.answers, cohort.stubs, planted_09.MODULE, code=_course_code(planted_09.MODULE))
+    cohort, report = _compared(planted_09)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (391, 15, 74), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
@@ -788,8 +791,7 @@ def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     and honest students converge on them (``freeze``, the id-set ``untrained_parameters``)."""
     from autograder.dev import planted_03, planted_run
 
-    cohort = planted_03.planted_cohort()
-    report = sim.compare(cohort.answers, cohort.stubs, planted_03.MODULE, code=_course_code(planted_03.MODULE))
+    cohort, report = _compared(planted_03)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (337, 14, 48), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
@@ -1007,8 +1009,7 @@ def test_the_module_01b_cohort_kept_out_of_tuning_keeps_its_floor_and_its_copies
     cells and 10 of 13 pairs, one false pair of 338."""
     from autograder.dev import planted_01b, planted_run
 
-    cohort = planted_01b.planted_cohort()
-    report = sim.compare(cohort.answers, cohort.stubs, planted_01b.MODULE, code=_course_code(planted_01b.MODULE))
+    cohort, report = _compared(planted_01b)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (338, 13, 33), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
@@ -1028,8 +1029,7 @@ def test_the_second_module_01b_cohort_tuned_on_keeps_its_floor_and_its_copies_do
     ``keepdim=False``, a square and ``0 - x``."""
     from autograder.dev import planted_01c, planted_run
 
-    cohort = planted_01c.planted_cohort()
-    report = sim.compare(cohort.answers, cohort.stubs, planted_01c.MODULE, code=_course_code(planted_01c.MODULE))
+    cohort, report = _compared(planted_01c)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (338, 13, 33), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
