@@ -2687,8 +2687,7 @@ def _holder_class(cls: ast.ClassDef) -> dict[str, ast.FunctionDef] | None:
                 isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)) for n in _walk(m)):
             return None
         returns = [n for n in _walk(m) if isinstance(n, ast.Return)]
-        if returns and not (len(returns) == 1 and m.body[-1] is returns[0] and isinstance(returns[0].value, ast.Attribute)
-                            and isinstance(returns[0].value.value, ast.Name) and returns[0].value.value.id == me):
+        if returns and not (len(returns) == 1 and m.body[-1] is returns[0] and returns[0].value is not None):
             return None
         methods[m.name] = m
     return methods if "__init__" in methods else None
@@ -2699,10 +2698,21 @@ class _HolderInlined(ast.NodeTransformer):
 
     def __init__(self, name: str, methods: dict[str, ast.FunctionDef], locals_of: dict[str, str]) -> None:
         self.name, self.methods, self.locals_of = name, methods, locals_of
+        self.made = 0
 
-    def body_of(self, method: ast.FunctionDef, args: list[ast.AST]) -> list[ast.stmt]:
+    def body_of(self, method: ast.FunctionDef, args: list[ast.AST], bind: bool = False) -> list[ast.stmt]:
+        """``method``'s statements written for its call with ``args``: each parameter the argument (or, with
+        ``bind``, an argument that is more than a name or a constant stored first in a local of its own)."""
         me = method.args.args[0].arg
         given = dict(zip([a.arg for a in method.args.args[1:]], args))
+        first: list[ast.stmt] = []
+        if bind:
+            for param, arg in list(given.items()):
+                if not isinstance(arg, (ast.Name, ast.Constant)):
+                    self.made += 1
+                    local = f"v{1900 + self.made}"
+                    first.append(ast.Assign([ast.Name(local, ast.Store())], arg))
+                    given[param] = ast.Name(local, ast.Load())
 
         class Put(ast.NodeTransformer):
             def visit_Attribute(inner, node):  # noqa: N805 - the instance's attribute is a local
@@ -2717,13 +2727,35 @@ class _HolderInlined(ast.NodeTransformer):
                 return node
 
         body = [Put().visit(copy.deepcopy(stmt)) for stmt in method.body]
-        return [stmt for stmt in body if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+        return first + [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+
+    def _called(self, value: ast.AST) -> ast.FunctionDef | None:
+        """The method ``value`` calls on the instance, when it ends in a return (written out as statements, its
+        arguments bound to locals)."""
+        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                and isinstance(value.func.value, ast.Name) and value.func.value.id == self.name):
+            method = self.methods[value.func.attr]
+            if isinstance(method.body[-1], ast.Return):
+                return method
+        return None
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
         value = node.value
         if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == self.name
                 and isinstance(value, ast.Call)):
             return self.body_of(self.methods["__init__"], value.args) or ast.Pass()
+        method = self._called(value)
+        if method is not None:  # x = obj.step(a): the step's statements, then x = what it returns
+            *body, last = self.body_of(method, [self.visit(a) for a in value.args], bind=True)
+            return [*body, ast.copy_location(ast.Assign(node.targets, last.value), node)]
+        self.generic_visit(node)
+        return node
+
+    def visit_Return(self, node: ast.Return) -> ast.AST:
+        method = self._called(node.value)
+        if method is not None:
+            *body, last = self.body_of(method, [self.visit(a) for a in node.value.args], bind=True)
+            return [*body, ast.copy_location(ast.Return(last.value), node)]
         self.generic_visit(node)
         return node
 
@@ -2738,12 +2770,13 @@ class _HolderInlined(ast.NodeTransformer):
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        f = node.func
+        f = node.func  # the method's own name is not an attribute to read: looked at before the arguments
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == self.name:
-            returned = self.methods[f.attr].body[-1]
-            if isinstance(returned, ast.Return) and len(self.methods[f.attr].body) == 1:
-                return ast.copy_location(ast.Name(self.locals_of[returned.value.attr], ast.Load()), node)
+            method = self.methods[f.attr]
+            if isinstance(method.body[-1], ast.Return) and len(method.body) == 1:
+                args = [self.visit(a) for a in node.args]
+                return ast.copy_location(self.body_of(method, args)[-1].value, node)
+        self.generic_visit(node)
         return node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
@@ -2753,17 +2786,57 @@ class _HolderInlined(ast.NodeTransformer):
         return node
 
 
-def _holders_inlined(tree: ast.Module) -> None:
+def _hoisted(fn: ast.AST, name: str, methods: dict[str, ast.FunctionDef], counter: int) -> int:
+    """Each call of one of ``name``'s methods of several statements, inside a simple statement's expression
+    (``return obj.backward(obj.forward(x) - y)``), first stored in a local of its own just before that statement
+    (``v = obj.forward(x)``), so that it can be written out (:class:`_HolderInlined`); the next free number."""
+    for *_, body in list(_bodies(fn)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) and stmt.value is not None:
+                top = stmt.value
+                inner = [n for n in _walk(top) if n is not top and isinstance(n, ast.Call)
+                         and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                         and n.func.value.id == name and n.func.attr in methods and len(methods[n.func.attr].body) > 1
+                         and isinstance(methods[n.func.attr].body[-1], ast.Return)
+                         and not any(isinstance(m, _ALL_SCOPES) for m in _walk(top))]
+                for call in reversed(inner):  # innermost first: it runs first
+                    local = f"v{counter}"
+                    counter += 1
+                    out.append(ast.copy_location(ast.Assign([ast.Name(local, ast.Store())], copy.deepcopy(call)), stmt))
+                    _replace(stmt, call, ast.Name(local, ast.Load()))
+            out.append(stmt)
+        body[:] = out
+    return counter
+
+
+def _copies_folded(tree: ast.Module) -> None:
+    """A local (``v0`` …) stored once as a copy of a name that is stored at most once (``v1 = x``, what an
+    instance's ``self.x = x`` becomes once written out) is that name where it is read; in place, for the
+    fingerprinted text only."""
+    stores = _stores(tree)
+    for *_, body in list(_bodies(tree)):
+        for stmt in list(body):
+            name = _single_target(stmt)
+            if (isinstance(stmt, ast.Assign) and name and re.fullmatch(r"v\d+", name) and stores.get(name) == 1
+                    and isinstance(stmt.value, ast.Name) and stores.get(stmt.value.id, 0) <= 1):
+                for later in body[body.index(stmt) + 1:]:
+                    _Put(name, stmt.value).visit(later)
+                body.remove(stmt)
+
+
+def _holders_inlined(tree: ast.Module) -> bool:
     """An instance of a class the answer made up to hold values (:func:`_holder_class`), made once in a function
     with positional arguments and used there only through its methods' calls and its attributes' reads, is
-    written out: its attributes are locals, ``__init__`` and each method called as a statement are written
-    where they are called (a method of one ``return self.x`` is ``x``), and a class every use of which was
-    written out goes; in place, for the fingerprinted text only (so a tally object reads as the running total it
-    keeps)."""
+    written out: its attributes are locals, ``__init__`` and each method called as a statement, or whose value
+    is stored or returned, are written where they are called (a call inside an expression is stored first,
+    :func:`_hoisted`; a method of one ``return e`` is ``e``), and a class every use of which was written out
+    goes; in place, for the fingerprinted text only (so a tally object reads as the running total it keeps, and a
+    network whose ``forward`` keeps what ``backward`` reads as the function it wraps).  Whether any was."""
     classes = {n.name: (n, _holder_class(n)) for n in tree.body if isinstance(n, ast.ClassDef)}
     classes = {name: pair for name, pair in classes.items() if pair[1] is not None}
     if not classes:
-        return
+        return False
     used_up = set()
     counter = 900
     own_methods = {id(m) for _, methods in classes.values() for m in methods.values()}
@@ -2775,6 +2848,7 @@ def _holders_inlined(tree: ast.Module) -> None:
                     and not any(isinstance(a, ast.Starred) for a in stmt.value.args)):
                 continue
             name, (cls, methods) = stmt.targets[0].id, classes[stmt.value.func.id]
+            counter = _hoisted(fn, name, methods, counter)
             uses = [n for n in _walk(fn) if isinstance(n, ast.Name) and n.id == name]
             parents = {id(c): p for p in _walk(fn) for c in ast.iter_child_nodes(p)}
             ok = _stores(fn).get(name, 0) == 1 and len(stmt.value.args) == len(methods["__init__"].args.args) - 1
@@ -2791,9 +2865,13 @@ def _holders_inlined(tree: ast.Module) -> None:
                     method = methods[parent.attr]
                     called = isinstance(grand, ast.Call) and grand.func is parent and not grand.keywords and len(
                         grand.args) == len(method.args.args) - 1
-                    statement = isinstance(parents.get(id(grand)), ast.Expr)
+                    holder = parents.get(id(grand))
+                    statement = isinstance(holder, ast.Expr)
                     one_return = len(method.body) == 1 and isinstance(method.body[0], ast.Return)
-                    if not called or not (statement or one_return):
+                    placed = isinstance(method.body[-1], ast.Return) and (
+                        isinstance(holder, ast.Return) or (isinstance(holder, ast.Assign) and len(holder.targets) == 1
+                                                           and isinstance(holder.targets[0], ast.Name)))
+                    if not called or not (statement or one_return or placed):
                         ok = False
                         break
                 else:
@@ -2810,6 +2888,7 @@ def _holders_inlined(tree: ast.Module) -> None:
             used_up.add(cls.name)
     still = {n.id for n in _walk(tree) if isinstance(n, ast.Name)}
     tree.body[:] = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in used_up and n.name not in still)]
+    return bool(used_up)
 
 
 class _Squares(ast.NodeTransformer):
@@ -2904,7 +2983,9 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
         variables |= {n.name for n in _walk(tree) if isinstance(n, _SCOPES) and n.name not in keep}
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
-    _holders_inlined(tree)
+    if _holders_inlined(tree):  # what the written-out methods left, folded as the program's own temporaries were
+        _copies_folded(tree)
+        fold_temporaries(tree)
     _Squares().visit(tree)
     _defs_as_lambdas(tree, keep)
     _lists_appended(tree)
