@@ -871,11 +871,9 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
 
 
 def _inline_helpers(tree: ast.Module, keep: set[str], expressions_first: bool = False) -> None:
+    steps = (_inline_expression, _inline_one) if expressions_first else (_inline_one, _inline_expression)
     for _ in range(8):  # helpers of helpers, a few deep
-        if expressions_first:
-            if not (_inline_expression(tree, keep) or _inline_one(tree, keep)):
-                return
-        elif not (_inline_one(tree, keep) or _inline_expression(tree, keep)):
+        if not any(step(tree, keep) for step in steps):
             return
 
 
@@ -2214,9 +2212,9 @@ def _split_tuples(tree: ast.AST) -> None:
                             for t in stmt.targets[0].elts)
                     and not any(isinstance(v, ast.Starred) for v in stmt.value.elts)):
                 elts = stmt.targets[0].elts
-                targets = [t.id for t in elts if isinstance(t, ast.Name)]
-                attributes = [ast.unparse(t) for t in elts if isinstance(t, ast.Attribute)]
                 names = [t.id if isinstance(t, ast.Name) else None for t in elts]
+                targets = [n for n in names if n]
+                attributes = [ast.unparse(t) for t in elts if isinstance(t, ast.Attribute)]
                 ok = (len(set(targets)) == len(targets) and len(set(attributes)) == len(attributes)
                       and not {t.value.id for t in elts if isinstance(t, ast.Attribute)} & set(targets)
                       and (not attributes or all(_plain_value(v) for v in stmt.value.elts))
@@ -2744,20 +2742,20 @@ class _HolderInlined(ast.NodeTransformer):
         if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == self.name
                 and isinstance(value, ast.Call)):
             return self.body_of(self.methods["__init__"], value.args) or ast.Pass()
-        method = self._called(value)
-        if method is not None:  # x = obj.step(a): the step's statements, then x = what it returns
-            *body, last = self.body_of(method, [self.visit(a) for a in value.args], bind=True)
-            return [*body, ast.copy_location(ast.Assign(node.targets, last.value), node)]
-        self.generic_visit(node)
-        return node
+        return self._written(node, lambda result: ast.Assign(node.targets, result))
 
     def visit_Return(self, node: ast.Return) -> ast.AST:
+        return self._written(node, ast.Return)
+
+    def _written(self, node: ast.Assign | ast.Return, keep_result) -> ast.AST:
+        """``x = obj.step(a)`` or ``return obj.step(a)``: the step's statements, then what it returns kept as the
+        statement did (``keep_result``); any other statement visited as it is."""
         method = self._called(node.value)
-        if method is not None:
-            *body, last = self.body_of(method, [self.visit(a) for a in node.value.args], bind=True)
-            return [*body, ast.copy_location(ast.Return(last.value), node)]
-        self.generic_visit(node)
-        return node
+        if method is None:
+            self.generic_visit(node)
+            return node
+        *body, last = self.body_of(method, [self.visit(a) for a in node.value.args], bind=True)
+        return [*body, ast.copy_location(keep_result(last.value), node)]
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
         call = node.value
@@ -2793,13 +2791,12 @@ def _hoisted(fn: ast.AST, name: str, methods: dict[str, ast.FunctionDef], counte
     for *_, body in list(_bodies(fn)):
         out: list[ast.stmt] = []
         for stmt in body:
-            if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) and stmt.value is not None:
-                top = stmt.value
+            top = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) else None
+            if top is not None and not any(isinstance(m, _ALL_SCOPES) for m in _walk(top)):
                 inner = [n for n in _walk(top) if n is not top and isinstance(n, ast.Call)
                          and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
                          and n.func.value.id == name and n.func.attr in methods and len(methods[n.func.attr].body) > 1
-                         and isinstance(methods[n.func.attr].body[-1], ast.Return)
-                         and not any(isinstance(m, _ALL_SCOPES) for m in _walk(top))]
+                         and isinstance(methods[n.func.attr].body[-1], ast.Return)]
                 for call in reversed(inner):  # innermost first: it runs first
                     local = f"v{counter}"
                     counter += 1
@@ -3279,8 +3276,7 @@ class _Near(ast.NodeTransformer):
                 for s in (node.left, node.right)) and (node.left.func.attr, node.right.func.attr) == (
                 "sum", "numel") and ast.dump(node.left.func.value) == ast.dump(node.right.func.value):
             return ast.copy_location(ast.Call(ast.Attribute(node.left.func.value, "mean", ast.Load()), [], []), node)
-        if isinstance(node.op, ast.Sub) and isinstance(node.left, ast.Constant) and node.left.value == 0 and (
-                type(node.left.value) in (int, float)):
+        if isinstance(node.op, ast.Sub) and _number(node.left) and node.left.value == 0:
             return ast.copy_location(ast.UnaryOp(ast.USub(), node.right), node)  # 0 - x is -x
         if isinstance(node.op, (ast.Mult, ast.Add)) and _number(node.left) and not _number(node.right):
             node.left, node.right = node.right, node.left  # 0.1 * x is x * 0.1
