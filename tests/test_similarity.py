@@ -762,8 +762,9 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 56), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    # 18 and 9 held out; 28 and 13 tuned on, then 31 and 14 (STRONG from 0.35), 37 (cells together)
-    assert m.disguised_found >= 37 and m.copies_found >= 14, m
+    # 18 and 9 held out; 28 and 13 tuned on, then 31 and 14 (STRONG from 0.35), 37 (cells together), 39 (support
+    # on a score, one-statement answers read as support)
+    assert m.disguised_found >= 39 and m.copies_found >= 14 and m.false_cells == 0, m
     reference = _reference_answers(planted_02.MODULE)
     assert planted_run.unlike_their_source(planted_02.MODULE, cohort.answers, cohort.stubs, reference,
                                            planted_02.COPIES) == []
@@ -777,14 +778,16 @@ def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_co
     floor on module 06's honest one).  Its normalised answers showed two changes of behaviour, both fixed: a helper
     that makes a closure was written out in a loop, and a constructor's parameter renamed under a keyword call.
     Since then its misses were read to write helpers and lambdas alike (58 and 15): it is tuned on now, and
-    module 01b's cohort is the one kept out."""
+    module 01b's cohort is the one kept out.  59 since a cell scoring from the threshold on fewer than two lines of
+    their own matches as support in a pair that matches elsewhere."""
     from autograder.dev import planted_09
 
     cohort, report = _compared(planted_09)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (391, 15, 74), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 58 and m.copies_found >= 15, m
+    # one cell of copier-half's (StepLedger, its own) matches honest-03's together with the copied cells
+    assert m.disguised_found >= 59 and m.copies_found >= 15 and m.false_cells <= 1, m
 
 
 def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
@@ -793,14 +796,15 @@ def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     unused indices, device helpers, guard clauses, ``try``/``finally``, ``functools.partial``, spellings, a chain,
     a merge and a half copy): first measured at 12 of 48 cells and 6 of 14 pairs, then tuned on: 14 and 8 (STRONG
     from a lower score), 21 and 9 (cells together), 22 (a tally object read as its total).  Its answers are short
-    and honest students converge on them (``freeze``, the id-set ``untrained_parameters``)."""
+    and honest students converge on them (``freeze``, the id-set ``untrained_parameters``).  23 with a short
+    answer's support in a pair that matches elsewhere."""
     from autograder.dev import planted_03, planted_run
 
     cohort, report = _compared(planted_03)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (337, 14, 48), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 22 and m.copies_found >= 9, m
+    assert m.disguised_found >= 23 and m.copies_found >= 9 and m.false_cells == 0, m
     reference = _reference_answers(planted_03.MODULE)
     # the one copy that must differ: copier-unrolled's MLP names its layers as attributes, so the plan it took
     # from honest-05 lists those names (a plan is the keys of its own author's MLP)
@@ -1011,34 +1015,71 @@ def test_the_module_01b_cohort_kept_out_of_tuning_keeps_its_floor_and_its_copies
     assignments written out, loop forms, a dataclass holding state, dead code, negated branches, renamed einsum
     subscripts, a chain, a merge and a half copy).  The report failed on it before (a dataclass's bare
     annotations); with that fixed, the code before and after this round's helper and lambda forms read 19 of 33
-    cells and 10 of 13 pairs, one false pair of 338."""
+    cells and 10 of 13 pairs, one false pair of 338; 21 cells when a support on a score and one-statement answers
+    as support came (tuned on the second 01b cohort, then measured here once)."""
     from autograder.dev import planted_01b, planted_run
 
     cohort, report = _compared(planted_01b)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (338, 13, 33), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 19 and m.copies_found >= 10, m
+    assert m.disguised_found >= 21 and m.copies_found >= 10 and m.false_cells == 0, m
     reference = _reference_answers(planted_01b.MODULE)
     assert planted_run.unlike_their_source(planted_01b.MODULE, cohort.answers, cohort.stubs, reference,
                                            planted_01b.COPIES) == []
 
 
+@pytest.fixture(scope="module")
+def cohort_01c():
+    from autograder.dev import planted_01c
+
+    return _compared(planted_01c)
+
+
 def test_the_second_module_01b_cohort_tuned_on_keeps_its_floor_and_its_copies_do_what_their_sources_do(
-        torch_one_thread):
+        cohort_01c, torch_one_thread):
     """Module 01b's second cohort, written apart from the normaliser and apart from the first, to tune on (renamed
     einsum subscripts, reordered statements, operands and terms swapped, transposes and products spelled every
     way, index loops as zips, helpers and lambdas, a class holding state, negated conditions, dead code, a chain,
     a merge and a half copy): 16 of 33 cells and 9 of 13 pairs when first measured; 19 and 12 with the spellings
     of a transpose, a matrix product, an einsum of two matrices, a ``dict(zip(...))`` of literals, ``.data``,
     ``keepdim=False``, a square and ``0 - x``; 20 with an object's methods written out where they return a
-    value (copier-class's network with ``forward`` and ``backward``)."""
+    value (copier-class's network with ``forward`` and ``backward``); 23 with a short answer's support in a pair
+    that matches elsewhere (see the test below)."""
     from autograder.dev import planted_01c, planted_run
 
-    cohort, report = _compared(planted_01c)
+    cohort, report = cohort_01c
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (338, 13, 33), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 20 and m.copies_found >= 12, m
+    assert m.disguised_found >= 23 and m.copies_found >= 12 and m.false_cells == 0, m
     assert planted_run.unlike_their_source(planted_01c.MODULE, cohort.answers, cohort.stubs,
                                            _reference_answers(planted_01c.MODULE), planted_01c.COPIES) == []
+
+
+def _cell_of(report, a, b, cell):
+    pair = next(p for p in report.pairs if {p.a, p.b} == {a, b})
+    return next(m for m in pair.cells if m.cell == cell)
+
+
+def test_a_short_answer_matches_as_support_only_in_a_pair_that_matches_elsewhere(cohort_01c, tmp_path):
+    """A one-line ``bce_with_logits`` carries no pair alone, but in a pair matching in its other cells it is
+    evidence: copier-rename split honest-03's one-statement answer in two (identical once normalised, so the
+    one-statement answer is read for support), and copier-spellings' answer scores 0.69 against honest-04's on
+    one line of their own (support on a score).  Each says why on the page; two students whose only shared code
+    is one such line are no pair."""
+    cohort, report = cohort_01c
+    single = _cell_of(report, "copier-rename", "honest-03", "bce_with_logits")
+    assert single.matches and single.supports and single.single and single.identical
+    assert "honest-03" in report.cells["bce_with_logits"].too_short
+    scored = _cell_of(report, "copier-spellings", "honest-04", "bce_with_logits")
+    assert scored.supports and not scored.identical and scored.lines < sim.MIN_LINES
+    assert scored.score >= sim.THRESHOLD and scored.counted >= sim.MIN_EVIDENCE
+    assert any("fewer than 2" in r for r in scored.reasons()) and any("single statement" in r for r in single.reasons())
+    page = sim.write_report(report, tmp_path).read_text()
+    assert f"{scored.score:.2f}, support" in page and "matches as support: score" in page
+    # the same two answers, alone in a cohort: the one-statement cell is no comparison, the scored one no pair
+    alone = sim.compare({"bce_with_logits": {s: cohort.answers["bce_with_logits"][s] for s in (
+        "copier-rename", "honest-03", "copier-spellings", "honest-04", "honest-01", "honest-02")}},
+        {"bce_with_logits": cohort.stubs["bce_with_logits"]}, "01b-by-hand")
+    assert alone.pairs == []

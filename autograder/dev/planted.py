@@ -967,6 +967,7 @@ class Planted:
     copied: dict[frozenset, str] = field(default_factory=dict)  # {copier, classmate} -> disguise
     disguised: list[tuple[frozenset, str]] = field(default_factory=list)  # (pair, cell) disguised by the copier
     canonical: frozenset = frozenset()  # the two students who wrote the course's answer independently
+    copied_cells: set[tuple[frozenset, str]] = field(default_factory=set)  # (pair, cell) going back to one author
 
     @property
     def students(self) -> list[str]:
@@ -1027,6 +1028,7 @@ def assemble(module: str, honest: dict[str, dict[str, str]], copies: list[Copy],
                 continue
             planted.copied[pair] = " + ".join(disguise_of.get(pair, ["through a classmate"]))
             planted.disguised += [(pair, cell) for cell in shared if students[a][cell] != students[b][cell]]
+            planted.copied_cells |= {(pair, cell) for cell in shared}
     for answers in students.values():
         for source in answers.values():
             ast.parse(source)  # every planted answer is Python
@@ -1064,6 +1066,7 @@ def planted_cohort() -> Planted:
         pair = frozenset((copier, classmate))
         planted.copied[pair] = disguise
         planted.disguised += [(pair, cell) for cell in disguised]
+        planted.copied_cells |= {(pair, cell) for cell in stubs}
     for cell in stubs:
         for answers in students.values():
             ast.parse(answers.get(cell, stubs[cell]))  # every planted answer is Python
@@ -1102,6 +1105,7 @@ class Measures:
     copies_found: int
     copies: int
     seconds: float
+    false_cells: int = 0  # cells matching in a copied pair that do not go back to one author
 
 
 def measure(planted: Planted, report, seconds: float = 0.0) -> Measures:
@@ -1109,9 +1113,10 @@ def measure(planted: Planted, report, seconds: float = 0.0) -> Measures:
     cells = report.matching_cells()
     flagged = report.flagged()
     independent = planted.independent_pairs()
+    false_cells = {(pair, cell) for pair, cell in cells if pair in planted.copied} - planted.copied_cells
     return Measures(sum(d in cells for d in planted.disguised), len(planted.disguised),
                     len(flagged & independent), len(independent), len(flagged & set(planted.copied)),
-                    len(planted.copied), seconds)
+                    len(planted.copied), seconds, len(false_cells))
 
 
 def print_measures(module_id: str, planted: Planted, code=None) -> int:

@@ -324,7 +324,9 @@ class CellMatch:
     writers: int  # students whose answers were compared in this cell
     matches: bool  # from the threshold on with MIN_EVIDENCE counted; STRONG on MIN_STRONG_LINES lines from
     # STRONG_SHARE of it; or together with the pair's other cells (TOGETHER)
-    supports: bool = False  # matches only as support: identical once normalised, in a pair matching elsewhere
+    supports: bool = False  # matches only as support, in a pair matching elsewhere: identical once normalised, or
+    # from the threshold on MIN_EVIDENCE with fewer lines of their own than MIN_LINES
+    single: bool = False  # one of the two answers is a single statement: compared only in a pair matching elsewhere
     together: bool = False  # matches only with the pair's other cells (TOGETHER), not on its own
 
     def reasons(self, threshold: float = THRESHOLD) -> list[str]:
@@ -335,11 +337,18 @@ class CellMatch:
                 f"{discounted} more shared fingerprints were discounted: {self.course} lie on the course's own "
                 f"lines (reference or lesson) and {self.common} are common in the cohort (more than "
                 f"{COMMON:.0%} of it has them)"]
-        if self.supports:
+        if self.supports and self.identical:
             said.append("it matches as support only: the two answers are identical once normalised, no more "
                         f"students than a rare fingerprint's ({COMMON:.0%} of the cohort, at least two) wrote "
                         "that answer, it is not the reference, and the pair matches in another cell on its own "
                         "evidence (alone, the cell's own fingerprints are too few or too common to tell)")
+        elif self.supports:
+            said.append(f"it matches as support only: it scores {self.score:.2f} on {self.counted:g} that counts, "
+                        f"but on {self.lines} line{'s' * (self.lines != 1)} of their own, fewer than {MIN_LINES}; "
+                        "neither answer is the reference, and the pair matches in another cell on its own evidence")
+        if self.single:
+            said.append("one of the two answers is a single statement: such an answer is compared only in a pair "
+                        "that matches in another cell (a short answer alone is too easily written alike)")
         if self.together:
             said.append(f"it matches together with the pair's other cells: alone it falls short (its score "
                         f"{self.score:.2f}), but it shares {self.counted:g} that counts on {self.lines} lines of their "
@@ -383,6 +392,7 @@ class Cohort:
     answers: list[Answer]
     holders: dict[int, int] = field(default_factory=dict)
     weight: dict[int, float] = field(default_factory=dict)
+    short: list[Answer] = field(default_factory=list)  # answers of one statement, not compared (support only)
 
     def __post_init__(self) -> None:
         for answer in self.answers:
@@ -391,7 +401,7 @@ class Cohort:
         self.weight = {h: rarity(n, len(self.answers)) for h, n in self.holders.items()}
 
     def by_student(self, student: str) -> Answer:
-        return next(a for a in self.answers if a.student == student)
+        return next(a for a in self.answers + self.short if a.student == student)
 
 
 def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
@@ -538,8 +548,9 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
     cohorts: dict[str, Cohort] = {}
     signatures = stub_signatures(stubs)
     for cell, by_student in sorted(answers_by_cell.items()):
-        report.cells[cell], answers = _read_cell(cell, by_student, stubs.get(cell, ""), code, report, signatures)
-        cohort = cohorts[cell] = Cohort(answers)
+        report.cells[cell], answers, one_statement = _read_cell(cell, by_student, stubs.get(cell, ""), code, report,
+                                                                signatures)
+        cohort = cohorts[cell] = Cohort(answers, short=one_statement)
         for i, j in candidates(cohort):
             m = match(answers[i], answers[j], cohort, threshold)
             key = tuple(sorted((answers[i].student, answers[j].student)))
@@ -557,14 +568,19 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         done = {m.cell for m in found}
         others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
                   if cell not in done and {a, b} <= set(report.cells[cell].compared)]
+        short = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
+                 if cell not in done and {a, b} <= {x.student for x in c.answers + c.short}
+                 and not {a, b} <= set(report.cells[cell].compared)]
         if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES) and not (
                 _identical_long(found[0], cohorts[found[0].cell], a, b)):
             report.weak.append(Pair(a, b, found + others))
             continue  # one cell, on little evidence: a coincidence as often as a copy
-        for m in others:
-            if _supports(m, cohorts[m.cell], a, b):
+        for m in short:
+            m.single = True
+        for m in others + short:
+            if _supports(m, cohorts[m.cell], a, b, threshold):
                 m.matches = m.supports = True
-        found += [m for m in others if m.supports]
+        found += [m for m in others + short if m.supports]
         others = [m for m in others if not m.supports]
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
     report.pairs.sort(key=lambda p: (tuple(-x for x in p.evidence), p.a, p.b))
@@ -579,18 +595,21 @@ def _identical_long(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
             and sum(answer.text == first.text for answer in cohort.answers) == 2)
 
 
-def _supports(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
-    """Whether a cell of a pair that matches elsewhere matches as support: the two answers are identical once
-    normalised, neither is the reference, and no more students wrote that answer than hold a rare fingerprint
-    (a copied cell that is mostly the course's lines, or common, has too few fingerprints of its own to score;
-    its identity to the copy's other cells is the evidence)."""
-    if not m.identical:
-        return False
+def _supports(m: CellMatch, cohort: Cohort, a: str, b: str, threshold: float = THRESHOLD) -> bool:
+    """Whether a cell of a pair that matches elsewhere matches as support (neither answer the reference): the two
+    answers are identical once normalised and no more students wrote that answer than hold a rare fingerprint (a
+    copied cell that is mostly the course's lines, or common, has too few fingerprints of its own to score; its
+    identity to the copy's other cells is the evidence), or the cell scores from the threshold on
+    :data:`MIN_EVIDENCE` that counts, on fewer lines of their own than :data:`MIN_LINES` (a short answer's one
+    rare line, which alone could be a coincidence).  One-statement answers (too short to compare alone) are read
+    here too."""
     first, second = cohort.by_student(a), cohort.by_student(b)
     if first.reference or second.reference:
         return False
-    holders = sum(answer.text == first.text for answer in cohort.answers)
-    return holders <= max(2, math.floor(COMMON * len(cohort.answers)))
+    if not m.identical:
+        return m.score >= threshold and m.counted >= MIN_EVIDENCE
+    holders = sum(answer.text == first.text for answer in cohort.answers + cohort.short)
+    return holders <= max(2, math.floor(COMMON * len(cohort.answers + cohort.short)))
 
 
 def stub_signatures(stubs: dict[str, str]) -> tuple:
@@ -606,7 +625,7 @@ def stub_signatures(stubs: dict[str, str]) -> tuple:
     return tuple(sorted(found.items()))
 
 
-def _read_cell(cell, by_student, stub, code, report, signatures=()) -> tuple[CellSummary, list[Answer]]:
+def _read_cell(cell, by_student, stub, code, report, signatures=()) -> tuple[CellSummary, list[Answer], list[Answer]]:
     keep = norm.defined(stub)
     stub_text, _ = _text(stub, norm.normalise_tree(stub, keep, dict(signatures)))
     boilerplate = fingerprint(stub_text).hashes if stub_text.strip() else set()
@@ -614,7 +633,7 @@ def _read_cell(cell, by_student, stub, code, report, signatures=()) -> tuple[Cel
     reference = code.reference.get(cell)
     reference_normal = None if reference is None else _text(reference, norm.normalise_tree(
         reference, keep, dict(signatures)))[0]
-    summary, answers = CellSummary(), []
+    summary, answers, one_statement = CellSummary(), [], []
     for student, source in sorted(by_student.items()):
         answer = make_answer(student, cell, source, keep, boilerplate, stub_lines, code, reference_normal, signatures)
         if answer.text == stub_text:
@@ -627,10 +646,12 @@ def _read_cell(cell, by_student, stub, code, report, signatures=()) -> tuple[Cel
             summary.course.append(student)
         if short:
             summary.too_short.append(student)
+            if len(answer.hashes) >= MIN_FINGERPRINTS and not answer.reference:
+                one_statement.append(answer)
             continue
         summary.compared.append(student)
         answers.append(answer)
-    return summary, answers
+    return summary, answers, one_statement
 
 
 # ---- reading a course
@@ -814,8 +835,11 @@ def _clusters(report: Report) -> list[str]:
 
 def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     a, b = report.answers[pair.a, m.cell], report.answers[pair.b, m.cell]
-    if m.supports:
+    if m.supports and m.identical:
         verdict = "matches as support: identical once normalised, in a pair that matches elsewhere"
+    elif m.supports:
+        verdict = (f"matches as support: score {m.score:.2f} on {m.lines} line{'s' * (m.lines != 1)} of their own, in "
+                   "a pair that matches elsewhere")
     elif m.together:
         verdict = f"matches together with the pair's other cells, score {m.score:.2f}"
     elif m.matches and m.score < report.threshold:
@@ -843,8 +867,10 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
 
 def _figure(m: CellMatch) -> str:
     """A matching cell's figure on the page: its score, or, for a cell that matches as support only (its own
-    fingerprints too few or too common to score), that it is identical."""
-    return "identical, support" if m.supports else f"{m.score:.2f}"
+    fingerprints too few or too common to score), that it is identical; a support on a score, the score."""
+    if m.supports:
+        return "identical, support" if m.identical else f"{m.score:.2f}, support"
+    return f"{m.score:.2f}"
 
 
 def _by_student(report: Report) -> list[str]:
