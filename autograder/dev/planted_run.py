@@ -81,6 +81,7 @@ RESUMING = "08-reproducible-training"
 LEDGER = "02-autograd-ledger"
 MODULES = "03-nn-module"
 BY_HAND = "01b-by-hand"
+TENSORS = "01-tensors"
 DIGITS = "09-debug-a-real-run"
 _scratch: list[str] = []
 
@@ -475,6 +476,8 @@ def inputs(module: str, cell: str, namespace: dict | None = None) -> tuple:
 
     if module == BY_HAND:
         return _by_hand_inputs(cell)
+    if module == TENSORS:
+        return _tensors_inputs(cell)[0]
 
     x, y = _data()
     if module == MODULES:
@@ -593,6 +596,61 @@ def _by_hand_observed(cell: str, result, args) -> tuple:
     return (*observed, _observed(grad))
 
 
+def _tensors_inputs(cell: str) -> list[tuple]:
+    """Module 01's argument tuples for ``cell``, made afresh from a fixed seed (the first is :func:`inputs`'):
+    ``make_blobs`` for 9 and 12 points from seeded generators on ``"cpu"``; ``standardize`` on float64 data of
+    three features (scales 0.5 to 40, means far from 0) and of one; ``pairwise_sq_dists`` on float64 points
+    ``[5, 3]`` against ``[4, 3]`` and one point against three; ``align_targets`` on ``[N]`` targets for ``[N, 1]``
+    logits, ``[N, 1]`` for ``[N]``, a batch of one already aligned, and two of other element counts (``[10]`` for
+    ``[5, 1]``, ``[3, 2]`` for ``[3]``), which must raise ``ValueError``."""
+    import torch
+
+    g = torch.Generator().manual_seed(23)
+    f64 = torch.float64
+    if cell == "make_blobs":
+        return [(9, "cpu", torch.Generator().manual_seed(5)), (12, "cpu", torch.Generator().manual_seed(6))]
+    if cell == "standardize":
+        scale = torch.tensor([0.5, 3.0, 40.0], dtype=f64)
+        shift = torch.tensor([-2.0, 0.0, 100.0], dtype=f64)
+        return [(torch.randn(11, 3, generator=g, dtype=f64) * scale + shift,),
+                (torch.randn(6, 1, generator=g, dtype=f64) * 2 + 1,)]
+    if cell == "pairwise_sq_dists":
+        return [(torch.randn(5, 3, generator=g, dtype=f64) * 2, torch.randn(4, 3, generator=g, dtype=f64) + 1),
+                (torch.randn(1, 2, generator=g, dtype=f64), torch.randn(3, 2, generator=g, dtype=f64) * 3)]
+    if cell == "align_targets":
+        y = (torch.rand(6, generator=g) < 0.5).float()
+        return [(torch.randn(6, 1, generator=g), y),
+                (torch.randn(6, generator=g), y.reshape(6, 1).clone()),
+                (torch.randn(1, 1, generator=g), y[:1].reshape(1, 1).clone()),
+                (torch.randn(5, 1, generator=g), torch.zeros(10)),
+                (torch.randn(3, generator=g), torch.zeros(3, 2))]
+    raise KeyError(cell)
+
+
+def _tensors_observed(cell: str, answer) -> list:
+    """Module 01's answer ``answer`` run on every case of ``cell``: per case, what it returned and its arguments
+    afterwards, or what it raised (a ``ValueError`` with whether its message names each argument's shape, as the
+    module's check reads a message)."""
+    import torch
+
+    from ..checks.m01_tensors import _shape_mentioned
+
+    observed = []
+    for args in _tensors_inputs(cell):
+        torch.default_generator.manual_seed(7)
+        try:
+            result = answer(*args)
+        except ValueError as error:
+            named = tuple(_shape_mentioned(str(error), tuple(a.shape)) for a in args if isinstance(a, torch.Tensor))
+            observed.append(("raised", "ValueError", named))
+            continue
+        except Exception as error:  # noqa: BLE001 - raising is a behaviour to compare too
+            observed.append(("raised", type(error).__name__))
+            continue
+        observed.append((_observed(result), _observed(list(args))))
+    return observed
+
+
 def _modules_observed(model) -> tuple:
     """An ``MLP`` as what it computes: its state, and its output on one batch in training (dropout drawn from a
     seeded generator) and in evaluation."""
@@ -692,6 +750,8 @@ def _run(module: str, cell: str, source: str, others: tuple[tuple[str, str], ...
     exec(source, namespace)  # noqa: S102
     if module == DIGITS:
         return _digits_run(cell, namespace[cell], namespace)
+    if module == TENSORS:
+        return _tensors_observed(cell, namespace[cell])
     try:
         args = inputs(module, cell, namespace)
     except Exception as error:  # noqa: BLE001 - the student's own save_checkpoint, for a load
@@ -782,7 +842,8 @@ def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs:
 
 
 COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08",
-           "planted_02", "planted_09", "planted_03", "honest_06", "planted_01b", "planted_01c")
+           "planted_02", "planted_09", "planted_03", "honest_06", "planted_01b", "planted_01c",
+           "planted_01")
 
 
 def check(name: str) -> list[tuple[str, str]]:
