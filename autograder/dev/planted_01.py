@@ -18,8 +18,8 @@ Fourteen honest students answer in their own styles:
   one-line check.
 - ``honest-03``: heavily commented: each row's centre picked by indexing a ``[2, 2]`` table with the labels;
   ``keepdim=True`` statistics; ``diffs * diffs`` summed over ``dim=-1``; shapes written as lists in the message.
-- ``honest-04``: defensive: ``n``'s type and range checked (a ``TypeError``, two ``ValueError`` s), ``.to``
-  with ``device`` and ``dtype``, the shapes asserted; standardize refusing a tensor that is not 2-D, a single
+- ``honest-04``: defensive: ``n``'s type checked (``TypeError``) and its range (two ``ValueError`` checks),
+  ``.to`` with ``device`` and ``dtype``, the shapes asserted; standardize refusing a tensor that is not 2-D, a single
   row and a constant feature; pairwise checking both tensors' rank and their feature sizes; align checking its
   arguments are tensors, the message with both shapes and both counts.
 - ``honest-05``: ``torch.einsum`` for the blobs' offsets (an outer product of signs and a direction), the
