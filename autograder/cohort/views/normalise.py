@@ -64,6 +64,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import math
 import re
 from collections import deque
 from functools import partial
@@ -2270,6 +2271,9 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
     if tree is None:
         return None
     keep = set(keep)
+    for fn in tree.body:  # how many parameters the exercise's callers pass (its stub's), for the fingerprinted text
+        if isinstance(fn, ast.FunctionDef) and fn.name in (signatures or {}):
+            fn._asked = len(signatures[fn.name])
     strip_docstrings(tree)
     strip_annotations(tree)
     inline_module_constants(tree)
@@ -2554,17 +2558,30 @@ class _LiteralComprehensions(ast.NodeTransformer):
 
 
 def _options_as_defaults(tree: ast.Module) -> None:
-    """A keyword-only parameter with a constant default (an option the exercise's callers never pass) is its
-    default where it is read, and ``c and True`` is ``c``, in place: for the fingerprinted text only."""
+    """A keyword-only parameter with a constant default, or a parameter with one after those the exercise's stub
+    declares (an option the exercise's callers never pass), is its default where it is read, and ``c and True``
+    is ``c``, in place: for the fingerprinted text only."""
     for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES)]:
         a = fn.args
         options = {arg.arg: d for arg, d in zip(a.kwonlyargs, a.kw_defaults) if isinstance(d, ast.Constant)}
-        if not options or set(options) & set(_stores(ast.Module(fn.body, []))):
+        asked = getattr(fn, "_asked", None)
+        extra = {} if asked is None or a.vararg or a.posonlyargs else {
+            arg.arg: d for at, (arg, d) in enumerate(zip(a.args[len(a.args) - len(a.defaults):], a.defaults),
+                                                   len(a.args) - len(a.defaults))
+            if at >= asked and isinstance(d, ast.Constant)}
+        if set(options) & set(_stores(ast.Module(fn.body, []))):
+            options = {}
+        if set(extra) & set(_stores(ast.Module(fn.body, []))) or len(extra) < len(a.args) - max(asked or 0, len(
+                a.args) - len(a.defaults)):
+            extra = {}  # a parameter it stores, or one after the stub's without a constant default: kept
+        if not options and not extra:
             continue
         for stmt in fn.body:
-            _Bound(options).visit(stmt)
+            _Bound({**options, **extra}).visit(stmt)
         kept = [(arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if arg.arg not in options]
         a.kwonlyargs, a.kw_defaults = [k for k, _ in kept], [d for _, d in kept]
+        if extra:
+            a.args, a.defaults = a.args[:len(a.args) - len(extra)], a.defaults[:len(a.defaults) - len(extra)]
     for node in _walk(tree):
         for name, child in ast.iter_fields(node):
             if isinstance(child, ast.BoolOp):
@@ -3007,15 +3024,36 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
     return ast.fix_missing_locations(_Ordered().visit(_Near().visit(tree)))
 
 
+def _is_number(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _plain_number(value: float) -> float:
+    """A product of constants as it is written: ``3`` for ``2 * 1.5``."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else value
+
+
 class _Ordered(ast.NodeTransformer):
     """A sum's terms in one order (by their text once every variable is ``v``, constants last), a difference as a
     sum with a negated term: ``b + x @ w`` is ``x @ w + b``, ``-y + s`` is ``s - y``, ``1 + i`` is ``i + 1``.  In
     the fingerprinted text only: Python adds strings and lists in the order written, and evaluates operands left
-    to right.  Products keep their order: ordering factors too found one more copied cell in module 09's cohort,
-    and one more false pair in each of module 05's third cohort and module 01b's second."""
+    to right.  A product's numbers are one number, last (``2 * 1.5 * y`` is ``y * 3``); its other factors keep
+    their order: ordering them too found one more copied cell in module 09's cohort, and one more false pair in
+    each of module 05's third cohort and module 01b's second."""
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
+        if isinstance(node.op, ast.Mult):
+            factors = self._factors(node)
+            numbers = [f for f in factors if _is_number(f)]
+            if not numbers or (len(numbers) == 1 and factors[-1] is numbers[0]):
+                return node
+            product = math.prod(f.value for f in numbers)
+            out = [f for f in factors if not _is_number(f)] + [ast.Constant(_plain_number(product))]
+            tree = out[0]
+            for factor in out[1:]:
+                tree = ast.BinOp(tree, ast.Mult(), factor)
+            return ast.copy_location(tree, node)
         if not isinstance(node.op, (ast.Add, ast.Sub)):
             return node
         terms = sorted(self._terms(node, False), key=lambda t: (isinstance(t[1], ast.Constant), t[0], ast.unparse(t[1])))
@@ -3024,6 +3062,11 @@ class _Ordered(ast.NodeTransformer):
         for negated, term in terms[1:]:
             out = ast.BinOp(out, ast.Sub() if negated else ast.Add(), term)
         return ast.copy_location(out, node)
+
+    def _factors(self, node: ast.expr) -> list[ast.expr]:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            return self._factors(node.left) + self._factors(node.right)
+        return [node]
 
     def _terms(self, node: ast.expr, negated: bool) -> list[tuple[bool, ast.expr]]:
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
@@ -3455,17 +3498,28 @@ def _header(stmt: ast.stmt) -> str:
     return ast.unparse(bare).splitlines()[0]
 
 
-def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None, keep=None) -> list[tuple[str, int]]:
+def _span(stmt: ast.AST, line: int, header: bool = False) -> frozenset[int]:
+    """The submitted lines a fingerprinted line holds: its statement's, and those of every temporary folded into
+    it (a folded expression keeps its own line); of a block's header, the header's parts only."""
+    parts = [getattr(stmt, f) for f in stmt._fields if not header or f not in (
+        "body", "orelse", "finalbody", "handlers", "decorator_list")]
+    nodes = [n for p in parts for v in (p if isinstance(p, list) else [p]) if isinstance(v, ast.AST) for n in ast.walk(v)]
+    return frozenset({line} | {n.lineno for n in nodes if isinstance(getattr(n, "lineno", None), int) and n.lineno > 0})
+
+
+def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None, keep=None,
+                      spans: list | None = None) -> list[tuple[str, int]]:
     """The lines of the normalised ``tree`` as they are fingerprinted, each with the line of the submitted
     cell it came from: every variable ``v`` (the numbered locals, and the names in ``variables``, a lesson's
-    globals; imported names, builtins and attributes stay), no indentation, ``x += e`` written ``x = x + e``."""
-    out: list[tuple[str, int]] = []
+    globals; imported names, builtins and attributes stay), no indentation, ``x += e`` written ``x = x + e``.
+    ``spans``, when given, receives each line's submitted lines (:func:`_span`), in the same order."""
+    out: list[tuple[str, int, frozenset]] = []
 
     def emit(body: list[ast.stmt]) -> None:
         for stmt in body:
             line = getattr(stmt, "lineno", 0)
             if _noise(stmt):
-                aside.append((ast.unparse(stmt), line))
+                aside.append((ast.unparse(stmt), line, frozenset({line})))
                 continue
             if isinstance(stmt, ast.Try) and all(map(_reraises, stmt.handlers)) and not stmt.orelse:
                 emit(stmt.body)  # a try whose every handler raises again wraps nothing but its body: the body,
@@ -3475,7 +3529,9 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None, keep=
                 if isinstance(stmt, ast.If) and [type(s) for s in getattr(stmt, check)] == [ast.Raise]:
                     raised = getattr(stmt, check)[0]
                     test = stmt.test if check == "body" else _Near().visit(ast.UnaryOp(ast.Not(), copy.deepcopy(stmt.test)))
-                    aside.extend([(f"if {ast.unparse(test)}:", line), (ast.unparse(raised), getattr(raised, "lineno", line))])
+                    at = getattr(raised, "lineno", line)
+                    aside.extend([(f"if {ast.unparse(test)}:", line, frozenset({line})),
+                                  (ast.unparse(raised), at, frozenset({at}))])
                     emit(getattr(stmt, rest))  # an argument check: what runs is what follows it
                     break
             else:
@@ -3485,30 +3541,35 @@ def fingerprint_lines(tree: ast.Module, variables: set[str] | None = None, keep=
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             written = ast.fix_missing_locations(ast.copy_location(ast.Assign(
                 [stmt.target], ast.BinOp(ast.Name(stmt.target.id, ast.Load()), stmt.op, stmt.value)), stmt))
-            out.append((ast.unparse(_Ordered().visit(written)), line))
+            out.append((ast.unparse(_Ordered().visit(written)), line, _span(stmt, line)))
         elif any(isinstance(getattr(stmt, n, None), list) for n in ("body", "handlers")) and not isinstance(
                 stmt, ast.Lambda):
-            out.append((_header(stmt), line))
+            out.append((_header(stmt), line, _span(stmt, line, header=True)))
             emit(stmt.body)
             for handler in getattr(stmt, "handlers", ()):
-                out.append((_header(handler), getattr(handler, "lineno", line)))
+                at = getattr(handler, "lineno", line)
+                out.append((_header(handler), at, _span(handler, at, header=True)))
                 emit(handler.body)
             if getattr(stmt, "orelse", None):
-                out.append(("else:", getattr(stmt.orelse[0], "lineno", line)))
+                at = getattr(stmt.orelse[0], "lineno", line)
+                out.append(("else:", at, frozenset({at})))
                 emit(stmt.orelse)
             if getattr(stmt, "finalbody", None):
-                out.append(("finally:", getattr(stmt.finalbody[0], "lineno", line)))
+                at = getattr(stmt.finalbody[0], "lineno", line)
+                out.append(("finally:", at, frozenset({at})))
                 emit(stmt.finalbody)
         else:
-            out.append((ast.unparse(stmt), line))
+            out.append((ast.unparse(stmt), line, _span(stmt, line)))
 
-    aside: list[tuple[str, int]] = []  # asserts, prints, logging and argument checks: after the code they interrupt
-    body = _folded_tree(tree, variables, keep).body
+    aside: list[tuple[str, int, frozenset]] = []  # asserts, prints, logging and argument checks: after the code
+    body = _folded_tree(tree, variables, keep).body  # they interrupt
     if any(isinstance(s, ast.Assign) for s in tree.body):  # a constant the cell names once, read where it is used
         loads, modules = _loads(tree), _imported(tree)
         body = [s for s in body if not (module_constant(s, modules) and not loads.get(module_constant(s, modules)))]
     emit(body)
-    return out + aside
+    if spans is not None:
+        spans.extend(span for *_, span in out + aside)
+    return [(text, line) for text, line, _ in out + aside]
 
 
 def folded(tree: ast.Module, variables: set[str] | None = None, keep=None) -> list[str]:

@@ -21,15 +21,19 @@ that one or two students have counts 1, one that ``d`` have ``1 / (d - 1)``, one
 weighted part that the two share; a cell *matches* from the threshold on, if the pair shares at least
 :data:`MIN_EVIDENCE` of it on :data:`MIN_LINES` lines of their own, and from :data:`STRONG_SHARE` of the
 threshold when the pair shares :data:`STRONG` on :data:`MIN_STRONG_LINES` lines of their own (a long answer copied and then much
-rewritten keeps that much that no third student wrote).  Cells that fall short alone but each share
-:data:`MIN_EVIDENCE` on :data:`MIN_LINES` lines of their own match *together* when two or more of them share
-:data:`TOGETHER` between them (rare code shared across a notebook, each cell rewritten).  A pair that matches in one cell only is
-reported when that cell carries :data:`STRONG`, or when its two answers are the same long answer once
-normalised (:data:`IDENTICAL_LONG` fingerprints beyond the course's, no one else wrote it).  In a pair reported, a cell whose two answers are identical
-once normalised (neither the reference, and no more students wrote it than hold a rare fingerprint) matches
-*as support*, however few fingerprints of its own it has: a copied cell made mostly of the course's lines.  An answer of one statement, or with fewer than
-:data:`MIN_FINGERPRINTS` fingerprints beyond the stub, is too short to tell a copy from a coincidence: it is
-counted, not compared.
+rewritten keeps that much that no third student wrote).  *Lines of their own* are submitted lines: a temporary
+folded into the line that reads it still counts its own line.  Cells that fall short alone but each share
+:data:`MIN_EVIDENCE` on :data:`MIN_LINES` lines of their own (or are identical once normalised) match *together*
+when two or more of them share :data:`TOGETHER` between them (rare code shared across a notebook, each cell
+rewritten).  A pair that matches in one cell only is reported when that cell carries :data:`STRONG` on
+:data:`MIN_STRONG_LINES` lines, or when its two answers are the same long answer once normalised
+(:data:`IDENTICAL_LONG` fingerprints beyond the course's, no one else wrote it).  In a pair reported, a cell
+matches *as support* when its two answers are identical once normalised (neither the reference, and no more
+students wrote it than hold a rare fingerprint), however few fingerprints of its own it has (a copied cell made
+mostly of the course's lines), or when it scores from the threshold on :data:`MIN_EVIDENCE` on fewer lines of
+their own than :data:`MIN_LINES`.  An answer with fewer than :data:`MIN_FINGERPRINTS` fingerprints beyond the
+stub is too short to tell a copy from a coincidence: it is counted, not compared.  An answer of one statement is
+too short to tell alone: it counts only as support, or identical once normalised together with other cells.
 
 **The page** shows, by student, each group of students linked by a matching cell and whom each matches in
 which cell (so a chain or a merge reads as one story); then one entry per pair, ordered by its evidence
@@ -171,6 +175,7 @@ class Answer:
     own_lines: set[int] = field(default_factory=set)  # lines of ``text`` neither the course's nor the stub's
     text: str = ""  # what is fingerprinted: the normalised code, every variable v, no indentation
     source_lines: list[int] = field(default_factory=list)  # the submitted line each line of ``text`` came from
+    spans: list[frozenset] = field(default_factory=list)  # the submitted lines each line of ``text`` holds
     not_normalised: str = ""  # the normaliser's error, when it failed on this answer (compared as written)
 
     def lines_at(self, at: int) -> range:
@@ -185,6 +190,11 @@ class Answer:
     def own_lines_of(self, hashes: set) -> set[int]:
         """The lines of its own that the fingerprints ``hashes`` cover."""
         return self.lines_of(hashes) & self.own_lines
+
+    def own_spans_of(self, hashes: set) -> set[int]:
+        """The submitted lines that the lines of its own the fingerprints ``hashes`` cover hold (a temporary folded
+        into the line that reads it is its own submitted line)."""
+        return {n for i in self.own_lines_of(hashes) if i < len(self.spans) for n in self.spans[i]}
 
     def submitted_lines_of(self, hashes: set) -> set[int]:
         """The lines of the submitted cell (counted from 1) that the fingerprints ``hashes`` come from."""
@@ -260,9 +270,9 @@ def _plain(source: str) -> list[str]:
 
 def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, stub_lines: set[str],
                 code: CourseCode, reference_normal: str | None, signatures: tuple = ()) -> Answer:
-    normal, text, lines, failed = _normalised(source, frozenset(keep), signatures)
+    normal, text, lines, spans, failed = _normalised(source, frozenset(keep), signatures)
     answer = Answer(student, cell, source, normal, fingerprint(text, boilerplate), starts=_line_starts(text),
-                    text=text, source_lines=lines, not_normalised=failed)
+                    text=text, source_lines=lines, spans=spans, not_normalised=failed)
     _read_lines(answer, code, stub_lines)
     reference = code.reference.get(cell)
     if reference is not None:
@@ -274,8 +284,9 @@ def make_answer(student: str, cell: str, source: str, keep: set, boilerplate, st
 
 
 @lru_cache(maxsize=4096)
-def _normalised(source: str, keep: frozenset, signatures: tuple = ()) -> tuple[str, str, list[int], str]:
-    """``(normalised code, fingerprinted text, submitted line of each text line, the normaliser's error)``: an
+def _normalised(source: str, keep: frozenset, signatures: tuple = ()) -> tuple[str, str, list[int], list, str]:
+    """``(normalised code, fingerprinted text, submitted line of each text line, the submitted lines each holds,
+    the normaliser's error)``: an
     answer handed in by several students (copies, the reference, the starter) is normalised once.  An answer
     the normaliser fails on is the normaliser's fault: it is compared as written (as code that does not parse
     is), and the error is kept for the page, so that one answer never stops the report."""
@@ -286,14 +297,16 @@ def _normalised(source: str, keep: frozenset, signatures: tuple = ()) -> tuple[s
         return source, *_text(source, None), f"{type(e).__name__}: {e}"
 
 
-def _text(source: str, tree: ast.Module | None, keep=None) -> tuple[str, list[int]]:
-    """What is fingerprinted (:func:`.normalise.fingerprint_lines`) and the submitted line of each of its lines;
-    code that does not parse is fingerprinted as it is, without its indentation."""
+def _text(source: str, tree: ast.Module | None, keep=None) -> tuple[str, list[int], list[frozenset]]:
+    """What is fingerprinted (:func:`.normalise.fingerprint_lines`), the submitted line of each of its lines and
+    the submitted lines each holds; code that does not parse is fingerprinted as it is, without its indentation."""
+    spans: list[frozenset] = []
     if tree is None:
         pairs = [(line.strip(), i) for i, line in enumerate(source.splitlines(), 1) if line.strip()]
+        spans = [frozenset({i}) for _, i in pairs]
     else:
-        pairs = norm.fingerprint_lines(tree, keep=keep)
-    return "".join(f"{line}\n" for line, _ in pairs), [n for _, n in pairs]
+        pairs = norm.fingerprint_lines(tree, keep=keep, spans=spans)
+    return "".join(f"{line}\n" for line, _ in pairs), [n for _, n in pairs], spans
 
 
 # ---- pairs and scores
@@ -347,12 +360,14 @@ class CellMatch:
                         f"but on {self.lines} line{'s' * (self.lines != 1)} of their own, fewer than {MIN_LINES}; "
                         "neither answer is the reference, and the pair matches in another cell on its own evidence")
         if self.single:
-            said.append("one of the two answers is a single statement: such an answer is compared only in a pair "
-                        "that matches in another cell (a short answer alone is too easily written alike)")
+            said.append("one of the two answers is a single statement: such an answer counts only in a pair that "
+                        "matches in another cell, or identical once normalised together with the pair's other cells "
+                        "(a short answer alone is too easily written alike)")
         if self.together:
             said.append(f"it matches together with the pair's other cells: alone it falls short (its score "
                         f"{self.score:.2f}), but it shares {self.counted:g} that counts on {self.lines} lines of their "
-                        f"own, and the pair's cells that share {MIN_EVIDENCE:g} or more on {MIN_LINES} lines share "
+                        f"own, and the pair's cells that share {MIN_EVIDENCE:g} or more on {MIN_LINES} lines (or are "
+                        f"identical once normalised) share "
                         f"{TOGETHER:g} or more between them")
         elif self.matches and not self.supports and self.score < threshold:
             said.append(f"it matches on its evidence, below the score {threshold:g}: what they share that counts "
@@ -413,7 +428,7 @@ def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
     counted = sum(weight[h] for h in own - common)
     base = min(sum(weight.get(h, 0.0) for h in a.own), sum(weight.get(h, 0.0) for h in b.own))
     score = min(counted / base, 1.0) if base else 0.0
-    lines = min(len(a.own_lines_of(own - common)), len(b.own_lines_of(own - common)))
+    lines = min(len(a.own_spans_of(own - common)), len(b.own_spans_of(own - common)))
     return CellMatch(a.cell, round(score, 3), round(counted, 2), len(shared), len(course), len(common),
                      sum(holders.get(h) == 2 for h in own - common), min(len(a.own), len(b.own)), lines,
                      a.text == b.text, len(cohort.answers),
@@ -556,8 +571,15 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
             key = tuple(sorted((answers[i].student, answers[j].student)))
             if m.matches:
                 by_pair.setdefault(key, []).append(m)
-            elif m.counted >= MIN_EVIDENCE and m.lines >= MIN_LINES:
+            elif m.counted >= MIN_EVIDENCE and (m.lines >= MIN_LINES or m.identical):
                 close.setdefault(key, []).append(m)
+        for i, first in enumerate(one_statement):  # a one-statement answer: only as one of several cells, the same
+            for second in answers + one_statement[i + 1:]:
+                if second.text == first.text:
+                    m = match(first, second, cohort, threshold)
+                    if m.counted >= MIN_EVIDENCE:
+                        m.single = True
+                        close.setdefault(tuple(sorted((first.student, second.student))), []).append(m)
     for key, near in close.items():
         alone = by_pair.get(key, [])
         if len(alone) + len(near) >= 2 and sum(m.counted for m in alone + near) >= TOGETHER:
@@ -627,7 +649,7 @@ def stub_signatures(stubs: dict[str, str]) -> tuple:
 
 def _read_cell(cell, by_student, stub, code, report, signatures=()) -> tuple[CellSummary, list[Answer], list[Answer]]:
     keep = norm.defined(stub)
-    stub_text, _ = _text(stub, norm.normalise_tree(stub, keep, dict(signatures)))
+    stub_text, *_ = _text(stub, norm.normalise_tree(stub, keep, dict(signatures)))
     boilerplate = fingerprint(stub_text).hashes if stub_text.strip() else set()
     stub_lines = {line.strip() for line in stub_text.splitlines()}
     reference = code.reference.get(cell)
