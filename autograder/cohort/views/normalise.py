@@ -2692,8 +2692,8 @@ def _holder_class(cls: ast.ClassDef) -> dict[str, ast.FunctionDef] | None:
     methods = {}
     for m in cls.body:
         if not isinstance(m, ast.FunctionDef) or m.decorator_list or not m.args.args or m.args.vararg or (
-                m.args.kwarg or m.args.kwonlyargs or m.args.defaults or m.args.posonlyargs):
-            return None
+                m.args.kwarg or m.args.kwonlyargs or m.args.posonlyargs):
+            return None  # (a default is never read: every call written out passes every parameter)
         me = m.args.args[0].arg
         attributes = {id(n.value) for n in _walk(m) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
         if any(isinstance(n, ast.Name) and n.id == me and id(n) not in attributes for n in _walk(m)):
@@ -3126,6 +3126,20 @@ NEAR: list[tuple[str, str, str]] = [
     ("t * t is t ** 2", "a * a", "a ** 2"),
     ("dict(zip(keys, values)) of two literals is the dict literal", "dict(zip(('p', 'q'), (a.sum(), x)))",
      "{'p': a.sum(), 'q': x}"),
+    ("t[None] and t[None, :] are t.unsqueeze(0), t[:, None] t.unsqueeze(1)", "a[None]", "a.unsqueeze(0)"),
+    ("t[None] and t[None, :] are t.unsqueeze(0), t[:, None] t.unsqueeze(1)", "a[None, :]", "a.unsqueeze(0)"),
+    ("t[None] and t[None, :] are t.unsqueeze(0), t[:, None] t.unsqueeze(1)", "a[:, None]", "a.unsqueeze(1)"),
+    ("an einsum that sums a matrix is its sum", "torch.einsum('nd->d', a)", "a.sum(0)"),
+    ("an einsum that sums a matrix is its sum", "torch.einsum('nd->n', a)", "a.sum(1)"),
+    ("an einsum that sums a matrix is its sum", "torch.einsum('nd->', a)", "a.sum()"),
+    ("an einsum of two vectors into a matrix is their outer product", "torch.einsum('i,j->ij', a[0], a[1])",
+     "torch.outer(a[0], a[1])"),
+    ("an einsum of two matrices summed over one dimension is their product's sum",
+     "torch.einsum('nd,nd->d', a, a.exp())", "(a * a.exp()).sum(0)"),
+    ("an einsum of two matrices summed over one dimension is their product's sum", "torch.einsum('ij,ij->i', a, a)",
+     "(a ** 2).sum(1)"),
+    ("an einsum's letters are its writer's", "torch.einsum('ij,jk,kl->il', a, a.T, a)",
+     "torch.einsum('pq,qr,rs->ps', a, a.T, a)"),
 ]
 
 _REDUCTIONS = {"sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "norm", "any", "all", "logsumexp"}
@@ -3158,6 +3172,79 @@ def _einsum_product(node: ast.Call) -> ast.AST | None:
     if b[1] == c:
         right = ast.Attribute(right, "T", ast.Load())
     return ast.copy_location(ast.BinOp(left, ast.MatMult(), right), node)
+
+def _new_axis(index: ast.AST) -> int | None:
+    """Where ``t[index]`` puts a new axis when that is all it does: ``t[None]`` and ``t[None, :]`` 0,
+    ``t[:, None]`` 1; else None."""
+    def full(e: ast.AST) -> bool:
+        return isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None
+
+    def none(e: ast.AST) -> bool:
+        return isinstance(e, ast.Constant) and e.value is None
+
+    items = index.elts if isinstance(index, ast.Tuple) else [index]
+    if none(items[0]) and all(map(full, items[1:])):
+        return 0
+    if len(items) == 2 and full(items[0]) and none(items[1]):
+        return 1
+    return None
+
+
+def _einsum_spec(node: ast.Call) -> tuple[list[str], str] | None:
+    """``(operands' subscripts, output's)`` of an einsum written with a literal spec and ``->``, else None."""
+    if node.keywords or len(node.args) < 2 or not isinstance(node.args[0], ast.Constant) or not isinstance(
+            node.args[0].value, str) or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    spec = node.args[0].value.replace(" ", "")
+    if spec.count("->") != 1 or "." in spec:
+        return None
+    ins, out = spec.split("->")
+    parts = ins.split(",")
+    if len(parts) != len(node.args) - 1 or any(len(set(p)) != len(p) for p in parts):
+        return None
+    return parts, out
+
+
+def _einsum_lettered(node: ast.Call) -> None:
+    """An einsum's subscripts renamed in the order they first appear (``'nd,nd->d'`` is ``'ab,ab->b'``): the
+    letters are its writer's choice.  In place."""
+    found = _einsum_spec(node)
+    if found is None:
+        return
+    parts, out = found
+    letters: dict[str, str] = {}
+    for ch in "".join(parts) + out:
+        letters.setdefault(ch, "abcdefghijklmnopqrstuvwxyz"[len(letters) % 26])
+    node.args[0] = ast.copy_location(ast.Constant(
+        ",".join("".join(letters[c] for c in p) for p in parts) + "->" + "".join(letters[c] for c in out)), node.args[0])
+
+
+def _einsum_reduced(node: ast.Call) -> ast.AST | None:
+    """An einsum that is a sum, an outer product or a sum of a product over one dimension of two matrices, as
+    that: ``'ij->j'`` is ``t.sum(0)``, ``'ij->i'`` ``t.sum(1)``, ``'ij->'`` ``t.sum()``, ``'i,j->ij'``
+    ``torch.outer(u, w)``, ``'ij,ij->j'`` ``(t * u).sum(0)`` (``t ** 2`` when both are one tensor); None for
+    any other."""
+    found = _einsum_spec(node)
+    if found is None:
+        return None
+    parts, out = found
+    operands = node.args[1:]
+
+    def summed(t: ast.expr, dim: int | None) -> ast.expr:
+        return ast.Call(ast.Attribute(t, "sum", ast.Load()), [] if dim is None else [ast.Constant(dim)], [])
+
+    if len(parts) == 1 and len(parts[0]) == 2 and out in ("", parts[0][1], parts[0][0]):
+        return ast.copy_location(summed(operands[0], None if not out else (0 if out == parts[0][1] else 1)), node)
+    if len(parts) == 2 and list(map(len, parts)) == [1, 1] and parts[0] != parts[1] and out == parts[0] + parts[1]:
+        return ast.copy_location(ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "outer", ast.Load()),
+                                          list(operands), []), node)
+    if len(parts) == 2 and len(parts[0]) == 2 and parts[0] == parts[1] and out in ("", parts[0][1], parts[0][0]):
+        first, second = operands
+        product = (ast.BinOp(first, ast.Pow(), ast.Constant(2)) if ast.dump(first) == ast.dump(second)
+                   else ast.BinOp(first, ast.Mult(), second))
+        return ast.copy_location(summed(product, None if not out else (0 if out == parts[0][1] else 1)), node)
+    return None
+
 
 _FACTORIES = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange", "eye"}
 _NEW_FACTORIES = {"new_zeros", "new_ones", "new_empty", "new_full"}
@@ -3203,8 +3290,11 @@ class _Near(ast.NodeTransformer):
             return self.visit(ast.copy_location(ast.Dict(list(keys.elts), list(values.elts)), node))
         if isinstance(f, ast.Attribute) and _is_torch(f.value) and f.attr == "einsum":
             product = _einsum_product(node)
+            if product is None:
+                product = _einsum_reduced(node)
             if product is not None:
                 return self.visit(product)
+            _einsum_lettered(node)
         if isinstance(f, ast.Attribute) and f.attr == "t" and not node.keywords and (
                 (not node.args and not _is_torch(f.value)) or (_is_torch(f.value) and len(node.args) == 1)):
             return ast.copy_location(ast.Attribute(node.args[0] if node.args else f.value, "T", ast.Load()), node)
@@ -3324,6 +3414,9 @@ class _Near(ast.NodeTransformer):
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
         v, i = node.value, node.slice
+        if isinstance(node.ctx, ast.Load) and _new_axis(i) is not None:
+            return ast.copy_location(ast.Call(ast.Attribute(v, "unsqueeze", ast.Load()), [ast.Constant(_new_axis(i))],
+                                              []), node)
         if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "list" and len(v.args) == 1
                 and isinstance(i, ast.Constant) and i.value == 0):
             return ast.copy_location(ast.Call(ast.Name("next", ast.Load()), v.args, []), node)  # list(xs)[0]
