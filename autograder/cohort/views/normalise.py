@@ -339,6 +339,8 @@ def _pure(node: ast.AST, assigned: bool = False) -> bool:
             return False
         if isinstance(n, ast.Call):
             f = n.func
+            if any(k.arg == "out" for k in n.keywords):
+                return False  # torch.f(t, out=u) writes u
             if isinstance(f, ast.Name) and f.id in _PURE_FUNCS:
                 continue
             if isinstance(f, ast.Attribute) and (f.attr in _PURE_METHODS or (assigned and f.attr in _CONVERTS)):
@@ -1248,7 +1250,8 @@ class _Spellings(ast.NodeTransformer):
         f = node.func
         if not isinstance(f, ast.Attribute):
             return node
-        plain = node.args and not any(isinstance(a, ast.Starred) for a in node.args)
+        plain = node.args and not any(isinstance(a, ast.Starred) for a in node.args) and not any(
+            k.arg == "out" for k in node.keywords)  # torch.f(t, out=u) writes u: no method takes out=
         # torch.f(t, ...) / F.f(t, ...) -> t.f(...)
         if plain and ((_is_torch(f.value) and f.attr in _AS_METHOD) or (_is_functional(f.value) and f.attr in _FUNCTIONAL)):
             method = ast.Call(ast.Attribute(node.args[0], f.attr, ast.Load()), node.args[1:], node.keywords)
