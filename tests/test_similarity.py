@@ -628,6 +628,13 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
     ("def f(x, w, b, y):\n    return (b + x @ w.T).sigmoid() - y\n", "def f(x, w, b, y):\n    return -y + (x @ w.T + b).sigmoid()\n"),
     ("def f(s, i):\n    return s[1 + i] - (2 - s[i])\n", "def f(s, i):\n    return s[i + 1] + s[i] - 2\n"),
     ("def f(t, a, b):\n    t += b + a\n    return t\n", "def f(t, a, b):\n    t = a + t + b\n    return t\n"),
+    # a product written out, by reduce or by math.prod; a message built in a temporary is prose as one written inline
+    ("def f(t):\n    n = 1\n    k = 0\n    for s in t.shape:\n        n *= s\n    return n + k\n",
+     "def f(t):\n    k = 0\n    return functools.reduce(operator.mul, t.shape, 1) + k\n"),
+    ("def f(t):\n    return functools.reduce(lambda a, b: a * b, t.shape)\n", "def f(t):\n    return math.prod(t.shape)\n"),
+    ("def f(t):\n    if t.dim() != 2:\n        message = 'got ' + str(t.shape)\n        raise ValueError(message)\n"
+     "    return t\n", "def f(t):\n    if t.dim() != 2:\n        raise ValueError(f'expected a matrix, not {t.shape}')\n"
+     "    return t\n"),
     # a choice between two tensors or two branches on its test's strict side
     ("def f(z):\n    return torch.where(z < 0, torch.zeros_like(z), z)\n",
      "def f(z):\n    return torch.where(z >= 0, z, torch.zeros_like(z))\n"),

@@ -56,7 +56,9 @@ in a loop's body or a branch) where it is read, a file opened by hand (``with op
 loops and comprehensions over a tuple written out unrolled, a dictionary filled key by key right after it is
 made (or by ``update(k=x)``) as one literal, an object of a class made up to hold values (a tally) as the locals
 it holds (:func:`_holders_inlined`), the cell's constants no one reads any more left out, comparisons
-one way round, containers filled one way, and the spellings of :data:`NEAR` folded (:class:`_Near`).
+one way round, containers filled one way, a product written out or by ``reduce`` as ``math.prod``, an option
+after the stub's parameters as its default, a sum's terms in one order (:class:`_Ordered`), and the spellings of
+:data:`NEAR` folded (:class:`_Near`).
 """
 
 from __future__ import annotations
@@ -2596,6 +2598,66 @@ def _options_as_defaults(tree: ast.Module) -> None:
                     child.values = kept
 
 
+def _products_as_prod(tree: ast.Module) -> None:
+    """A product written out is ``math.prod``, in place, for the fingerprinted text only: ``p = 1`` then ``for x
+    in xs: p *= x`` is ``p = math.prod(xs)``, and ``functools.reduce(operator.mul, xs, 1)`` (or a lambda that
+    multiplies its two parameters, the start left out) is ``math.prod(xs)``."""
+    for *_, body in list(_bodies(tree)):
+        for loop in [s for s in body if isinstance(s, ast.For)]:
+            if not (isinstance(loop.target, ast.Name) and not loop.orelse and len(loop.body) == 1):
+                continue
+            at = body.index(loop)
+            name = _single_target(loop.body[0])
+            start = next((i for i in range(at - 1, -1, -1) if any(
+                isinstance(n, ast.Name) and n.id == name for n in _walk(body[i]))), None)
+            first = body[start] if start is not None else None
+            if (name and _multiplies(loop.body[0], name, loop.target.id) and isinstance(first, ast.Assign)
+                    and _single_target(first) == name and isinstance(first.value, ast.Constant)
+                    and first.value.value == 1 and not any(isinstance(n, ast.Name) and n.id == name
+                                                           for n in _walk(loop.iter))):
+                body[at] = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], _prod(loop.iter)), loop)
+                del body[start]
+    for node in _walk(tree):
+        for field, child in ast.iter_fields(node):
+            if isinstance(child, ast.Call) and _reduces_by_product(child):
+                setattr(node, field, ast.copy_location(_prod(child.args[1]), child))
+            elif isinstance(child, list):
+                child[:] = [ast.copy_location(_prod(c.args[1]), c) if isinstance(c, ast.Call) and _reduces_by_product(c)
+                            else c for c in child]
+
+
+def _prod(xs: ast.expr) -> ast.Call:
+    return ast.Call(ast.Attribute(ast.Name("math", ast.Load()), "prod", ast.Load()), [xs], [])
+
+
+def _multiplies(stmt: ast.stmt, name: str, by: str) -> bool:
+    """``name *= by`` or ``name = name * by`` (either order)."""
+    if isinstance(stmt, ast.AugAssign):
+        return (isinstance(stmt.op, ast.Mult) and isinstance(stmt.target, ast.Name) and stmt.target.id == name
+                and isinstance(stmt.value, ast.Name) and stmt.value.id == by)
+    if _single_target(stmt) != name or not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.BinOp):
+        return False
+    v = stmt.value
+    return isinstance(v.op, ast.Mult) and all(isinstance(o, ast.Name) for o in (v.left, v.right)) and {
+        v.left.id, v.right.id} == {name, by}
+
+
+def _reduces_by_product(call: ast.Call) -> bool:
+    """``functools.reduce(operator.mul, xs[, 1])`` or ``reduce(lambda a, b: a * b, xs[, 1])``."""
+    f = call.func
+    named = (isinstance(f, ast.Name) and f.id == "reduce") or (isinstance(f, ast.Attribute) and f.attr == "reduce"
+                                                             and isinstance(f.value, ast.Name) and f.value.id == "functools")
+    if not named or call.keywords or len(call.args) not in (2, 3) or (
+            len(call.args) == 3 and not (isinstance(call.args[2], ast.Constant) and call.args[2].value == 1)):
+        return False
+    g = call.args[0]
+    if isinstance(g, ast.Attribute) and g.attr == "mul" and isinstance(g.value, ast.Name) and g.value.id == "operator":
+        return True
+    return (isinstance(g, ast.Lambda) and len(g.args.args) == 2 and not g.args.defaults and isinstance(g.body, ast.BinOp)
+            and isinstance(g.body.op, ast.Mult) and all(isinstance(o, ast.Name) for o in (g.body.left, g.body.right))
+            and {g.body.left.id, g.body.right.id} == {a.arg for a in g.args.args} and g.body.left.id != g.body.right.id)
+
+
 def _messages_dropped(tree: ast.Module) -> None:
     """What an exception or an assertion says is prose, as a comment is: ``raise E("...")`` is ``raise E()``,
     ``assert c, "..."`` is ``assert c``, in place: for the fingerprinted text only."""
@@ -3012,7 +3074,9 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
     _literal_loops_unrolled(tree)
     tree = _Tests().visit(_LiteralComprehensions().visit(tree))
     _filled_at_once(tree)
+    _products_as_prod(tree)
     _single_use_folded(tree)
+    _messages_dropped(tree)  # a message built in a temporary is read where it is raised now
     _keys_as_items(tree)
     for node in _walk(tree):
         if isinstance(node, ast.Name) and node.id not in imported and (node.id in params or node.id not in _KEPT and (
