@@ -3196,6 +3196,9 @@ NEAR: list[tuple[str, str, str]] = [
     ("t[None] and t[None, :] are t.unsqueeze(0), t[:, None] t.unsqueeze(1)", "a[None]", "a.unsqueeze(0)"),
     ("t[None] and t[None, :] are t.unsqueeze(0), t[:, None] t.unsqueeze(1)", "a[None, :]", "a.unsqueeze(0)"),
     ("t[None] and t[None, :] are t.unsqueeze(0), t[:, None] t.unsqueeze(1)", "a[:, None]", "a.unsqueeze(1)"),
+    ("axis= is dim=, correction=0 unbiased=False", "a.std(axis=0, correction=0)", "a.std(dim=0, unbiased=False)"),
+    ("axis= is dim=, correction=0 unbiased=False", "a.var(0, correction=1)", "a.var(0)"),
+    ("a reduction's keepdim by position is keepdim=", "a.mean(0, True)", "a.mean(0, keepdim=True)"),
     ("an einsum that sums a matrix is its sum", "torch.einsum('nd->d', a)", "a.sum(0)"),
     ("an einsum that sums a matrix is its sum", "torch.einsum('nd->n', a)", "a.sum(1)"),
     ("an einsum that sums a matrix is its sum", "torch.einsum('nd->', a)", "a.sum()"),
@@ -3211,6 +3214,29 @@ NEAR: list[tuple[str, str, str]] = [
 
 _REDUCTIONS = {"sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "norm", "any", "all", "logsumexp"}
 _ARITHMETIC = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_"}
+
+
+#: Reductions whose second positional parameter is ``keepdim``.
+_KEEPDIM_SECOND = {"sum", "mean", "amax", "amin", "logsumexp", "nansum", "nanmean"}
+
+
+def _reduction_keywords(node: ast.Call) -> None:
+    """A reduction's arguments in one form, in place: ``axis=`` is ``dim=``; ``keepdim`` by position is
+    ``keepdim=``, and ``keepdim=False`` goes (the default); ``correction=0`` is ``unbiased=False``, and
+    ``correction=1`` and ``unbiased=True`` go (the defaults).  ``dim=`` stays a keyword where it is written so:
+    passing it by position as well made the course's ``mean(dim=0, keepdim=True)`` a student's and lost module
+    09's cohort a copied cell (and found one more in module 01's)."""
+    f = node.func
+    for k in node.keywords:
+        if k.arg == "axis":
+            k.arg = "dim"
+    if f.attr in _KEEPDIM_SECOND and len(node.args) == 2 and not _is_torch(f.value):
+        node.keywords.append(ast.keyword("keepdim", node.args.pop()))
+    for k in node.keywords:
+        if k.arg == "correction" and isinstance(k.value, ast.Constant) and k.value.value in (0, 1):
+            k.arg, k.value = "unbiased", ast.Constant(bool(k.value.value))
+    node.keywords = [k for k in node.keywords if not (isinstance(k.value, ast.Constant) and (
+        (k.arg == "keepdim" and k.value.value is False) or (k.arg == "unbiased" and k.value.value is True)))]
 
 
 def _einsum_product(node: ast.Call) -> ast.AST | None:
@@ -3376,8 +3402,7 @@ class _Near(ast.NodeTransformer):
                 not node.keywords):
             return ast.copy_location(ast.Call(ast.Attribute(node.args[0], "clone", ast.Load()), [], []), node)
         if isinstance(f, ast.Attribute) and f.attr in _REDUCTIONS:
-            node.keywords = [k for k in node.keywords if not (k.arg == "keepdim" and isinstance(k.value, ast.Constant)
-                                                              and k.value.value is False)]
+            _reduction_keywords(node)
         if isinstance(f, ast.Attribute) and f.attr in _ARITHMETIC and not node.args:
             other = next((k for k in node.keywords if k.arg == "other"), None)
             if other is not None:
