@@ -635,6 +635,11 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
     ("def f(t):\n    if t.dim() != 2:\n        message = 'got ' + str(t.shape)\n        raise ValueError(message)\n"
      "    return t\n", "def f(t):\n    if t.dim() != 2:\n        raise ValueError(f'expected a matrix, not {t.shape}')\n"
      "    return t\n"),
+    # an attribute named once and read where nothing between can change it
+    ("def f(ps, m, lr):\n    out = []\n    for p in ps:\n        g = p.grad\n        if g is None:\n            continue\n"
+     "        b = g.sign() * g + m\n        p.add_(-lr * b)\n        out.append(b)\n    return out\n",
+     "def f(ps, m, lr):\n    out = []\n    for p in ps:\n        if p.grad is None:\n            continue\n"
+     "        b = p.grad.sign() * p.grad + m\n        p.add_(-lr * b)\n        out.append(b)\n    return out\n"),
     # a choice between two tensors or two branches on its test's strict side
     ("def f(z):\n    return torch.where(z < 0, torch.zeros_like(z), z)\n",
      "def f(z):\n    return torch.where(z >= 0, z, torch.zeros_like(z))\n"),
@@ -732,6 +737,9 @@ def test_a_helpers_name_is_its_writers_but_the_asked_for_function_keeps_its_own(
     # a temporary read inside a loop is made once, not at every pass: kept apart from the one made in the loop
     ("def f(m, xs):\n    l = nn.MSELoss()\n    for x in xs:\n        l(m(x), x).backward()\n",
      "def f(m, xs):\n    for x in xs:\n        nn.MSELoss()(m(x), x).backward()\n"),
+    # an attribute named before a call on its object may change it is not read after the call
+    ("def f(m, x):\n    was = m.training\n    m.eval()\n    y = m(x) + 1\n    m.train(was)\n    return y, was\n",
+     "def f(m, x):\n    m.eval()\n    y = m(x) + 1\n    m.train(m.training)\n    return y, m.training\n"),
     # a loop whose name is read after it, or that breaks, is not unrolled
     ("def f(a, b):\n    for g in (a, b):\n        g()\n    return g\n", "def f(a, b):\n    a()\n    b()\n    return b\n"),
     ("def f(a, b):\n    for g in (a, b):\n        if g():\n            break\n", "def f(a, b):\n    if a():\n        pass\n    b()\n"),
@@ -1141,14 +1149,15 @@ def test_the_second_module_01b_cohort_tuned_on_keeps_its_floor_and_its_copies_do
     of a transpose, a matrix product, an einsum of two matrices, a ``dict(zip(...))`` of literals, ``.data``,
     ``keepdim=False``, a square and ``0 - x``; 20 with an object's methods written out where they return a
     value (copier-class's network with ``forward`` and ``backward``); 23 with a short answer's support in a pair
-    that matches elsewhere (see the test below); 25 and 13 with a sum's terms in one order (copier-algebra)."""
+    that matches elsewhere (see the test below); 25 and 13 with a sum's terms in one order (copier-algebra); 26
+    with torch.where on its test's strict side; 28 with an attribute named once read where it is named."""
     from autograder.dev import planted_01c, planted_run
 
     cohort, report = cohort_01c
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (338, 13, 33), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 25 and m.copies_found >= 13 and m.false_cells == 0, m
+    assert m.disguised_found >= 28 and m.copies_found >= 13 and m.false_cells == 0, m
     assert planted_run.unlike_their_source(planted_01c.MODULE, cohort.answers, cohort.stubs,
                                            _reference_answers(planted_01c.MODULE), planted_01c.COPIES) == []
 

@@ -2598,6 +2598,69 @@ def _options_as_defaults(tree: ast.Module) -> None:
                     child.values = kept
 
 
+def _attributes_read_where_named(tree: ast.Module) -> None:
+    """A local (``v0``, ``v1`` ...) stored once, by ``v = x.a`` of a name nothing stores after it, is ``x.a``
+    wherever it is read (``grad = p.grad`` then three reads of ``grad`` read ``p.grad``), in place: for the
+    fingerprinted text only (it needs no proof that nothing changes ``x.a`` in between)."""
+    for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES)]:
+        stores = _stores(fn)
+        for *_, body in list(_bodies(fn)):
+            for stmt in list(body):
+                name = _single_target(stmt) if isinstance(stmt, ast.Assign) else None
+                value = stmt.value if name else None
+                if not (name and re.fullmatch(r"v\d+", name) and stores.get(name) == 1
+                        and isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                        and stores.get(value.value.id, 0) <= 1 and value.value.id != name):
+                    continue
+                if stores.get(value.value.id) == 1 and not any(
+                        isinstance(n, ast.arg) and n.arg == value.value.id for n in _walk(fn)) and not _loops_over(
+                        fn, value.value.id):
+                    continue  # a local bound once elsewhere: only a loop's variable is read here as it is
+                if _touched_between(fn, stmt, name, value.value.id):
+                    continue  # m.eval() between was = m.training and m.train(was): the attribute may have changed
+                body.remove(stmt)
+                for node in _walk(fn):
+                    for field, child in ast.iter_fields(node):
+                        if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
+                            setattr(node, field, copy.deepcopy(value))
+                        elif isinstance(child, list):
+                            child[:] = [copy.deepcopy(value) if isinstance(c, ast.Name) and c.id == name and isinstance(
+                                c.ctx, ast.Load) else c for c in child]
+
+
+def _touched_between(fn: ast.AST, stmt: ast.stmt, name: str, base: str) -> bool:
+    """Whether, in ``fn``'s order, anything between ``stmt`` and the last read of ``name`` calls a method of
+    ``base``, hands ``base`` to a call or stores into its attributes."""
+    order: list[ast.AST] = []
+
+    def visit(node: ast.AST) -> None:
+        order.append(node)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(fn)
+    start = order.index(stmt)
+    reads = [i for i, n in enumerate(order) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if not reads:
+        return False
+    for node in order[start + 1:max(reads)]:
+        if isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                 and node.func.value.id == base)
+                or any(isinstance(a, ast.Name) and a.id == base for a in [*node.args, *(k.value for k in node.keywords)])):
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(
+                node.value, ast.Name) and node.value.id == base:
+            return True
+    return False
+
+
+def _loops_over(fn: ast.AST, name: str) -> bool:
+    """Whether ``name`` is bound by a ``for`` loop's target in ``fn``."""
+    return any(isinstance(n, ast.For) and any(isinstance(t, ast.Name) and t.id == name for t in _walk(n.target))
+               for n in _walk(fn))
+
+
 def _products_as_prod(tree: ast.Module) -> None:
     """A product written out is ``math.prod``, in place, for the fingerprinted text only: ``p = 1`` then ``for x
     in xs: p *= x`` is ``p = math.prod(xs)``, and ``functools.reduce(operator.mul, xs, 1)`` (or a lambda that
@@ -3075,6 +3138,7 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
     tree = _Tests().visit(_LiteralComprehensions().visit(tree))
     _filled_at_once(tree)
     _products_as_prod(tree)
+    _attributes_read_where_named(tree)
     _single_use_folded(tree)
     _messages_dropped(tree)  # a message built in a temporary is read where it is raised now
     _keys_as_items(tree)
