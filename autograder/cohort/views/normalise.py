@@ -212,9 +212,20 @@ def _stores(tree: ast.AST) -> dict[str, int]:
     return counts
 
 
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _bodies(tree: ast.AST):
-    """``(node, field, body)`` for every statement list in ``tree``."""
-    for node in _walk(tree):
+    """``(node, field, body)`` for every statement list in ``tree``, in :func:`_walk`'s order (an expression
+    holds no statement: only statements, handlers and cases are walked)."""
+    todo = deque([tree])
+    pop, add = todo.popleft, todo.extend
+    while todo:
+        node = pop()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                add([v for v in value if isinstance(v, _HOLDS_STATEMENTS)])
         for name in _BODIES:
             body = getattr(node, name, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
@@ -2574,13 +2585,14 @@ def _options_as_defaults(tree: ast.Module) -> None:
             arg.arg: d for at, (arg, d) in enumerate(zip(a.args[len(a.args) - len(a.defaults):], a.defaults),
                                                    len(a.args) - len(a.defaults))
             if at >= asked and isinstance(d, ast.Constant)}
-        if set(options) & set(_stores(ast.Module(fn.body, []))):
-            options = {}
-        if set(extra) & set(_stores(ast.Module(fn.body, []))) or len(extra) < len(a.args) - max(asked or 0, len(
-                a.args) - len(a.defaults)):
-            extra = {}  # a parameter it stores, or one after the stub's without a constant default: kept
+        if extra and len(extra) < len(a.args) - max(asked or 0, len(a.args) - len(a.defaults)):
+            extra = {}  # one after the stub's without a constant default: kept
         if not options and not extra:
             continue
+        stored = set(_stores(ast.Module(fn.body, [])))
+        options, extra = ({} if set(options) & stored else options), ({} if set(extra) & stored else extra)
+        if not options and not extra:
+            continue  # a parameter it stores: kept
         for stmt in fn.body:
             _Bound({**options, **extra}).visit(stmt)
         kept = [(arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if arg.arg not in options]
@@ -2603,6 +2615,8 @@ def _attributes_read_where_named(tree: ast.Module) -> None:
     wherever it is read (``grad = p.grad`` then three reads of ``grad`` read ``p.grad``), in place: for the
     fingerprinted text only (it needs no proof that nothing changes ``x.a`` in between)."""
     for fn in [n for n in _walk(tree) if isinstance(n, _SCOPES)]:
+        if not any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) for n in _every_node(fn)):
+            continue
         stores = _stores(fn)
         for *_, body in list(_bodies(fn)):
             for stmt in list(body):
@@ -2665,7 +2679,14 @@ def _products_as_prod(tree: ast.Module) -> None:
     """A product written out is ``math.prod``, in place, for the fingerprinted text only: ``p = 1`` then ``for x
     in xs: p *= x`` is ``p = math.prod(xs)``, and ``functools.reduce(operator.mul, xs, 1)`` (or a lambda that
     multiplies its two parameters, the start left out) is ``math.prod(xs)``."""
-    for *_, body in list(_bodies(tree)):
+    loops = reduces = False
+    for n in _every_node(tree):
+        loops = loops or (isinstance(n, ast.For) and len(n.body) == 1 and isinstance(n.body[0], (ast.AugAssign,
+                                                                                                ast.Assign)))
+        reduces = reduces or (isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) == "reduce")
+    if not loops and not reduces:
+        return
+    for *_, body in list(_bodies(tree)) if loops else ():
         for loop in [s for s in body if isinstance(s, ast.For)]:
             if not (isinstance(loop.target, ast.Name) and not loop.orelse and len(loop.body) == 1):
                 continue
@@ -2680,7 +2701,7 @@ def _products_as_prod(tree: ast.Module) -> None:
                                                            for n in _walk(loop.iter))):
                 body[at] = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], _prod(loop.iter)), loop)
                 del body[start]
-    for node in _walk(tree):
+    for node in _walk(tree) if reduces else ():
         for field, child in ast.iter_fields(node):
             if isinstance(child, ast.Call) and _reduces_by_product(child):
                 setattr(node, field, ast.copy_location(_prod(child.args[1]), child))
