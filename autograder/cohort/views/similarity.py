@@ -783,7 +783,9 @@ def _header(report: Report) -> list[str]:
             f"each fingerprint weighted by how rare it is in the cohort; or {STRONG_SHARE * report.threshold:g} or "
             f"more with {STRONG:g} "
             f"of that weight on {MIN_STRONG_LINES} lines of their own; or together, cells that share {MIN_EVIDENCE:g} each "
-            f"and {TOGETHER:g} between them), {len(clusters)} cluster"
+            f"and {TOGETHER:g} between them; lines of their own are submitted lines; in a pair that matches, a cell "
+            f"identical once normalised, or scoring {report.threshold:g} on fewer lines, matches as support), "
+            f"{len(clusters)} cluster"
             f"{'s' * (len(clusters) != 1)} of pairs matching in two cells or more. A pair is a reason to open the two "
             "notebooks, never a verdict.</p>",
             f"<p class='quiet'>The course's own code, whose lines never count towards a pair: {_esc(read)}. "
@@ -802,7 +804,9 @@ def _not_normalised(report: Report) -> list[str]:
 
 
 def _cells_table(report: Report) -> list[str]:
-    rows = ["<h2>Cells</h2><table><tr><th>cell</th><th>answers compared</th><th>too short to tell</th>"
+    rows = ["<h2>Cells</h2><p class='quiet'>An answer of one statement is too short to tell alone: it is read "
+            "only in a pair that matches in another cell.</p><table><tr><th>cell</th><th>answers compared</th>"
+            "<th>too short to tell</th>"
             "<th>the course's answer</th><th>equal to the reference</th></tr>"]
     for cell, s in report.cells.items():
         rows.append(f"<tr><td><code>{_esc(cell)}</code></td><td>{len(s.compared)}</td><td>{len(s.too_short)}</td>"
