@@ -104,21 +104,7 @@ from __future__ import annotations
 import sys
 
 from .planted import Copy, Planted, assemble, print_measures
-
-MODULE = "01-tensors"
-
-MB_DEF = 'def make_blobs(n, device="cpu", generator=None):\n'
-MB_DOC = '    """Two Gaussian blobs: x float32 (n, 2), y float32 (n, 1) of 0/1, both on `device`."""\n'
-ST_DEF = "def standardize(x):\n"
-ST_DOC = '    """Per-feature zero mean, unit std over dim 0; returns a new tensor."""\n'
-PW_DEF = "def pairwise_sq_dists(a, b):\n"
-PW_DOC = '    """(n, d) and (m, d) -> (n, m) squared Euclidean distances."""\n'
-AT_DEF = "def align_targets(logits, y):\n"
-AT_DOC = '    """y reshaped to logits.shape; ValueError naming both shapes if the counts differ."""\n'
-MB = MB_DEF + MB_DOC
-ST = ST_DEF + ST_DOC
-PW = PW_DEF + PW_DOC
-AT = AT_DEF + AT_DOC
+from .planted_01 import AT, AT_DOC, MB, MB_DEF, MB_DOC, MODULE, PW, PW_DOC, ST, ST_DOC  # the stubs' lines
 
 HONEST: dict[str, dict[str, str]] = {
     "honest-01": {  # explicit broadcasting with expand
