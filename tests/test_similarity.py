@@ -864,8 +864,12 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     assert (m.independent_pairs, m.copies, m.disguised) == (364, 14, 56), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
     # 18 and 9 held out; 28 and 13 tuned on, then 31 and 14 (STRONG from 0.35), 37 (cells together), 39 (support
-    # on a score, one-statement answers read as support)
-    assert m.disguised_found >= 40 and m.copies_found >= 14 and m.false_cells == 0, m
+    # on a score, one-statement answers read as support), 40 (submitted lines), 43 (support from SUPPORT_EVIDENCE)
+    assert m.disguised_found >= 43 and m.copies_found >= 14 and m.false_cells == 0, m
+    debug = next(c for p in report.pairs if {p.a, p.b} == {"copier-debug", "honest-10"} for c in p.cells
+                 if c.cell == "grad_report")
+    assert debug.supports and sim.SUPPORT_EVIDENCE <= debug.counted < sim.MIN_EVIDENCE, debug
+    assert any("less than 6, so alone it would not match" in r for r in debug.reasons()), debug.reasons()
     reference = _reference_answers(planted_02.MODULE)
     assert planted_run.unlike_their_source(planted_02.MODULE, cohort.answers, cohort.stubs, reference,
                                            planted_02.COPIES) == []
@@ -899,14 +903,14 @@ def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     from a lower score), 21 and 9 (cells together), 22 (a tally object read as its total).  Its answers are short
     and honest students converge on them (``freeze``, the id-set ``untrained_parameters``).  23 with a short
     answer's support in a pair that matches elsewhere, 25 and 10 with one-statement answers identical once
-    normalised counted together with a pair's other cells."""
+    normalised counted together with a pair's other cells, 26 with support from SUPPORT_EVIDENCE."""
     from autograder.dev import planted_03, planted_run
 
     cohort, report = _compared(planted_03)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised) == (337, 14, 48), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 25 and m.copies_found >= 10 and m.false_cells == 0, m
+    assert m.disguised_found >= 26 and m.copies_found >= 10 and m.false_cells == 0, m
     reference = _reference_answers(planted_03.MODULE)
     # the one copy that must differ: copier-unrolled's MLP names its layers as attributes, so the plan it took
     # from honest-05 lists those names (a plan is the keys of its own author's MLP)

@@ -30,8 +30,8 @@ rewritten).  A pair that matches in one cell only is reported when that cell car
 (:data:`IDENTICAL_LONG` fingerprints beyond the course's, no one else wrote it).  In a pair reported, a cell
 matches *as support* when its two answers are identical once normalised (neither the reference, and no more
 students wrote it than hold a rare fingerprint), however few fingerprints of its own it has (a copied cell made
-mostly of the course's lines), or when it scores from the threshold on :data:`MIN_EVIDENCE` on fewer lines of
-their own than :data:`MIN_LINES`.  An answer with fewer than :data:`MIN_FINGERPRINTS` fingerprints beyond the
+mostly of the course's lines), or when it scores from the threshold on :data:`SUPPORT_EVIDENCE`, where alone it
+would fall short (less than :data:`MIN_EVIDENCE`, or fewer lines of their own than :data:`MIN_LINES`).  An answer with fewer than :data:`MIN_FINGERPRINTS` fingerprints beyond the
 stub is too short to tell a copy from a coincidence: it is counted, not compared.  An answer of one statement is
 too short to tell alone: it counts only as support, or identical once normalised together with other cells.
 
@@ -78,6 +78,10 @@ THRESHOLD = 0.5
 #: The least shared weight of a matching cell, and the least lines of their own (neither the course's nor the
 #: stub's) it must cover: one unusual line two students happen to share is not a copy.
 MIN_EVIDENCE, MIN_LINES = 6.0, 2
+#: The least shared weight of a cell that matches as support on its score, in a pair that matches elsewhere: the
+#: pair is the evidence, the cell's score says this cell was taken too.  Half of :data:`MIN_EVIDENCE` (module 02's
+#: cohort: three more copied cells, and no cell of a pair that its pair did not copy in any planted cohort).
+SUPPORT_EVIDENCE = MIN_EVIDENCE / 2
 #: The least shared weight of a pair that matches in one cell only: one cell must carry what two would.
 STRONG = 16.0
 #: Cells that do not match alone, each sharing at least :data:`MIN_EVIDENCE` on :data:`MIN_LINES` lines of their
@@ -356,9 +360,11 @@ class CellMatch:
                         "that answer, it is not the reference, and the pair matches in another cell on its own "
                         "evidence (alone, the cell's own fingerprints are too few or too common to tell)")
         elif self.supports:
+            short = (f"on {self.lines} line{'s' * (self.lines != 1)} of their own, fewer than {MIN_LINES}"
+                     if self.lines < MIN_LINES else f"less than {MIN_EVIDENCE:g}")
             said.append(f"it matches as support only: it scores {self.score:.2f} on {self.counted:g} that counts, "
-                        f"but on {self.lines} line{'s' * (self.lines != 1)} of their own, fewer than {MIN_LINES}; "
-                        "neither answer is the reference, and the pair matches in another cell on its own evidence")
+                        f"{short}, so alone it would not match; neither answer is the reference, and the pair "
+                        "matches in another cell on its own evidence")
         if self.single:
             said.append("one of the two answers is a single statement: such an answer counts only in a pair that "
                         "matches in another cell, or identical once normalised together with the pair's other cells "
@@ -622,14 +628,13 @@ def _supports(m: CellMatch, cohort: Cohort, a: str, b: str, threshold: float = T
     answers are identical once normalised and no more students wrote that answer than hold a rare fingerprint (a
     copied cell that is mostly the course's lines, or common, has too few fingerprints of its own to score; its
     identity to the copy's other cells is the evidence), or the cell scores from the threshold on
-    :data:`MIN_EVIDENCE` that counts, on fewer lines of their own than :data:`MIN_LINES` (a short answer's one
-    rare line, which alone could be a coincidence).  One-statement answers (too short to compare alone) are read
-    here too."""
+    :data:`SUPPORT_EVIDENCE` that counts (a short answer's one rare line, or a few rare fingerprints, which alone
+    could be a coincidence).  One-statement answers (too short to compare alone) are read here too."""
     first, second = cohort.by_student(a), cohort.by_student(b)
     if first.reference or second.reference:
         return False
     if not m.identical:
-        return m.score >= threshold and m.counted >= MIN_EVIDENCE
+        return m.score >= threshold and m.counted >= SUPPORT_EVIDENCE
     holders = sum(answer.text == first.text for answer in cohort.answers + cohort.short)
     return holders <= max(2, math.floor(COMMON * len(cohort.answers + cohort.short)))
 
