@@ -1215,6 +1215,9 @@ def test_the_module_01_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     assert (m.independent_pairs, m.copies, m.disguised) == (419, 16, 55), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
     assert m.disguised_found >= 33 and m.copies_found >= 13 and m.false_cells == 0, m
+    # fifteen of its copied cells are the course's answer or what a fifth of the cohort wrote: no copy to tell there
+    assert m.told_apart == 40 and m.told_apart_found >= 33, m
+    assert not planted.tellable(report, frozenset(("copier-rename", "honest-03")), "align_targets")
     assert planted_run.unlike_their_source(planted_01.MODULE, cohort.answers, cohort.stubs,
                                            _reference_answers(planted_01.MODULE), planted_01.COPIES) == []
 

@@ -15,6 +15,7 @@ on the planted cohort (and the time on ``N`` students).
 from __future__ import annotations
 
 import ast
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -1106,6 +1107,8 @@ class Measures:
     copies: int
     seconds: float
     false_cells: int = 0  # cells matching in a copied pair that do not go back to one author
+    told_apart: int = 0  # disguised cells where neither answer is the course's nor common (:func:`tellable`)
+    told_apart_found: int = 0
 
 
 def measure(planted: Planted, report, seconds: float = 0.0) -> Measures:
@@ -1114,9 +1117,26 @@ def measure(planted: Planted, report, seconds: float = 0.0) -> Measures:
     flagged = report.flagged()
     independent = planted.independent_pairs()
     false_cells = {(pair, cell) for pair, cell in cells if pair in planted.copied} - planted.copied_cells
+    tellable_cells = [d for d in planted.disguised if tellable(report, *d)]
     return Measures(sum(d in cells for d in planted.disguised), len(planted.disguised),
                     len(flagged & independent), len(independent), len(flagged & set(planted.copied)),
-                    len(planted.copied), seconds, len(false_cells))
+                    len(planted.copied), seconds, len(false_cells), len(tellable_cells),
+                    sum(d in cells for d in tellable_cells))
+
+
+def tellable(report, pair: frozenset, cell: str) -> bool:
+    """Whether a copied cell could be told from the two answers at all: neither is the course's answer (the
+    reference, or the course's lines all but a few fingerprints) nor an answer more students wrote than hold a rare
+    fingerprint.  A copy of a classmate whose answer is the course's, or what a fifth of the cohort wrote, is the
+    same as what honest students hand in."""
+    from ..cohort.views import similarity
+
+    answers = [report.answers.get((student, cell)) for student in sorted(pair)]
+    if any(a is None or a.reference or a.is_course for a in answers):
+        return False
+    texts = [a.text for (_, c), a in report.answers.items() if c == cell]
+    limit = max(2, math.floor(similarity.COMMON * len(texts)))
+    return all(texts.count(a.text) <= limit for a in answers)
 
 
 def print_measures(module_id: str, planted: Planted, code=None) -> int:
@@ -1128,7 +1148,8 @@ def print_measures(module_id: str, planted: Planted, code=None) -> int:
     start = time.perf_counter()
     report = similarity.compare(planted.answers, planted.stubs, module_id, code=code)
     m = measure(planted, report, time.perf_counter() - start)
-    print(f"{len(planted.students)} students: disguised cells found {m.disguised_found}/{m.disguised}, "
+    print(f"{len(planted.students)} students: disguised cells found {m.disguised_found}/{m.disguised} "
+          f"({m.told_apart_found}/{m.told_apart} of those neither the course's answer nor common), "
           f"false pairs {m.false_pairs}/{m.independent_pairs}, copies found {m.copies_found}/{m.copies}, "
           f"{m.seconds:.2f} s; the course's answer flagged: {planted.canonical in report.flagged()}")
     return 0
