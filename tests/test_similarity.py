@@ -1218,6 +1218,11 @@ def test_the_module_01_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     # fifteen of its copied cells are the course's answer or what a fifth of the cohort wrote: no copy to tell there
     assert m.told_apart == 40 and m.told_apart_found >= 33, m
     assert not planted.tellable(report, frozenset(("copier-rename", "honest-03")), "align_targets")
+    # a one-statement answer that would match but for being one statement says so
+    single = next(c for p in report.pairs if {p.a, p.b} == {"copier-comprehension", "honest-09"} for c in p.cells
+                  if c.cell == "pairwise_sq_dists")
+    assert single.supports and single.single and single.counted >= sim.MIN_EVIDENCE, single
+    assert any("one of the answers a single statement, so alone it would not match" in r for r in single.reasons())
     assert planted_run.unlike_their_source(planted_01.MODULE, cohort.answers, cohort.stubs,
                                            _reference_answers(planted_01.MODULE), planted_01.COPIES) == []
 

@@ -342,8 +342,9 @@ class CellMatch:
     matches: bool  # from the threshold on with MIN_EVIDENCE counted; STRONG on MIN_STRONG_LINES lines from
     # STRONG_SHARE of it; or together with the pair's other cells (TOGETHER)
     supports: bool = False  # matches only as support, in a pair matching elsewhere: identical once normalised, or
-    # from the threshold on MIN_EVIDENCE with fewer lines of their own than MIN_LINES
-    single: bool = False  # one of the two answers is a single statement: compared only in a pair matching elsewhere
+    # from the threshold on SUPPORT_EVIDENCE where alone it falls short
+    single: bool = False  # one of the two answers is a single statement: read only in a pair matching elsewhere,
+    # or identical once normalised together with the pair's other cells
     together: bool = False  # matches only with the pair's other cells (TOGETHER), not on its own
 
     def reasons(self, threshold: float = THRESHOLD) -> list[str]:
@@ -360,8 +361,9 @@ class CellMatch:
                         "that answer, it is not the reference, and the pair matches in another cell on its own "
                         "evidence (alone, the cell's own fingerprints are too few or too common to tell)")
         elif self.supports:
-            short = (f"on {self.lines} line{'s' * (self.lines != 1)} of their own, fewer than {MIN_LINES}"
-                     if self.lines < MIN_LINES else f"less than {MIN_EVIDENCE:g}")
+            short = " and ".join(([f"less than {MIN_EVIDENCE:g}"] if self.counted < MIN_EVIDENCE else []) + (
+                [f"on {self.lines} line{'s' * (self.lines != 1)} of their own, fewer than {MIN_LINES}"]
+                if self.lines < MIN_LINES else []) + (["one of the answers a single statement"] if self.single else []))
             said.append(f"it matches as support only: it scores {self.score:.2f} on {self.counted:g} that counts, "
                         f"{short}, so alone it would not match; neither answer is the reference, and the pair "
                         "matches in another cell on its own evidence")
