@@ -212,6 +212,36 @@ def test_sigkill_takes_the_workers_and_sandboxes_with_it(killed):
     assert not killed["left"], f"left behind: {killed['left']}"
 
 
+def test_a_template_whose_owner_is_gone_stops_waiting_for_its_kernel():
+    """The template waits up to 30 s for a kernel it forked to get ready.  Its owner killed meanwhile (the
+    template's stdin at its end), it stops waiting at once and goes, sandbox and kernels with it: it sat the 30 s
+    out before, and a SIGKILLed run's sandbox outlived it that long (the test above saw one left after 30 s, on a
+    busy machine).  A request waiting on stdin is not the end of it."""
+    import threading
+
+    from autograder.cohort.kernels.forkserver import ready
+
+    kernel_r, kernel_w = os.pipe()
+    owner_r, owner_w = os.pipe()
+    try:
+        os.close(owner_w)
+        started = time.monotonic()
+        assert ready(kernel_r, 30, owner_r) is None and time.monotonic() - started < 5
+    finally:
+        os.close(owner_r)
+    owner_r, owner_w = os.pipe()
+    try:
+        os.write(owner_w, b'{"op": "spawn"}\n')
+        threading.Timer(0.2, os.write, (kernel_w, b"1")).start()
+        assert ready(kernel_r, 30, owner_r) is True
+        assert os.read(owner_r, 100) == b'{"op": "spawn"}\n'  # left for the main loop
+        os.close(kernel_w)
+        assert ready(kernel_r, 30, owner_r) is False  # the kernel died before it was ready
+    finally:
+        for fd in (kernel_r, owner_r, owner_w):
+            os.close(fd)
+
+
 def test_journal_resumes_only_the_same_selection_and_ignores_a_torn_line(tmp_path):
     from autograder.cohort.records import StudentEntry
     from autograder.cohort.run.journal import Journal

@@ -68,6 +68,29 @@ class _Lines:
         return [json.loads(line) for line in lines if line.strip()]
 
 
+def ready(ready_r: int, patience: float, owner: int = 0) -> bool | None:
+    """Whether a forked kernel wrote its ``1`` on ``ready_r`` within ``patience`` seconds; ``None`` as soon as the
+    owner's end of ``owner`` (the template's stdin) closes instead.  A request that arrives meanwhile is left
+    for the main loop: only an end of file is read as the owner gone (it was killed: its template must not sit out
+    the kernel's patience first, and its sandbox with it)."""
+    import fcntl
+    import struct
+    import termios
+
+    deadline = time.monotonic() + patience
+    watch = [ready_r, owner]
+    while (left := deadline - time.monotonic()) > 0:
+        readable = select.select(watch, [], [], left)[0]
+        if ready_r in readable:
+            return os.read(ready_r, 1) == b"1"
+        if owner in readable:
+            waiting = struct.unpack("i", fcntl.ioctl(owner, termios.FIONREAD, b"\0\0\0\0"))[0]
+            if waiting == 0:
+                return None  # readable with nothing to read: the end of the file
+            watch = [ready_r]  # a request: the main loop reads it after this spawn
+    return False
+
+
 def _send(fd: int, message: dict) -> None:
     os.write(fd, (json.dumps(message) + "\n").encode())
 
@@ -411,8 +434,11 @@ class _Server:
             child({**request, "launcher": self.launcher}, [self.wake_r, self.wake_w], ready_w)
         os.close(ready_w)
         self.children[pid] = request["id"]
-        ok = bool(select.select([ready_r], [], [], 30)[0]) and os.read(ready_r, 1) == b"1"
+        ok = ready(ready_r, 30)
         os.close(ready_r)
+        if ok is None:  # the owner is gone while the kernel got ready: nobody will ask for anything again
+            self.kill_all()
+            sys.exit(0)
         _send(self.out, {"op": "spawned", "id": request["id"], "pid": pid, "ok": ok})
 
     def reap(self) -> None:
