@@ -362,17 +362,19 @@ def serve() -> None:
         return
     server = _Server(config[0])
     pending = list(config[1:])
-    while True:
-        for request in pending:
-            server.handle(request)
-        readable = select.select([0, server.wake_r], [], [])[0]
-        if server.wake_r in readable:
-            os.read(server.wake_r, 4096)
-        server.reap()
-        pending = lines.read() if 0 in readable else []
-        if lines.closed:
-            server.kill_all()
-            return
+    try:
+        while True:
+            for request in pending:
+                server.handle(request)
+            readable = select.select([0, server.wake_r], [], [])[0]
+            if server.wake_r in readable:
+                os.read(server.wake_r, 4096)
+            server.reap()
+            pending = lines.read() if 0 in readable else []
+            if lines.closed:
+                return
+    finally:  # however the template ends (its owner gone, a message it could not send: BrokenPipeError), its
+        server.kill_all()  # kernels end with it: a kernel outlived a SIGKILLed run, under bwrap, for good
 
 
 class _Server:
@@ -437,8 +439,7 @@ class _Server:
         ok = ready(ready_r, 30)
         os.close(ready_r)
         if ok is None:  # the owner is gone while the kernel got ready: nobody will ask for anything again
-            self.kill_all()
-            sys.exit(0)
+            sys.exit(0)  # (serve kills the kernels on its way out)
         _send(self.out, {"op": "spawned", "id": request["id"], "pid": pid, "ok": ok})
 
     def reap(self) -> None:
@@ -457,10 +458,11 @@ class _Server:
 
     def kill_all(self) -> None:
         for pid in self.children:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            for kill in (os.killpg, os.kill):  # its session's processes, and itself if it has none yet
+                try:
+                    kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
 
 def _signal_group(pid: int, sig: int) -> None:
