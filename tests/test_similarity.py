@@ -866,8 +866,7 @@ def test_the_module_02_cohort_keeps_its_floor_and_never_flags_the_courses_answer
     # 18 and 9 held out; 28 and 13 tuned on, then 31 and 14 (STRONG from 0.35), 37 (cells together), 39 (support
     # on a score, one-statement answers read as support), 40 (submitted lines), 43 (support from SUPPORT_EVIDENCE)
     assert m.disguised_found >= 43 and m.copies_found >= 14 and m.false_cells == 0, m
-    debug = next(c for p in report.pairs if {p.a, p.b} == {"copier-debug", "honest-10"} for c in p.cells
-                 if c.cell == "grad_report")
+    debug = _cell_of(report, "copier-debug", "honest-10", "grad_report")
     assert debug.supports and sim.SUPPORT_EVIDENCE <= debug.counted < sim.MIN_EVIDENCE, debug
     assert any("less than 6, so alone it would not match" in r for r in debug.reasons()), debug.reasons()
     reference = _reference_answers(planted_02.MODULE)
@@ -1219,8 +1218,7 @@ def test_the_module_01_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     assert m.told_apart == 40 and m.told_apart_found >= 33, m
     assert not planted.tellable(report, frozenset(("copier-rename", "honest-03")), "align_targets")
     # a one-statement answer that would match but for being one statement says so
-    single = next(c for p in report.pairs if {p.a, p.b} == {"copier-comprehension", "honest-09"} for c in p.cells
-                  if c.cell == "pairwise_sq_dists")
+    single = _cell_of(report, "copier-comprehension", "honest-09", "pairwise_sq_dists")
     assert single.supports and single.single and single.counted >= sim.MIN_EVIDENCE, single
     assert any("one of the answers a single statement, so alone it would not match" in r for r in single.reasons())
     assert planted_run.unlike_their_source(planted_01.MODULE, cohort.answers, cohort.stubs,
