@@ -98,6 +98,14 @@ MIN_STRONG_LINES, STRONG_SHARE = 4, 0.7
 #: answer the same is evidence however common its parts (a copier who took one cell from each of two
 #: classmates matches each in that one cell).
 IDENTICAL_LONG = 2 * STRONG
+#: The least shared weight by which one answer is another's closest in a cell (:func:`closest`): one rare
+#: fingerprint of their own.
+CLOSEST_EVIDENCE = 1.0
+#: A pair whose answers are each other's closest in this many cells (or that many counting the cells that match on
+#: their own) is reported however little each cell shares: no two of the planted cohorts' independent students are
+#: each other's closest in more than two cells (module 06's honest cohort: three pairs in two; module 08's: one),
+#: and a copy stays its source's closest through disguises that leave little of its text.
+CLOSEST_CELLS = 3
 
 
 # ---- the course's own code
@@ -346,6 +354,9 @@ class CellMatch:
     single: bool = False  # one of the two answers is a single statement: read only in a pair matching elsewhere,
     # or identical once normalised together with the pair's other cells
     together: bool = False  # matches only with the pair's other cells (TOGETHER), not on its own
+    closest: str = ""  # "each": the two answers are each other's closest in the cell (:func:`closest`), "one":
+    # one of them is the other's closest (read only in a pair matching elsewhere); "" neither
+    nearest: bool = False  # matches only as one of CLOSEST_CELLS cells where the two are each other's closest
 
     def reasons(self, threshold: float = THRESHOLD) -> list[str]:
         discounted = self.course + self.common
@@ -360,6 +371,13 @@ class CellMatch:
                         f"students than a rare fingerprint's ({COMMON:.0%} of the cohort, at least two) wrote "
                         "that answer, it is not the reference, and the pair matches in another cell on its own "
                         "evidence (alone, the cell's own fingerprints are too few or too common to tell)")
+        elif self.supports and self.closest and not (self.score >= threshold and self.counted >= SUPPORT_EVIDENCE):
+            said.append(f"it matches as support only: it scores {self.score:.2f} on {self.counted:g} that counts, "
+                        "too little alone, but "
+                        + ("each answer is the other's closest" if self.closest == "each" else
+                           "one answer is the other's closest") +
+                        f" of the {self.writers} compared in this cell; neither answer is the reference, and the "
+                        "pair matches in another cell on its own evidence")
         elif self.supports:
             short = " and ".join(([f"less than {MIN_EVIDENCE:g}"] if self.counted < MIN_EVIDENCE else []) + (
                 [f"on {self.lines} line{'s' * (self.lines != 1)} of their own, fewer than {MIN_LINES}"]
@@ -367,6 +385,11 @@ class CellMatch:
             said.append(f"it matches as support only: it scores {self.score:.2f} on {self.counted:g} that counts, "
                         f"{short}, so alone it would not match; neither answer is the reference, and the pair "
                         "matches in another cell on its own evidence")
+        if self.nearest:
+            said.append(f"it matches as one of {CLOSEST_CELLS} or more cells in which each of the two answers is "
+                        f"the other's closest, of the {self.writers} compared (by score, sharing at least "
+                        f"{CLOSEST_EVIDENCE:g} that counts), or that match on their own: alone it falls short (its "
+                        f"score {self.score:.2f} on {self.counted:g} that counts)")
         if self.single:
             said.append("one of the two answers is a single statement: such an answer counts only in a pair that "
                         "matches in another cell, or identical once normalised together with the pair's other cells "
@@ -442,6 +465,22 @@ def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
                      a.text == b.text, len(cohort.answers),
                      (score >= threshold and counted >= MIN_EVIDENCE and lines >= MIN_LINES)
                      or (counted >= STRONG and lines >= MIN_STRONG_LINES and score >= STRONG_SHARE * threshold))
+
+
+def closest(scored: dict[tuple[str, str], CellMatch]) -> dict[str, str]:
+    """``{student: classmate}``: whose answer in the cell is closest to each student's, by score, among those
+    sharing at least :data:`CLOSEST_EVIDENCE` that counts with it; a student whose two closest tie has none."""
+    ranked: dict[str, list[tuple[float, str]]] = {}
+    for (a, b), m in scored.items():
+        if m.counted >= CLOSEST_EVIDENCE and m.score > 0:
+            ranked.setdefault(a, []).append((m.score, b))
+            ranked.setdefault(b, []).append((m.score, a))
+    found = {}
+    for student, others in ranked.items():
+        others.sort(reverse=True)
+        if len(others) == 1 or others[0][0] > others[1][0]:
+            found[student] = others[0][1]
+    return found
 
 
 def candidates(cohort: Cohort) -> set[tuple[int, int]]:
@@ -568,15 +607,19 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
     report = Report(assignment, threshold, len(students), course_sources=list(code.sources))
     by_pair: dict[tuple[str, str], list[CellMatch]] = {}
     close: dict[tuple[str, str], list[CellMatch]] = {}  # cells that do not match alone but share MIN_EVIDENCE
+    each: dict[tuple[str, str], list[CellMatch]] = {}  # cells that do not match alone where each is the other's closest
     cohorts: dict[str, Cohort] = {}
+    nearest: dict[str, dict[str, str]] = {}  # {cell: {student: the classmate whose answer is closest}}
     signatures = stub_signatures(stubs)
     for cell, by_student in sorted(answers_by_cell.items()):
         report.cells[cell], answers, one_statement = _read_cell(cell, by_student, stubs.get(cell, ""), code, report,
                                                                 signatures)
         cohort = cohorts[cell] = Cohort(answers, short=one_statement)
+        scored: dict[tuple[str, str], CellMatch] = {}
         for i, j in candidates(cohort):
             m = match(answers[i], answers[j], cohort, threshold)
             key = tuple(sorted((answers[i].student, answers[j].student)))
+            scored[key] = m
             if m.matches:
                 by_pair.setdefault(key, []).append(m)
             elif m.counted >= MIN_EVIDENCE and (m.lines >= MIN_LINES or m.identical):
@@ -588,11 +631,25 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
                     if m.counted >= MIN_EVIDENCE:
                         m.single = True
                         close.setdefault(tuple(sorted((first.student, second.student))), []).append(m)
+        nearest[cell] = closest(scored)
+        for (a, b), m in scored.items():
+            if nearest[cell].get(a) == b and nearest[cell].get(b) == a and not m.matches and not (
+                    cohort.by_student(a).reference or cohort.by_student(b).reference):
+                m.closest = "each"
+                each.setdefault((a, b), []).append(m)
     for key, near in close.items():
         alone = by_pair.get(key, [])
         if len(alone) + len(near) >= 2 and sum(m.counted for m in alone + near) >= TOGETHER:
             for m in near:
                 m.matches = m.together = True
+            by_pair[key] = alone + near
+    for key, near in each.items():  # only for a pair that would not be reported otherwise
+        alone = by_pair.get(key, [])
+        near = [m for m in near if not m.matches]
+        if not (len(alone) >= 2 or alone and not _rests_on_little(alone[0], cohorts[alone[0].cell], *key)) and (
+                len(alone) + len(near) >= CLOSEST_CELLS):
+            for m in near:
+                m.matches = m.nearest = True
             by_pair[key] = alone + near
     for (a, b), found in by_pair.items():
         done = {m.cell for m in found}
@@ -601,12 +658,15 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         short = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
                  if cell not in done and {a, b} <= {x.student for x in c.answers + c.short}
                  and not {a, b} <= set(report.cells[cell].compared)]
-        if len(found) == 1 and (found[0].counted < STRONG or found[0].lines < 2 * MIN_LINES) and not (
-                _identical_long(found[0], cohorts[found[0].cell], a, b)):
+        if len(found) == 1 and _rests_on_little(found[0], cohorts[found[0].cell], a, b):
             report.weak.append(Pair(a, b, found + others))
             continue  # one cell, on little evidence: a coincidence as often as a copy
         for m in short:
             m.single = True
+        for m in others:
+            near = nearest.get(m.cell, {})
+            m.closest = "each" if near.get(a) == b and near.get(b) == a else "one" if b == near.get(a) or (
+                a == near.get(b)) else ""
         for m in others + short:
             if _supports(m, cohorts[m.cell], a, b, threshold):
                 m.matches = m.supports = True
@@ -615,6 +675,11 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
         report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
     report.pairs.sort(key=lambda p: (tuple(-x for x in p.evidence), p.a, p.b))
     return report
+
+
+def _rests_on_little(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
+    """Whether a pair's one matching cell rests on too little to report the pair on it alone."""
+    return (m.counted < STRONG or m.lines < 2 * MIN_LINES) and not _identical_long(m, cohort, a, b)
 
 
 def _identical_long(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
@@ -636,7 +701,8 @@ def _supports(m: CellMatch, cohort: Cohort, a: str, b: str, threshold: float = T
     if first.reference or second.reference:
         return False
     if not m.identical:
-        return m.score >= threshold and m.counted >= SUPPORT_EVIDENCE
+        return (m.score >= threshold and m.counted >= SUPPORT_EVIDENCE) or (
+            bool(m.closest) and m.counted >= CLOSEST_EVIDENCE)
     holders = sum(answer.text == first.text for answer in cohort.answers + cohort.short)
     return holders <= max(2, math.floor(COMMON * len(cohort.answers + cohort.short)))
 
@@ -790,8 +856,10 @@ def _header(report: Report) -> list[str]:
             f"each fingerprint weighted by how rare it is in the cohort; or {STRONG_SHARE * report.threshold:g} or "
             f"more with {STRONG:g} "
             f"of that weight on {MIN_STRONG_LINES} lines of their own; or together, cells that share {MIN_EVIDENCE:g} each "
-            f"and {TOGETHER:g} between them; lines of their own are submitted lines; in a pair that matches, a cell "
-            f"identical once normalised, or scoring {report.threshold:g} on fewer lines, matches as support), "
+            f"and {TOGETHER:g} between them; or in {CLOSEST_CELLS} cells or more where each of the two answers is "
+            "the other's closest in the cohort; lines of their own are submitted lines; in a pair that matches, a cell "
+            f"identical once normalised, scoring {report.threshold:g} on fewer lines, or where one answer is the "
+            "other's closest, matches as support), "
             f"{len(clusters)} cluster"
             f"{'s' * (len(clusters) != 1)} of pairs matching in two cells or more. A pair is a reason to open the two "
             "notebooks, never a verdict.</p>",
