@@ -467,9 +467,12 @@ def match(a: Answer, b: Answer, cohort: Cohort, threshold: float) -> CellMatch:
                      or (counted >= STRONG and lines >= MIN_STRONG_LINES and score >= STRONG_SHARE * threshold))
 
 
-def closest(scored: dict[tuple[str, str], CellMatch]) -> dict[str, str]:
-    """``{student: classmate}``: whose answer in the cell is closest to each student's, by score, among those
-    sharing at least :data:`CLOSEST_EVIDENCE` that counts with it; a student whose two closest tie has none."""
+def closest(scored: dict[tuple[str, str], CellMatch], texts: dict[str, str] | None = None) -> dict[str, frozenset]:
+    """``{student: classmates}``: whose answer in the cell is closest to each student's, by score, among those
+    sharing at least :data:`CLOSEST_EVIDENCE` that counts with it.  Classmates tied for the first place are closest
+    together only when their answers are one answer (the same once normalised, ``texts``); otherwise the student
+    has none."""
+    texts = texts or {}
     ranked: dict[str, list[tuple[float, str]]] = {}
     for (a, b), m in scored.items():
         if m.counted >= CLOSEST_EVIDENCE and m.score > 0:
@@ -477,9 +480,9 @@ def closest(scored: dict[tuple[str, str], CellMatch]) -> dict[str, str]:
             ranked.setdefault(b, []).append((m.score, a))
     found = {}
     for student, others in ranked.items():
-        others.sort(reverse=True)
-        if len(others) == 1 or others[0][0] > others[1][0]:
-            found[student] = others[0][1]
+        top = {other for score, other in others if score == max(others)[0]}
+        if len(top) == 1 or len({texts.get(other, other) for other in top}) == 1:
+            found[student] = frozenset(top)
     return found
 
 
@@ -609,7 +612,7 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
     close: dict[tuple[str, str], list[CellMatch]] = {}  # cells that do not match alone but share MIN_EVIDENCE
     each: dict[tuple[str, str], list[CellMatch]] = {}  # cells that do not match alone where each is the other's closest
     cohorts: dict[str, Cohort] = {}
-    nearest: dict[str, dict[str, str]] = {}  # {cell: {student: the classmate whose answer is closest}}
+    nearest: dict[str, dict[str, frozenset]] = {}  # {cell: {student: the classmates whose answer is closest}}
     signatures = stub_signatures(stubs)
     for cell, by_student in sorted(answers_by_cell.items()):
         report.cells[cell], answers, one_statement = _read_cell(cell, by_student, stubs.get(cell, ""), code, report,
@@ -631,9 +634,9 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
                     if m.counted >= MIN_EVIDENCE:
                         m.single = True
                         close.setdefault(tuple(sorted((first.student, second.student))), []).append(m)
-        nearest[cell] = closest(scored)
+        nearest[cell] = near = closest(scored, {answer.student: answer.text for answer in answers})
         for (a, b), m in scored.items():
-            if nearest[cell].get(a) == b and nearest[cell].get(b) == a and not m.matches and not (
+            if b in near.get(a, ()) and a in near.get(b, ()) and not m.matches and not (
                     cohort.by_student(a).reference or cohort.by_student(b).reference):
                 m.closest = "each"
                 each.setdefault((a, b), []).append(m)
@@ -665,8 +668,8 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
             m.single = True
         for m in others:
             near = nearest.get(m.cell, {})
-            m.closest = "each" if near.get(a) == b and near.get(b) == a else "one" if b == near.get(a) or (
-                a == near.get(b)) else ""
+            ab, ba = b in near.get(a, ()), a in near.get(b, ())
+            m.closest = "each" if ab and ba else "one" if ab or ba else ""
         for m in others + short:
             if _supports(m, cohorts[m.cell], a, b, threshold):
                 m.matches = m.supports = True
