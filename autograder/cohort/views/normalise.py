@@ -4,8 +4,11 @@ Every step keeps what the program does: the normalised answer, run on the exerci
 submitted one returns (``tests/test_similarity.py`` runs both on every planted answer).  What goes, in order:
 
 1. comments, docstrings, type hints, layout and notebook magics (the code is parsed and written back; line
-   numbers kept); a name the cell binds once, at its top level, to a constant or a module's attribute is read
-   as its value wherever the cell reads it (the binding stays);
+   numbers kept); newer syntax as the older it stands for: an assignment expression its statement evaluates
+   first is a statement just before it, a ``match`` of literals the ``if``/``elif`` it is (``bool(e)`` against
+   ``True`` and ``False``: an ``if`` on ``e``), ``functools.reduce`` of a lambda with an initial value its loop; a
+   name the cell binds once, at its top level, to a constant or a module's attribute is read as its value
+   wherever the cell reads it (the binding stays);
 2. classes the answer made up: each method becomes the function it wraps, its ``self.`` attributes locals,
    its constructor's arguments its first arguments and its constructor's own statements its first lines
    (``C(a)(b)`` calls ``__call__``'s); a class used otherwise (an object handed back, a method calling
@@ -54,7 +57,7 @@ argument checks (``if c: raise``) after the code they interrupt, a ``try`` whose
 its body and its ``finally``, a temporary read once by a later ``return`` or once by the next statement (not
 in a loop's body or a branch) where it is read, a file opened by hand (``with open(p) as f``) read as ``p``,
 loops and comprehensions over a tuple written out unrolled, a dictionary filled key by key right after it is
-made (or by ``update(k=x)``) as one literal, an object of a class made up to hold values (a tally) as the locals
+made (or by ``update(k=x)``) as one literal, ``*rest, last = xs`` as ``xs[:-1]`` and ``xs[-1]``, an object of a class made up to hold values (a tally) as the locals
 it holds (:func:`_holders_inlined`), the cell's constants no one reads any more left out, comparisons
 one way round, containers filled one way, a product written out or by ``reduce`` as ``math.prod``, an option
 after the stub's parameters as its default, a sum's terms in one order (:class:`_Ordered`), and the spellings of
@@ -586,6 +589,161 @@ def strip_annotations(tree: ast.AST) -> None:
         setattr(node, field, [ast.copy_location(ast.Assign([s.target], s.value), s)
                               if isinstance(s, ast.AnnAssign) and s.value is not None and s.simple else s
                               for s in body])
+
+
+def _first_evaluated(expr: ast.AST):
+    """``expr``, then the part of it Python evaluates first, and so on down: a comparison's left operand, the first
+    operand of ``and``/``or`` (always evaluated), a binary operation's left operand, the operand of ``not``."""
+    while expr is not None:
+        yield expr
+        expr = (expr.left if isinstance(expr, (ast.Compare, ast.BinOp)) else expr.values[0]
+                if isinstance(expr, ast.BoolOp) else expr.operand if isinstance(expr, ast.UnaryOp) else None)
+
+
+def walrus_hoisted(tree: ast.AST) -> None:
+    """An assignment expression that its statement evaluates first (``if (p := self.p) > 0:``, the left operand of
+    a comparison, the first of an ``and``/``or``, in an ``if``'s test, an assignment's or a ``return``'s value)
+    is a statement of its own just before it (``p = self.p``, then ``if p > 0:``): the same value, bound at the
+    same moment, before anything else the statement evaluates (in place).  A ``while``'s test, evaluated again
+    on every turn, keeps its own."""
+    for _, _, body in list(_bodies(tree)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            owner, attr = (stmt, "test") if isinstance(stmt, ast.If) else (stmt, "value") if isinstance(
+                stmt, (ast.Assign, ast.Return, ast.Expr)) else (None, "")
+            while owner is not None and getattr(owner, attr, None) is not None:
+                first = next((e for e in _first_evaluated(getattr(stmt, attr)) if isinstance(e, ast.NamedExpr)
+                              and isinstance(e.target, ast.Name)), None)
+                if first is None:
+                    break
+                out.append(ast.copy_location(ast.Assign([ast.Name(first.target.id, ast.Store())], first.value), stmt))
+                read = ast.copy_location(ast.Name(first.target.id, ast.Load()), first)
+                if getattr(stmt, attr) is first:
+                    setattr(stmt, attr, read)
+                else:
+                    _replace(getattr(stmt, attr), first, read)
+            out.append(stmt)
+        if len(out) != len(body):
+            body[:] = out
+    ast.fix_missing_locations(tree)
+
+
+def _literal_alternatives(pattern: ast.AST) -> list | None:
+    """``[(operator, value)]`` a ``case`` pattern of literals matches by (``==`` a value, ``is`` ``None``/``True``/
+    ``False``), ``[]`` for the wildcard ``_``, ``None`` for any other pattern (a capture, a sequence, a class)."""
+    if isinstance(pattern, ast.MatchValue):
+        return [(ast.Eq(), pattern.value)]
+    if isinstance(pattern, ast.MatchSingleton):
+        return [(ast.Is(), ast.Constant(pattern.value))]
+    if isinstance(pattern, ast.MatchAs) and pattern.pattern is None and pattern.name is None:
+        return []
+    if isinstance(pattern, ast.MatchOr):
+        parts = [_literal_alternatives(p) for p in pattern.patterns]
+        return None if any(not p for p in parts) else [alt for p in parts for alt in p]
+    return None
+
+
+def _reduce_parts(call: ast.AST, from_functools: bool) -> tuple[ast.Lambda, ast.AST, ast.AST] | None:
+    """``(lambda, iterable, initial)`` of ``functools.reduce(lambda acc, x: e, xs, initial)`` (``reduce`` where the
+    cell imported it from ``functools``), or ``None``."""
+    if not (isinstance(call, ast.Call) and len(call.args) == 3 and not call.keywords and (
+            (isinstance(call.func, ast.Attribute) and call.func.attr == "reduce" and isinstance(call.func.value, ast.Name)
+             and call.func.value.id == "functools") or (
+                from_functools and isinstance(call.func, ast.Name) and call.func.id == "reduce"))):
+        return None
+    fn, items, initial = call.args
+    a = fn.args if isinstance(fn, ast.Lambda) else None
+    if a is None or len(a.args) != 2 or a.posonlyargs or a.vararg or a.kwarg or a.kwonlyargs or a.defaults or any(
+            isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)) for n in _walk(fn.body)):
+        return None
+    if not (isinstance(initial, ast.Constant) or (_pure_read(initial) and _pure_read(items))):
+        return None  # evaluated in another order below: only where the order cannot matter
+    return fn, items, initial
+
+
+def reduce_as_loop(tree: ast.Module) -> None:
+    """``r = functools.reduce(lambda acc, x: e, xs, initial)`` (or ``return ...``) is the loop it runs: ``r =
+    initial``, then ``for x in xs: r = e`` (the lambda's parameters the loop's names), then ``return r`` (in
+    place).  Only with an initial value that is a constant, or read from names as ``xs`` is."""
+    from_functools = any(isinstance(n, ast.ImportFrom) and n.module == "functools" and any(
+        alias.name == "reduce" and alias.asname is None for alias in n.names) for n in _walk(tree))
+    made = 0
+    for _, _, body in list(_bodies(tree)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            target = _single_target(stmt) if isinstance(stmt, ast.Assign) else None
+            parts = _reduce_parts(stmt.value, from_functools) if (target or isinstance(stmt, ast.Return)) else None
+            read = set() if parts is None else {n.id for part in parts for n in _walk(part) if isinstance(n, ast.Name)}
+            if parts is None or (target and target in read):
+                out.append(stmt)
+                continue
+            fn, items, initial = parts
+            made += 1
+            acc, item = target or f"reduce_acc_{made}", f"reduce_item_{made}"
+            step = copy.deepcopy(fn.body)
+            for param, name in zip((x.arg for x in fn.args.args), (acc, item)):
+                for n in _walk(step):
+                    if isinstance(n, ast.Name) and n.id == param:
+                        n.id = name
+            loop = ast.For(ast.Name(item, ast.Store()), items, [ast.Assign([ast.Name(acc, ast.Store())], step)], [])
+            out += [ast.copy_location(node, stmt) for node in (
+                ast.Assign([ast.Name(acc, ast.Store())], initial), loop)]
+            if not target:
+                out.append(ast.copy_location(ast.Return(ast.Name(acc, ast.Load())), stmt))
+        if len(out) != len(body):
+            body[:] = out
+    ast.fix_missing_locations(tree)
+
+
+def _truth_cases(subject: ast.AST, cases: list) -> ast.AST | None:
+    """``e`` when ``subject`` is ``bool(e)`` (which is ``True`` or ``False`` and nothing else) and each case is
+    ``True`` or ``False`` alone, each once: the ``if`` on ``e``'s truth that such a ``match`` is."""
+    singles = [alts[0][1].value for alts, _ in cases if alts and len(alts) == 1 and isinstance(alts[0][0], ast.Is)]
+    if (isinstance(subject, ast.Call) and isinstance(subject.func, ast.Name) and subject.func.id == "bool"
+            and len(subject.args) == 1 and not subject.keywords and not isinstance(subject.args[0], ast.Starred)
+            and len(singles) == len(cases) and len(set(singles)) == len(singles)
+            and all(v is True or v is False for v in singles)):
+        return subject.args[0]
+    return None
+
+
+def match_as_if(tree: ast.AST) -> None:
+    """A ``match`` whose cases are literals (values, ``None``/``True``/``False``, ``|`` of those, a last ``_``)
+    and carry no guard is the ``if``/``elif``/``else`` it is: ``subject == value`` (``is`` for the three
+    singletons) case by case, the subject read once, first, into a local of its own when it is more than a name
+    (in place)."""
+    made = 0
+    for _, _, body in list(_bodies(tree)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            cases = [(_literal_alternatives(c.pattern), c) for c in stmt.cases] if isinstance(stmt, ast.Match) else []
+            if not cases or any(alts is None or c.guard is not None for alts, c in cases) or any(
+                    alts == [] for alts, _ in cases[:-1]):
+                out.append(stmt)
+                continue
+            subject = stmt.subject
+            truth = _truth_cases(subject, cases)
+            if truth is not None:  # bool(e) matched against True and False: if e: ... else: ...
+                out.append(ast.copy_location(ast.If(truth, *(next((c.body for alts, c in cases if alts and (
+                    alts[0][1].value is value)), []) or [ast.Pass()] for value in (True, False))), stmt))
+                continue
+            if not isinstance(subject, ast.Name):
+                made += 1
+                local = f"match_subject_{made}"
+                out.append(ast.copy_location(ast.Assign([ast.Name(local, ast.Store())], subject), stmt))
+                subject = ast.Name(local, ast.Load())
+            orelse: list[ast.stmt] = []
+            for alts, case in reversed(cases):
+                if not alts:
+                    orelse = case.body
+                    continue
+                tests = [ast.Compare(copy.deepcopy(subject), [op], [copy.deepcopy(value)]) for op, value in alts]
+                test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
+                orelse = [ast.copy_location(ast.If(test, case.body, orelse), case.pattern)]
+            out.extend(orelse)
+        if len(out) != len(body) or any(a is not b for a, b in zip(out, body)):
+            body[:] = out
+    ast.fix_missing_locations(tree)
 
 
 def _dotted(node: ast.AST, modules: set[str]) -> bool:
@@ -2292,6 +2450,9 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
             fn._asked = len(signatures[fn.name])
     strip_docstrings(tree)
     strip_annotations(tree)
+    walrus_hoisted(tree)
+    match_as_if(tree)
+    reduce_as_loop(tree)
     inline_module_constants(tree)
     _unwrap_classes(tree, keep)
     _inline_helpers(tree, keep)
@@ -2349,6 +2510,41 @@ def statements(source: str) -> int:
 # ---- the text that is fingerprinted: every variable written v
 
 _KEPT = set(dir(builtins))
+
+
+def _pure_read(node: ast.AST) -> bool:
+    """A name, or attributes of one (``self.layers``): read without calling anything of the program's."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _stars_sliced(tree: ast.Module) -> None:
+    """``*rest, last = xs`` (``first, *rest = xs``, names around one starred name) is ``last = xs[-1]`` and
+    ``rest = xs[:-1]`` (``first = xs[0]``, ``rest = xs[1:]``) when ``xs`` is a name or its attributes: the items
+    each name gets (as a list where ``xs`` slices to another kind of sequence); in place, for the fingerprinted
+    text only.  The single items first, so that each is a temporary the next statements may fold."""
+    for _, _, body in list(_bodies(tree)):
+        out: list[ast.stmt] = []
+        for stmt in body:
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []
+            starred = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
+            if len(starred) != 1 or not _pure_read(stmt.value) or not all(
+                    isinstance(e.value if isinstance(e, ast.Starred) else e, ast.Name) for e in elts):
+                out.append(stmt)
+                continue
+            at, after = starred[0], len(elts) - starred[0] - 1
+            singles = [(e.id, ast.Constant(i)) for i, e in enumerate(elts[:at])] + [
+                (e.id, ast.UnaryOp(ast.USub(), ast.Constant(after - k))) for k, e in enumerate(elts[at + 1:])]
+            rest = ast.Slice(ast.Constant(at) if at else None,
+                             ast.UnaryOp(ast.USub(), ast.Constant(after)) if after else None)
+            for name, index in singles + [(elts[at].value.id, rest)]:
+                item = ast.Subscript(copy.deepcopy(stmt.value), index, ast.Load())
+                out.append(ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], item), stmt))
+        if len(out) != len(body):
+            body[:] = out
+    ast.fix_missing_locations(tree)
 
 
 def _single_use_folded(tree: ast.Module) -> None:
@@ -3160,6 +3356,7 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
     _filled_at_once(tree)
     _products_as_prod(tree)
     _attributes_read_where_named(tree)
+    _stars_sliced(tree)
     _single_use_folded(tree)
     _messages_dropped(tree)  # a message built in a temporary is read where it is raised now
     _keys_as_items(tree)
