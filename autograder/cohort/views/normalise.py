@@ -3633,7 +3633,8 @@ class _Near(ast.NodeTransformer):
     only (the normalised program keeps them): ``m.forward(x)`` is ``m(x)`` (hooks aside), ``t.view_as(u)``,
     ``t.view(u.shape)`` and ``t.reshape(u.shape)`` are one reshape (contiguity aside), ``float(t)`` is
     ``t.item()`` (a one-element tensor's), ``zero_grad(set_to_none=True)`` is ``zero_grad()`` (torch 2's default),
-    ``not a == b`` is ``a != b`` (and each comparison its opposite), keyword arguments and a dict's string keys
+    ``not a == b`` is ``a != b`` (and each comparison its opposite), ``not (a or b)`` is ``not a and not b`` (a
+    negation pushed in to the tests it is made of), keyword arguments and a dict's string keys
     in one order (their evaluation order aside), ``float("inf")`` is ``math.inf``; a choice between two tensors or
     two branches (``torch.where``, ``if``/``else``) on its test's strict side: ``where(z <= 0, a, b)`` is
     ``where(0 < z, b, a)``, ``where(~m, a, b)`` is ``where(m, b, a)`` (NaN aside).  A conditional expression keeps
@@ -3760,6 +3761,9 @@ class _Near(ast.NodeTransformer):
             flipped = ast.GeneratorExp(ast.UnaryOp(ast.Not(), g.elt), g.generators)
             call = ast.Call(ast.Name("all" if test.func.id == "any" else "any", ast.Load()), [flipped], [])
             return self.visit(ast.copy_location(call, node))
+        if isinstance(node.op, ast.Not) and isinstance(test, ast.BoolOp):  # not (a or b) is not a and not b
+            return self.visit(ast.copy_location(ast.BoolOp(ast.Or() if isinstance(test.op, ast.And) else ast.And(), [
+                ast.copy_location(ast.UnaryOp(ast.Not(), v), v) for v in test.values]), node))
         self.generic_visit(node)
         test = node.operand
         if isinstance(node.op, ast.Not) and isinstance(test, ast.Compare) and len(test.ops) == 1 and type(
