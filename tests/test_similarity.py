@@ -898,7 +898,7 @@ def test_the_held_out_cohort_of_module_09_keeps_its_floor_and_never_flags_the_co
     assert m.disguised_found >= 62 and m.copies_found >= 15 and m.false_cells <= 1, m
 
 
-def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
+def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread, tmp_path):
     """Module 03's cohort, written apart from the normaliser to tune on (layers in a loop or written out,
     ``nn.Sequential`` for a written-out ``forward``, functional calls for layers, helpers and a counter class,
     unused indices, device helpers, guard clauses, ``try``/``finally``, ``functools.partial``, spellings, a chain,
@@ -926,6 +926,8 @@ def test_the_module_03_cohort_keeps_its_floor_and_its_copies_do_what_their_sourc
     alone = [c for c in unrolled.matching if not c.nearest]  # one cell matches alone, on too little to report it
     assert len(alone) <= 1 and all(c.counted < sim.STRONG for c in alone), alone
     assert any("each of the two answers is the other's closest" in r for r in nearest[0].reasons())
+    page = sim.write_report(report, tmp_path).read_text()
+    assert f"<code>{nearest[0].cell}</code>: matches as one of {sim.CLOSEST_CELLS} or more cells where each" in page
     reference = _reference_answers(planted_03.MODULE)
     # the one copy that must differ: copier-unrolled's MLP names its layers as attributes, so the plan it took
     # from honest-05 lists those names (a plan is the keys of its own author's MLP)
@@ -1319,6 +1321,8 @@ def test_module_01s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     assert (m.independent_pairs, m.copies, m.disguised) == (680, 23, 74), m
     assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
     assert m.disguised_found >= 50 and m.copies_found >= 20 and m.false_cells == 0, m
+    closest = [c for p in report.pairs for c in p.matching if c.supports and c.closest and c.score < sim.THRESHOLD]
+    assert closest and all(any("the other's closest of the" in r for r in c.reasons()) for c in closest), closest
     assert planted_run.unlike_their_source(planted_01x.MODULE, cohort.answers, cohort.stubs,
                                            _reference_answers(planted_01x.MODULE), planted_01x.COPIES) == []
 

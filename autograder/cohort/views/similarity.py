@@ -941,6 +941,13 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     a, b = report.answers[pair.a, m.cell], report.answers[pair.b, m.cell]
     if m.supports and m.identical:
         verdict = "matches as support: identical once normalised, in a pair that matches elsewhere"
+    elif m.supports and m.closest and not (m.score >= report.threshold and m.counted >= SUPPORT_EVIDENCE):
+        verdict = (f"matches as support: score {m.score:.2f}, "
+                   + ("each answer the other's closest" if m.closest == "each" else "one answer the other's closest")
+                   + " in the cohort, in a pair that matches elsewhere")
+    elif m.nearest:
+        verdict = (f"matches as one of {CLOSEST_CELLS} or more cells where each answer is the other's closest, score "
+                   f"{m.score:.2f}")
     elif m.supports:
         verdict = (f"matches as support: score {m.score:.2f} on {m.lines} line{'s' * (m.lines != 1)} of their own, in "
                    "a pair that matches elsewhere")
