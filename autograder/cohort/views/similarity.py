@@ -376,8 +376,10 @@ class CellMatch:
                         "too little alone, but "
                         + ("each answer is the other's closest" if self.closest == "each" else
                            "one answer is the other's closest") +
-                        f" of the {self.writers} compared in this cell; neither answer is the reference, and the "
-                        "pair matches in another cell on its own evidence")
+                        f" of the {self.writers} compared in this cell (by score, sharing at least "
+                        f"{CLOSEST_EVIDENCE:g} that counts; another student's answer the same once normalised may "
+                        "share that place); neither answer is the reference, and the pair matches in another cell on "
+                        "its own evidence")
         elif self.supports:
             short = " and ".join(([f"less than {MIN_EVIDENCE:g}"] if self.counted < MIN_EVIDENCE else []) + (
                 [f"on {self.lines} line{'s' * (self.lines != 1)} of their own, fewer than {MIN_LINES}"]
@@ -388,8 +390,9 @@ class CellMatch:
         if self.nearest:
             said.append(f"it matches as one of {CLOSEST_CELLS} or more cells in which each of the two answers is "
                         f"the other's closest, of the {self.writers} compared (by score, sharing at least "
-                        f"{CLOSEST_EVIDENCE:g} that counts), or that match on their own: alone it falls short (its "
-                        f"score {self.score:.2f} on {self.counted:g} that counts)")
+                        f"{CLOSEST_EVIDENCE:g} that counts; another student's answer the same once normalised may "
+                        "share that place), or that match on their own: alone it falls short (its score "
+                        f"{self.score:.2f} on {self.counted:g} that counts)")
         if self.single:
             said.append("one of the two answers is a single statement: such an answer counts only in a pair that "
                         "matches in another cell, or identical once normalised together with the pair's other cells "
