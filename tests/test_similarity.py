@@ -1056,6 +1056,8 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
     ("import functools\nfrom functools import reduce\n\ndef f(xs, x):\n"
      "    total = reduce(lambda a, b: a + b * 2, xs, 0)\n"
      "    return total, functools.reduce(lambda out, g: g(out), [abs, str], x)\n", [([1, 2], -3), ([], 4)]),
+    ("import functools\n\ndef f(xs):\n    a = functools.reduce(lambda t, b: t + sum(b for b in b), xs, 0)\n"
+     "    return a + functools.reduce(lambda t, b: t + sum(p for p in b), xs, 0)\n", [([[1, 2], [3]],), ([],)]),
 ])
 def test_each_new_form_does_what_it_did(source, calls):
     """The forms brought to one (De Morgan, conditional expressions, str.format, keywords by position, loop

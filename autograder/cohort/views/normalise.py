@@ -656,6 +656,9 @@ def _reduce_parts(call: ast.AST, from_functools: bool) -> tuple[ast.Lambda, ast.
     if a is None or len(a.args) != 2 or a.posonlyargs or a.vararg or a.kwarg or a.kwonlyargs or a.defaults or any(
             isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)) for n in _walk(fn.body)):
         return None
+    params = {x.arg for x in a.args}
+    if any(params & assigned(n) for n in _walk(fn.body) if isinstance(n, _ALL_SCOPES)):
+        return None  # a scope inside that binds a parameter's name again: its own, not the lambda's
     if not (isinstance(initial, ast.Constant) or (_pure_read(initial) and _pure_read(items))):
         return None  # evaluated in another order below: only where the order cannot matter
     return fn, items, initial
