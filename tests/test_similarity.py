@@ -1246,6 +1246,23 @@ def test_an_answer_is_its_classmates_closest_only_when_no_other_ties_it():
     assert sim.closest({("a", "b"): scored(0.3, 1.0)}) == {"a": {"b"}, "b": {"a"}}
 
 
+def _holds_its_floor(cohort_module, sizes: tuple, cells: int, pairs: int):
+    """A planted cohort's measure: its sizes (independent pairs, copies, disguised cells, those that can be told
+    apart) as written, no more than 1 % false pairs, the course's answer never a pair, at least ``cells`` disguised
+    cells and ``pairs`` copied pairs found, no cell matching that its pair did not copy, and every copy doing what
+    its source does; the cohort, its report and the measure."""
+    from autograder.dev import planted_run
+
+    cohort, report = _compared(cohort_module)
+    m = planted.measure(cohort, report)
+    assert (m.independent_pairs, m.copies, m.disguised, m.told_apart) == sizes, m
+    assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
+    assert m.disguised_found >= cells and m.copies_found >= pairs and m.false_cells == 0, m
+    assert planted_run.unlike_their_source(cohort_module.MODULE, cohort.answers, cohort.stubs,
+                                           _reference_answers(cohort_module.MODULE), cohort_module.COPIES) == []
+    return cohort, report, m
+
+
 def _cell_of(report, a, b, cell):
     pair = next(p for p in report.pairs if {p.a, p.b} == {a, b})
     return next(m for m in pair.cells if m.cell == cell)
@@ -1316,17 +1333,11 @@ def test_module_01s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     those tuned on module 01's first: 46 and 19, then 45 and 20; none of 680 false throughout.  It found one change
     of behaviour: a call writing its ``out=`` argument (fixed, see above).  Tuned on since: 48 with the closest
     answers as support, 50 with classmates tied for the closest whose answers are one answer."""
-    from autograder.dev import planted_01x, planted_run
+    from autograder.dev import planted_01x
 
-    cohort, report = _compared(planted_01x)
-    m = planted.measure(cohort, report)
-    assert (m.independent_pairs, m.copies, m.disguised) == (680, 23, 74), m
-    assert m.false_pairs == 0 and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 50 and m.copies_found >= 20 and m.false_cells == 0, m
+    _, report, _ = _holds_its_floor(planted_01x, (680, 23, 74, 52), cells=50, pairs=20)
     closest = [c for p in report.pairs for c in p.matching if c.supports and c.closest and c.score < sim.THRESHOLD]
     assert closest and all(any("the other's closest of the" in r for r in c.reasons()) for c in closest), closest
-    assert planted_run.unlike_their_source(planted_01x.MODULE, cohort.answers, cohort.stubs,
-                                           _reference_answers(planted_01x.MODULE), planted_01x.COPIES) == []
 
 
 def test_module_02s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
@@ -1340,21 +1351,15 @@ def test_module_02s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_wha
     (88 of the 146 that can be told apart), 31 of 40 pairs, none of 995 false; with the closest answers (tuned on
     module 03's first and module 01's second): 106 and 32; the same after the changes tuned on module 03's
     second."""
-    from autograder.dev import planted_02x, planted_run
+    from autograder.dev import planted_02x
 
-    cohort, report = _compared(planted_02x)
-    m = planted.measure(cohort, report)
-    assert (m.independent_pairs, m.copies, m.disguised, m.told_apart) == (995, 40, 153, 146), m
-    assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 106 and m.copies_found >= 32 and m.false_cells == 0, m
-    assert planted_run.unlike_their_source(planted_02x.MODULE, cohort.answers, cohort.stubs,
-                                           _reference_answers(planted_02x.MODULE), planted_02x.COPIES) == []
+    _holds_its_floor(planted_02x, (995, 40, 153, 146), cells=106, pairs=32)
 
 
 def test_module_03s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
     """Module 03's second cohort, written apart from the normaliser, the detector and module 03's first, and kept
-    out of all tuning until module 02's second was written (seventeen honest students, the two who hand in the course's answer,
-    twenty-three copiers: renaming, reordering, helpers split out and inlined, closures and a small class,
+    out of all tuning until module 02's second was written (seventeen honest students, the two who hand in the
+    course's answer, twenty-three copiers: renaming, reordering, helpers split out and inlined, closures and a small class,
     constants hoisted, loops written out and as comprehensions, ``reduce``, ``filter`` and ``itertools.chain``,
     ``while`` as ``for``, negated branches, nested ``if``/``else`` as early returns, spellings, ``%`` as f-strings,
     hints and docstrings stripped, dead code, arguments renamed, ``try``/``except`` wrappers, layers built in
@@ -1363,12 +1368,6 @@ def test_module_03s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     65 and 21.  Tuned on since: 67 and 23 with newer syntax read as the older it stands for, 68 with negations
     pushed in.  (What both branches of an ``if`` end with read after it added one more here and cost module 01b's
     second two: the guards it made alike were many students', so their fingerprints weighed nothing.)"""
-    from autograder.dev import planted_03x, planted_run
+    from autograder.dev import planted_03x
 
-    cohort, report = _compared(planted_03x)
-    m = planted.measure(cohort, report)
-    assert (m.independent_pairs, m.copies, m.disguised, m.told_apart) == (829, 32, 132, 109), m
-    assert m.false_pairs <= 0.01 * m.independent_pairs and cohort.canonical not in report.flagged()
-    assert m.disguised_found >= 68 and m.copies_found >= 23 and m.false_cells == 0, m
-    assert planted_run.unlike_their_source(planted_03x.MODULE, cohort.answers, cohort.stubs,
-                                           _reference_answers(planted_03x.MODULE), planted_03x.COPIES) == []
+    _holds_its_floor(planted_03x, (829, 32, 132, 109), cells=68, pairs=23)
