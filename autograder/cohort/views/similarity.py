@@ -103,7 +103,7 @@ IDENTICAL_LONG = 2 * STRONG
 CLOSEST_EVIDENCE = 1.0
 #: A pair whose answers are each other's closest in this many cells (or that many counting the cells that match on
 #: their own) is reported however little each cell shares: no two of the planted cohorts' independent students are
-#: each other's closest in more than two cells (module 06's honest cohort: three pairs in two; module 08's: one),
+#: each other's closest in more than two cells (module 06's honest cohort: three pairs in two; module 08's: two),
 #: and a copy stays its source's closest through disguises that leave little of its text.
 CLOSEST_CELLS = 3
 
