@@ -609,9 +609,9 @@ def walrus_hoisted(tree: ast.AST) -> None:
     for _, _, body in list(_bodies(tree)):
         out: list[ast.stmt] = []
         for stmt in body:
-            owner, attr = (stmt, "test") if isinstance(stmt, ast.If) else (stmt, "value") if isinstance(
-                stmt, (ast.Assign, ast.Return, ast.Expr)) else (None, "")
-            while owner is not None and getattr(owner, attr, None) is not None:
+            attr = "test" if isinstance(stmt, ast.If) else "value" if isinstance(
+                stmt, (ast.Assign, ast.Return, ast.Expr)) else ""
+            while attr and getattr(stmt, attr, None) is not None:
                 first = next((e for e in _first_evaluated(getattr(stmt, attr)) if isinstance(e, ast.NamedExpr)
                               and isinstance(e.target, ast.Name)), None)
                 if first is None:

@@ -483,7 +483,8 @@ def closest(scored: dict[tuple[str, str], CellMatch], texts: dict[str, str] | No
             ranked.setdefault(b, []).append((m.score, a))
     found = {}
     for student, others in ranked.items():
-        top = {other for score, other in others if score == max(others)[0]}
+        best = max(score for score, _ in others)
+        top = {other for score, other in others if score == best}
         if len(top) == 1 or len({texts.get(other, other) for other in top}) == 1:
             found[student] = frozenset(top)
     return found
