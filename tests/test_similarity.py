@@ -648,6 +648,17 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "def f(z, m):\n    return torch.where(m, -z, z) + torch.where(z == 1, 0 * z, z)\n"),
     ("def f(x, g):\n    if x <= 0:\n        g(0)\n    else:\n        g(x)\n",
      "def f(x, g):\n    if 0 < x:\n        g(x)\n    else:\n        g(0)\n"),
+    # adding a negation is subtracting; the keyword arguments of torch.autograd.grad are its positional ones
+    ("def f(p, i, eps, a, b):\n    p.view(-1)[i] += -eps\n    return a + -b\n",
+     "def f(p, i, eps, a, b):\n    p.view(-1)[i] -= eps\n    return a - b\n"),
+    ("def f(g, x):\n    return torch.autograd.grad(inputs=(x,), outputs=g(x))[0]\n",
+     "def f(g, x):\n    return torch.autograd.grad(g(x), (x,))[0]\n"),
+    # a holder object's method whose branches store into it is one conditional store, as when written in place
+    ("class R:\n    def __init__(self):\n        self.d = {}\n\n    def note(self, k, g):\n        if g is None:\n"
+     "            self.d[k] = 'none'\n        else:\n            self.d[k] = 'some'\n\n\n"
+     "def f(ps):\n    r = R()\n    for k, p in ps:\n        r.note(k, p.grad)\n    return r.d\n",
+     "def f(ps):\n    d = {}\n    for k, p in ps:\n        if p.grad is None:\n            d[k] = 'none'\n        else:\n"
+     "            d[k] = 'some'\n    return d\n"),
 ])
 def test_equivalent_forms_fingerprint_alike(a, b):
     assert _text(a) == _text(b)
@@ -1058,6 +1069,13 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
      "    return total, functools.reduce(lambda out, g: g(out), [abs, str], x)\n", [([1, 2], -3), ([], 4)]),
     ("import functools\n\ndef f(xs):\n    a = functools.reduce(lambda t, b: t + sum(b for b in b), xs, 0)\n"
      "    return a + functools.reduce(lambda t, b: t + sum(p for p in b), xs, 0)\n", [([[1, 2], [3]],), ([],)]),
+    # a helper called from several statements is written out at each, its locals apart at each place
+    ("def f(xs, eps):\n    def nudged(i, d):\n        p = list(xs)\n        p[i] += d\n        return p\n"
+     "    plus = nudged(0, eps)\n    minus = nudged(1, -eps)\n    return plus, minus\n", [([1.0, 2.0], 0.5)]),
+    ("def f(xs):\n    seen = []\n\n    def note(x):\n        k = x * 2\n        seen.append(k)\n\n    note(xs[0])\n"
+     "    for x in xs:\n        note(x)\n    if not seen:\n        return None\n    return seen\n", [([3, 1],)]),
+    ("def f(xs, flag):\n    def total(ys):\n        s = 0\n        for y in ys:\n            s += y\n        return s\n"
+     "    if flag:\n        return total(xs)\n    half = total(xs[1:])\n    return half\n", [([1, 2, 3], True), ([1, 2], 0)]),
 ])
 def test_each_new_form_does_what_it_did(source, calls):
     """The forms brought to one (De Morgan, conditional expressions, str.format, keywords by position, loop
@@ -1340,7 +1358,8 @@ def test_module_01s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     assert closest and all(any("the other's closest of the" in r for r in c.reasons()) for c in closest), closest
 
 
-def test_module_02s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
+def test_module_02s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread,
+                                                                                                  tmp_path):
     """Module 02's second cohort, written apart from the normaliser, the detector and module 02's first, and kept
     out of all tuning: its misses are not read (seventeen honest students, the two who hand in the course's answer,
     twenty-seven copiers: renaming, reordering, helpers split out and inlined, classes and closures, loops as
@@ -1350,10 +1369,20 @@ def test_module_02s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_wha
     temporaries, a chain, a merge and a half copy).  Measured on the code before it was written: 88 of 153 cells
     (88 of the 146 that can be told apart), 31 of 40 pairs, none of 995 false; with the closest answers (tuned on
     module 03's first and module 01's second): 106 and 32; the same after the changes tuned on module 03's
-    second."""
+    second.  Tuned on since: 107 with a negation added read as a subtraction; 114 and 34 with pairs reported
+    through a classmate (THROUGH_CELLS): copier-modern and copier-while each took honest-09's notebook and
+    disguised it apart, yet each matches honest-09 in the same cells."""
     from autograder.dev import planted_02x
 
-    _holds_its_floor(planted_02x, (995, 40, 153, 146), cells=106, pairs=32)
+    cohort, report, _ = _holds_its_floor(planted_02x, (995, 40, 153, 146), cells=114, pairs=34)
+    siblings = next(p for p in report.pairs if {p.a, p.b} == {"copier-modern", "copier-while"})
+    through = [m for m in siblings.matching if m.through]
+    assert len(through) + sum(not (m.through or m.supports) for m in siblings.matching) >= sim.THROUGH_CELLS
+    assert through and all(m.through == "honest-09" for m in through), siblings.matching
+    assert any("it matches through honest-09: each of the two answers matches honest-09's" in r
+               for r in through[0].reasons())
+    page = sim.write_report(report, tmp_path).read_text()
+    assert f"<code>{through[0].cell}</code>: matches through honest-09: each answer matches honest-09&#x27;s" in page
 
 
 def test_module_03s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):

@@ -979,7 +979,7 @@ def _inlinable(fn: ast.FunctionDef) -> bool:
     return len(returns) <= 1 and (not returns or fn.body[-1] is returns[0])
 
 
-def _bind(fn: ast.FunctionDef, call: ast.Call) -> tuple[list[ast.stmt], list[ast.stmt]] | None:
+def _bind(fn: ast.FunctionDef, call: ast.Call, tag: str = "") -> tuple[list[ast.stmt], list[ast.stmt]] | None:
     """``fn``'s body with its arguments bound to ``call``'s: ``(bindings, body)``; ``None`` when they do not
     fit.  An argument passed as a plain name is that name in the body; any other is assigned first."""
     params = [a.arg for a in fn.args.args]
@@ -1000,16 +1000,17 @@ def _bind(fn: ast.FunctionDef, call: ast.Call) -> tuple[list[ast.stmt], list[ast
         if isinstance(value, ast.Name) and p not in assigned:
             rename[p] = value.id
         else:
-            rename[p] = f"_{fn.name}_{p}"  # its own name, apart from every name of the caller's
+            rename[p] = f"_{fn.name}{tag}_{p}"  # its own name, apart from every name of the caller's
             bindings.append(ast.copy_location(ast.Assign([ast.Name(rename[p], ast.Store())], copy.deepcopy(value)), call))
     for name in scope_locals(fn):
-        rename.setdefault(name, f"_{fn.name}_{name}")
+        rename.setdefault(name, f"_{fn.name}{tag}_{name}")
     return bindings, [_Sub(rename).visit(copy.deepcopy(s)) for s in fn.body]
 
 
-def _inline_at(stmt: ast.stmt, fn: ast.FunctionDef, call: ast.Call) -> list[ast.stmt] | None:
-    """The statements that replace ``stmt`` (which holds ``call`` of ``fn``), or ``None`` if it cannot be."""
-    bound = _bind(fn, call)
+def _inline_at(stmt: ast.stmt, fn: ast.FunctionDef, call: ast.Call, tag: str = "") -> list[ast.stmt] | None:
+    """The statements that replace ``stmt`` (which holds ``call`` of ``fn``), or ``None`` if it cannot be; ``tag``
+    sets the names of ``fn``'s locals apart from those of its other places."""
+    bound = _bind(fn, call, tag)
     if bound is None:
         return None
     bindings, body = bound
@@ -1049,6 +1050,7 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
 
 def _inline_helpers(tree: ast.Module, keep: set[str], expressions_first: bool = False) -> None:
     steps = (_inline_expression, _inline_one) if expressions_first else (_inline_one, _inline_expression)
+    steps += (_inline_each,)  # a helper written out at several places only when nothing else can be
     for _ in range(8):  # helpers of helpers, a few deep
         if not any(step(tree, keep) for step in steps):
             return
@@ -1132,6 +1134,43 @@ def _inline_one(tree: ast.Module, keep: set[str]) -> bool:
                     if not holder:
                         holder.append(ast.Pass())
                     return True
+    return False
+
+
+#: The most places a helper called from several statements is written out at (:func:`_inline_each`).
+MOST_CALL_SITES = 4
+
+
+def _inline_each(tree: ast.Module, keep: set[str]) -> bool:
+    """A helper called from two to :data:`MOST_CALL_SITES` statements, each of them the call itself (``x =
+    helper(...)``, ``helper(...)``, ``return helper(...)``), and used nowhere else: its body is written out at each
+    (as :func:`_inline_one` writes out a helper called once).  The same statements run in the same order on the same
+    values; the helper's locals take names of their own at each place."""
+    for holder, fn in _defs(tree):
+        if fn.name in keep or not _inlinable(fn):
+            continue
+        uses = [n for n in _walk(tree) if isinstance(n, ast.Name) and n.id == fn.name]
+        calls = [n for n in _walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                 and n.func.id == fn.name]
+        if not 2 <= len(calls) <= MOST_CALL_SITES or len(uses) != len(calls):
+            continue
+        if any(n in calls for c in calls for x in [*c.args, *(k.value for k in c.keywords)] for n in _walk(x)):
+            continue  # a call in another's arguments
+        returns = isinstance(fn.body[-1], ast.Return) and fn.body[-1].value is not None
+        sites = [(body, stmt) for node in _walk(tree) for name in _BODIES
+                 if isinstance(body := getattr(node, name, None), list) for stmt in body
+                 if isinstance(stmt, (ast.Assign, ast.Expr, ast.Return)) and any(stmt.value is c for c in calls)]
+        if len(sites) != len(calls) or any(
+                _bind(fn, stmt.value) is None or not _same_meaning(tree, fn, stmt.value)
+                or (isinstance(stmt, ast.Assign) and not returns) for _, stmt in sites):
+            continue
+        for place, (body, stmt) in enumerate(sites, 1):
+            at = next(i for i, s in enumerate(body) if s is stmt)
+            body[at:at + 1] = _inline_at(stmt, fn, stmt.value, f"_{place}")
+        holder.remove(fn)
+        if not holder:
+            holder.append(ast.Pass())
+        return True
     return False
 
 
@@ -1482,6 +1521,31 @@ _DIM_FIRST = {"sum", "mean", "argmax", "argmin", "softmax", "log_softmax", "max"
               "squeeze", "prod", "all", "any", "std", "var", "logsumexp"}
 
 
+#: PyTorch functions' leading parameters, in order: a call of one takes these keyword arguments by position.
+_TORCH_SIGNATURES = {
+    "torch.autograd.grad": ["outputs", "inputs", "grad_outputs", "retain_graph", "create_graph"],
+    "torch.autograd.backward": ["tensors", "grad_tensors", "retain_graph", "create_graph"],
+}
+
+
+def _dotted_name(node: ast.AST) -> str:
+    """``a.b.c`` for an attribute of names; "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted_name(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""
+
+
+def _pure_value(node: ast.AST) -> bool:
+    """A value no other argument's evaluation can change: a name, a constant, or a tuple or list of them (what
+    they hold is read later, by the call)."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_pure_value(e) for e in node.elts)
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
 def _format_as_fstring(node: ast.Call) -> ast.AST | None:
     """``"a {} b {:.2f}".format(x, y)`` as ``f"a {x} b {y:.2f}"`` when each argument is used once, in order
     (or every argument only reads), with no field name but an index and no nested field."""
@@ -1549,6 +1613,8 @@ class _Forms(ast.NodeTransformer):
                                                   [k.value for k in node.keywords]), node)
             elif f.id in self.signatures and node.keywords:
                 self._by_position(node, self.signatures[f.id])
+        elif isinstance(f, ast.Attribute) and _dotted_name(f) in _TORCH_SIGNATURES and node.keywords:
+            self._by_position(node, _TORCH_SIGNATURES[_dotted_name(f)], _pure_value)
         elif isinstance(f, ast.Attribute) and len(node.keywords) == 1 and not node.args:
             kw = node.keywords[0]
             if (f.attr, kw.arg) in (("to", "device"), ("train", "mode")) or (f.attr in _DIM_FIRST and kw.arg == "dim"):
@@ -1559,12 +1625,13 @@ class _Forms(ast.NodeTransformer):
         return node
 
     @staticmethod
-    def _by_position(node: ast.Call, params: list[str]) -> None:
+    def _by_position(node: ast.Call, params: list[str], pure=None) -> None:
         rest = params[len(node.args):]
         given = {k.arg: k.value for k in node.keywords}
         if len(given) != len(node.keywords) or set(given) != set(rest[:len(given)]):
             return  # a keyword the function does not take, or a gap: left as written
-        if not all(_simple(v) for v in given.values()):
+        if not all(_simple(v) for v in given.values()) and not (
+                pure and sum(not pure(v) for v in [*node.args, *given.values()]) <= 1):
             return  # the order they are evaluated in could matter
         node.args = [*node.args, *(given[p] for p in rest[:len(given)])]
         node.keywords = []
@@ -3348,6 +3415,8 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
     if _holders_inlined(tree):  # what the written-out methods left, folded as the program's own temporaries were
         _copies_folded(tree)
         fold_temporaries(tree)
+        _IfAsExpression().visit(tree)  # a method's branches that were stores into the holder are one store now
+        ast.fix_missing_locations(tree)
     _Squares().visit(tree)
     _defs_as_lambdas(tree, keep)
     _lists_appended(tree)
@@ -3631,6 +3700,14 @@ _OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot:
              ast.NotIn: ast.In, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
 
 
+_OTHER_SIGN = {ast.Add: ast.Sub, ast.Sub: ast.Add}
+
+
+def _negated(node: ast.AST) -> bool:
+    """``-e``: a negation written out (``a + -b`` adds what ``a - b`` subtracts)."""
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+
+
 class _Near(ast.NodeTransformer):
     """Spellings that do the same in a training loop but not in every program, folded in the fingerprinted text
     only (the normalised program keeps them): ``m.forward(x)`` is ``m(x)`` (hooks aside), ``t.view_as(u)``,
@@ -3836,12 +3913,16 @@ class _Near(ast.NodeTransformer):
             return ast.copy_location(ast.Call(ast.Attribute(node.left.func.value, "mean", ast.Load()), [], []), node)
         if isinstance(node.op, ast.Sub) and _number(node.left) and node.left.value == 0:
             return ast.copy_location(ast.UnaryOp(ast.USub(), node.right), node)  # 0 - x is -x
+        if isinstance(node.op, (ast.Add, ast.Sub)) and _negated(node.right):
+            node.op, node.right = _OTHER_SIGN[type(node.op)](), node.right.operand  # a + -b is a - b
         if isinstance(node.op, (ast.Mult, ast.Add)) and _number(node.left) and not _number(node.right):
             node.left, node.right = node.right, node.left  # 0.1 * x is x * 0.1
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         self.generic_visit(node)
+        if isinstance(node.op, (ast.Add, ast.Sub)) and _negated(node.value):
+            node.op, node.value = _OTHER_SIGN[type(node.op)](), node.value.operand  # x += -d is x -= d
         v = node.value
         if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add) and isinstance(v, ast.List) and len(
                 v.elts) == 1 and not isinstance(v.elts[0], ast.Starred):

@@ -106,6 +106,11 @@ CLOSEST_EVIDENCE = 1.0
 #: each other's closest in more than two cells (module 06's honest cohort: three pairs in two; module 08's: two),
 #: and a copy stays its source's closest through disguises that leave little of its text.
 CLOSEST_CELLS = 3
+#: Two students who each match one classmate, on their own evidence, in this many cells or more (the same cells)
+#: are reported as a pair on those cells: both hold that classmate's code there (two copies of one notebook
+#: disguised apart seldom match each other directly).  At two, across every planted cohort, it reports only copied
+#: pairs; at one it also joined two honest students through a false pair.
+THROUGH_CELLS = 2
 
 
 # ---- the course's own code
@@ -357,6 +362,7 @@ class CellMatch:
     closest: str = ""  # "each": the two answers are each other's closest in the cell (:func:`closest`), "one":
     # one of them is the other's closest (read only in a pair matching elsewhere); "" neither
     nearest: bool = False  # matches only as one of CLOSEST_CELLS cells where the two are each other's closest
+    through: str = ""  # matches only through this classmate: each of the two answers matches theirs (THROUGH_CELLS)
 
     def reasons(self, threshold: float = THRESHOLD) -> list[str]:
         discounted = self.course + self.common
@@ -393,6 +399,10 @@ class CellMatch:
                         f"{CLOSEST_EVIDENCE:g} that counts; another student's answer the same once normalised may "
                         "share that place), or that match on their own: alone it falls short (its score "
                         f"{self.score:.2f} on {self.counted:g} that counts)")
+        if self.through:
+            said.append(f"it matches through {self.through}: each of the two answers matches {self.through}'s in this "
+                        f"cell on its own evidence, and so they do in {THROUGH_CELLS} or more cells; alone it falls "
+                        f"short (its score {self.score:.2f} on {self.counted:g} that counts)")
         if self.single:
             said.append("one of the two answers is a single statement: such an answer counts only in a pair that "
                         "matches in another cell, or identical once normalised together with the pair's other cells "
@@ -659,29 +669,71 @@ def compare(answers_by_cell: dict[str, dict[str, str]], stubs: dict[str, str], a
                 m.matches = m.nearest = True
             by_pair[key] = alone + near
     for (a, b), found in by_pair.items():
-        done = {m.cell for m in found}
-        others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
-                  if cell not in done and {a, b} <= set(report.cells[cell].compared)]
-        short = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
-                 if cell not in done and {a, b} <= {x.student for x in c.answers + c.short}
-                 and not {a, b} <= set(report.cells[cell].compared)]
-        if len(found) == 1 and _rests_on_little(found[0], cohorts[found[0].cell], a, b):
-            report.weak.append(Pair(a, b, found + others))
-            continue  # one cell, on little evidence: a coincidence as often as a copy
-        for m in short:
-            m.single = True
-        for m in others:
-            near = nearest.get(m.cell, {})
-            ab, ba = b in near.get(a, ()), a in near.get(b, ())
-            m.closest = "each" if ab and ba else "one" if ab or ba else ""
-        for m in others + short:
-            if _supports(m, cohorts[m.cell], a, b, threshold):
-                m.matches = m.supports = True
-        found += [m for m in others + short if m.supports]
-        others = [m for m in others if not m.supports]
-        report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
+        _add_pair(report, a, b, found, cohorts, nearest, threshold)
+    for (a, b), found in _through_classmates(report, cohorts, threshold).items():
+        report.weak = [p for p in report.weak if {p.a, p.b} != {a, b}]
+        _add_pair(report, a, b, found, cohorts, nearest, threshold)
     report.pairs.sort(key=lambda p: (tuple(-x for x in p.evidence), p.a, p.b))
     return report
+
+
+def _add_pair(report: Report, a: str, b: str, found: list[CellMatch], cohorts: dict[str, Cohort],
+              nearest: dict[str, dict[str, frozenset]], threshold: float) -> None:
+    """Report ``a`` and ``b`` on their matching cells ``found``, with their other cells (as support where they
+    support it), or list them among the weak pairs when one cell on little evidence is all they share."""
+    done = {m.cell for m in found}
+    others = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
+              if cell not in done and {a, b} <= set(report.cells[cell].compared)]
+    short = [match(c.by_student(a), c.by_student(b), c, threshold) for cell, c in cohorts.items()
+             if cell not in done and {a, b} <= {x.student for x in c.answers + c.short}
+             and not {a, b} <= set(report.cells[cell].compared)]
+    if len(found) == 1 and _rests_on_little(found[0], cohorts[found[0].cell], a, b):
+        report.weak.append(Pair(a, b, found + others))
+        return  # one cell, on little evidence: a coincidence as often as a copy
+    for m in short:
+        m.single = True
+    for m in others:
+        near = nearest.get(m.cell, {})
+        ab, ba = b in near.get(a, ()), a in near.get(b, ())
+        m.closest = "each" if ab and ba else "one" if ab or ba else ""
+    for m in others + short:
+        if _supports(m, cohorts[m.cell], a, b, threshold):
+            m.matches = m.supports = True
+    found += [m for m in others + short if m.supports]
+    others = [m for m in others if not m.supports]
+    report.pairs.append(Pair(a, b, sorted(found, key=lambda m: -m.score) + others))
+
+
+def _through_classmates(report: Report, cohorts: dict[str, Cohort],
+                        threshold: float) -> dict[tuple[str, str], list[CellMatch]]:
+    """Two students not reported as a pair who each match one classmate on their own evidence (neither as support
+    nor as the closest) in :data:`THROUGH_CELLS` or more of the same cells: ``{(a, b): those cells}``, each marked
+    ``through`` the classmate (the first by name where several would do).  Each of the two holds that classmate's
+    code there, however apart their disguises took them."""
+    own: dict[str, dict[str, set[str]]] = {}  # {student: {classmate: cells matching on their own evidence}}
+    for p in report.pairs:
+        cells = {m.cell for m in p.matching if not (m.supports or m.nearest)}
+        own.setdefault(p.a, {})[p.b] = cells
+        own.setdefault(p.b, {})[p.a] = cells
+    reported = {frozenset((p.a, p.b)) for p in report.pairs}
+    through: dict[tuple[str, str], dict[str, str]] = {}  # {(a, b): {cell: the classmate}}
+    for classmate, links in sorted(own.items()):
+        names = sorted(links)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                common = links[a] & links[b]
+                if frozenset((a, b)) not in reported and len(common) >= THROUGH_CELLS:
+                    for cell in common:
+                        through.setdefault((a, b), {}).setdefault(cell, classmate)
+    found: dict[tuple[str, str], list[CellMatch]] = {}
+    for (a, b), cells in sorted(through.items()):
+        for cell, classmate in sorted(cells.items()):
+            c = cohorts[cell]
+            m = match(c.by_student(a), c.by_student(b), c, threshold)
+            if not m.matches:
+                m.matches, m.through = True, classmate
+            found.setdefault((a, b), []).append(m)
+    return found
 
 
 def _rests_on_little(m: CellMatch, cohort: Cohort, a: str, b: str) -> bool:
@@ -952,6 +1004,8 @@ def _pair_cell(report: Report, pair: Pair, m: CellMatch) -> str:
     elif m.nearest:
         verdict = (f"matches as one of {CLOSEST_CELLS} or more cells where each answer is the other's closest, score "
                    f"{m.score:.2f}")
+    elif m.through:
+        verdict = f"matches through {m.through}: each answer matches {m.through}'s, score {m.score:.2f}"
     elif m.supports:
         verdict = (f"matches as support: score {m.score:.2f} on {m.lines} line{'s' * (m.lines != 1)} of their own, in "
                    "a pair that matches elsewhere")
