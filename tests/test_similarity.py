@@ -193,7 +193,7 @@ def torch_one_thread():
 
 @pytest.mark.parametrize("name", ["planted", "planted_02", "planted_03", "planted_05", "planted_05b", "planted_05c",
                                   "planted_06", "planted_06b", "planted_08", "planted_09", "honest_06", "planted_01b",
-                                  "planted_01c", "planted_01", "planted_01x", "planted_03x", "planted_02x"])
+                                  "planted_01c", "planted_01", "planted_01x", "planted_03x", "planted_02x", "planted_04x"])
 def test_every_normalised_planted_answer_does_what_the_submitted_one_does(name, torch_one_thread):
     from autograder.dev import planted_run
 
@@ -1069,6 +1069,11 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
      "    return total, functools.reduce(lambda out, g: g(out), [abs, str], x)\n", [([1, 2], -3), ([], 4)]),
     ("import functools\n\ndef f(xs):\n    a = functools.reduce(lambda t, b: t + sum(b for b in b), xs, 0)\n"
      "    return a + functools.reduce(lambda t, b: t + sum(p for p in b), xs, 0)\n", [([[1, 2], [3]],), ([],)]),
+    # names a case pattern binds are the function's locals, renamed with the others
+    ("def f(batches):\n    out = []\n    for batch in batches:\n        match batch:\n            case [x, y]:\n"
+     "                pass\n            case {'x': x, **rest}:\n                y = len(rest)\n            case [x, *more]:\n"
+     "                y = more\n            case _:\n                x, y = batch, None\n        out.append((x, y))\n"
+     "    return out\n", [([[1, 2], {'x': 3, 'z': 4}, (5, 6, 7), 8],)]),
     # a helper called from several statements is written out at each, its locals apart at each place
     ("def f(xs, eps):\n    def nudged(i, d):\n        p = list(xs)\n        p[i] += d\n        return p\n"
      "    plus = nudged(0, eps)\n    minus = nudged(1, -eps)\n    return plus, minus\n", [([1.0, 2.0], 0.5)]),
@@ -1358,10 +1363,9 @@ def test_module_01s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     assert closest and all(any("the other's closest of the" in r for r in c.reasons()) for c in closest), closest
 
 
-def test_module_02s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread,
-                                                                                                  tmp_path):
+def test_module_02s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread, tmp_path):
     """Module 02's second cohort, written apart from the normaliser, the detector and module 02's first, and kept
-    out of all tuning: its misses are not read (seventeen honest students, the two who hand in the course's answer,
+    out of all tuning until module 04's second was written (seventeen honest students, the two who hand in the course's answer,
     twenty-seven copiers: renaming, reordering, helpers split out and inlined, classes and closures, loops as
     comprehensions and back, ``while`` as ``for``, recursion as an explicit stack and back, negated branches, early
     returns, spellings, dead code, hints and docstrings added and stripped, arguments renamed, constants hoisted,
@@ -1400,3 +1404,21 @@ def test_module_03s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     from autograder.dev import planted_03x
 
     _holds_its_floor(planted_03x, (829, 32, 132, 109), cells=68, pairs=23)
+
+
+def test_module_04s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
+    """Module 04's second cohort, written apart from the normaliser, the detector and the course's own module 04
+    cohort, and kept out of all tuning: its misses are not read (seventeen honest students, the two who hand in the
+    course's answer, thirty copiers: renaming, reordering, helpers split out and inlined, classes and closures,
+    comprehensions, loops written out, ``while`` as ``for``, negated branches, early returns, spellings, dead code,
+    hints and docstrings added and stripped, arguments renamed, constants hoisted, ``try``/``except`` wrappers,
+    newer syntax, generator functions, imports and aliases, temporaries, ``enumerate`` and ``zip`` loops, ``iter``
+    and ``next``, totals kept in lists and summed, totals summed by torch, ``for``/``else``, calls through
+    ``__call__`` and ``functools.partial``, batches moved elsewhere, a chain, a merge and a half copy).  Measured
+    on the code before it was written: 75 of 186 cells (75 of the 135 that can be told apart), 22 of 47 pairs,
+    none of 1,129 false; the same after the changes tuned on module 02's second and module 03's second (pairs
+    through a classmate, helpers written out at several places).  Its ``match`` copier is what showed that names
+    a case pattern binds were left out of the renaming (the normalised answer then raised)."""
+    from autograder.dev import planted_04x
+
+    _holds_its_floor(planted_04x, (1129, 47, 186, 135), cells=75, pairs=22)

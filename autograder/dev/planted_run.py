@@ -843,7 +843,7 @@ def unlike_the_reference(module: str, answers: dict[str, dict[str, str]], stubs:
 
 COHORTS = ("planted", "planted_05", "planted_05b", "planted_05c", "planted_06", "planted_06b", "planted_08",
            "planted_02", "planted_09", "planted_03", "honest_06", "planted_01b", "planted_01c",
-           "planted_01", "planted_01x", "planted_03x", "planted_02x")
+           "planted_01", "planted_01x", "planted_03x", "planted_02x", "planted_04x")
 
 
 def check(name: str) -> list[tuple[str, str]]:

@@ -155,6 +155,8 @@ def scope_locals(scope: ast.AST) -> list[str]:
             found.setdefault(node.name)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             found.setdefault(node.name)
+        elif _captured(node):
+            found.setdefault(_captured(node))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):  # a module's name, kept as written (not renamed)
             declared |= import_names(node)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -196,6 +198,16 @@ def _every_node(tree: ast.AST):
                 todo.append(value)
 
 
+_CAPTURE_FIELD = {ast.MatchAs: "name", ast.MatchStar: "name", ast.MatchMapping: "rest"}
+
+
+def _captured(node: ast.AST) -> str | None:
+    """The name a ``case`` pattern binds (``case [x, *rest]``, ``case {**rest}``, ``case int() as n``); ``None``
+    for any other node."""
+    field = _CAPTURE_FIELD.get(type(node))
+    return getattr(node, field) if field else None
+
+
 def _loads(tree: ast.AST) -> dict[str, int]:
     counts: dict[str, int] = {}
     for n in _every_node(tree):
@@ -209,6 +221,8 @@ def _stores(tree: ast.AST) -> dict[str, int]:
     for n in _every_node(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             counts[n.id] = counts.get(n.id, 0) + 1
+        elif _captured(n):
+            counts[_captured(n)] = counts.get(_captured(n), 0) + 2  # bound by a pattern: never a temporary to fold
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
             for name in n.names:
                 counts[name] = counts.get(name, 0) + 2  # bound from elsewhere: never a constant, never dead
@@ -274,6 +288,12 @@ class _Sub(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.Name:
         return ast.copy_location(ast.Name(self.mapping.get(node.id, node.id), node.ctx), node)
 
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        name = _captured(node)
+        if name in self.mapping:
+            setattr(node, _CAPTURE_FIELD[type(node)], self.mapping[name])
+        return super().generic_visit(node)
+
 
 # ---- what a statement reads and writes
 
@@ -285,6 +305,11 @@ class _Names(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         (self.writes if isinstance(node.ctx, (ast.Store, ast.Del)) else self.reads).add(node.id)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if _captured(node):
+            self.writes.add(_captured(node))  # bound by a case pattern
+        super().generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         root = _root(node)
@@ -552,6 +577,8 @@ def _rename_scopes(tree: ast.Module) -> None:
                 node.name = mapping[node.name]
             elif isinstance(node, ast.ExceptHandler) and node.name in mapping:
                 node.name = mapping[node.name]
+            elif _captured(node) in mapping:
+                setattr(node, _CAPTURE_FIELD[type(node)], mapping[_captured(node)])
             elif isinstance(node, ast.Nonlocal):
                 node.names = [mapping.get(n, n) for n in node.names]
         for inner in nested_scopes(scope):
@@ -3442,6 +3469,8 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
             node.name = "v"
         elif isinstance(node, ast.ExceptHandler) and node.name:
             node.name = "v"
+        elif _captured(node) and (re.fullmatch(r"v\d+", _captured(node)) or _captured(node) in variables):
+            setattr(node, _CAPTURE_FIELD[type(node)], "v")
     return ast.fix_missing_locations(_Ordered().visit(_Near().visit(tree)))
 
 
