@@ -155,7 +155,7 @@ def scope_locals(scope: ast.AST) -> list[str]:
             found.setdefault(node.name)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             found.setdefault(node.name)
-        elif _captured(node):
+        elif isinstance(node, _CAPTURES) and _captured(node):
             found.setdefault(_captured(node))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):  # a module's name, kept as written (not renamed)
             declared |= import_names(node)
@@ -199,6 +199,7 @@ def _every_node(tree: ast.AST):
 
 
 _CAPTURE_FIELD = {ast.MatchAs: "name", ast.MatchStar: "name", ast.MatchMapping: "rest"}
+_CAPTURES = tuple(_CAPTURE_FIELD)
 
 
 def _captured(node: ast.AST) -> str | None:
@@ -221,7 +222,7 @@ def _stores(tree: ast.AST) -> dict[str, int]:
     for n in _every_node(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             counts[n.id] = counts.get(n.id, 0) + 1
-        elif _captured(n):
+        elif isinstance(n, _CAPTURES) and _captured(n):
             counts[_captured(n)] = counts.get(_captured(n), 0) + 2  # bound by a pattern: never a temporary to fold
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
             for name in n.names:
@@ -288,11 +289,13 @@ class _Sub(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.Name:
         return ast.copy_location(ast.Name(self.mapping.get(node.id, node.id), node.ctx), node)
 
-    def generic_visit(self, node: ast.AST) -> ast.AST:
+    def visit_MatchAs(self, node: ast.AST) -> ast.AST:
         name = _captured(node)
         if name in self.mapping:
             setattr(node, _CAPTURE_FIELD[type(node)], self.mapping[name])
-        return super().generic_visit(node)
+        return self.generic_visit(node)
+
+    visit_MatchStar = visit_MatchMapping = visit_MatchAs
 
 
 # ---- what a statement reads and writes
@@ -306,10 +309,12 @@ class _Names(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         (self.writes if isinstance(node.ctx, (ast.Store, ast.Del)) else self.reads).add(node.id)
 
-    def generic_visit(self, node: ast.AST) -> None:
+    def visit_MatchAs(self, node: ast.AST) -> None:
         if _captured(node):
             self.writes.add(_captured(node))  # bound by a case pattern
-        super().generic_visit(node)
+        self.generic_visit(node)
+
+    visit_MatchStar = visit_MatchMapping = visit_MatchAs
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         root = _root(node)
@@ -577,7 +582,7 @@ def _rename_scopes(tree: ast.Module) -> None:
                 node.name = mapping[node.name]
             elif isinstance(node, ast.ExceptHandler) and node.name in mapping:
                 node.name = mapping[node.name]
-            elif _captured(node) in mapping:
+            elif isinstance(node, _CAPTURES) and _captured(node) in mapping:
                 setattr(node, _CAPTURE_FIELD[type(node)], mapping[_captured(node)])
             elif isinstance(node, ast.Nonlocal):
                 node.names = [mapping.get(n, n) for n in node.names]
@@ -1173,13 +1178,14 @@ def _inline_each(tree: ast.Module, keep: set[str]) -> bool:
     helper(...)``, ``helper(...)``, ``return helper(...)``), and used nowhere else: its body is written out at each
     (as :func:`_inline_one` writes out a helper called once).  The same statements run in the same order on the same
     values; the helper's locals take names of their own at each place."""
+    loads = _loads(tree)
     for holder, fn in _defs(tree):
-        if fn.name in keep or not _inlinable(fn):
+        if fn.name in keep or not 2 <= loads.get(fn.name, 0) <= MOST_CALL_SITES or not _inlinable(fn):
             continue
         uses = [n for n in _walk(tree) if isinstance(n, ast.Name) and n.id == fn.name]
         calls = [n for n in _walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                  and n.func.id == fn.name]
-        if not 2 <= len(calls) <= MOST_CALL_SITES or len(uses) != len(calls):
+        if len(uses) != len(calls):
             continue
         if any(n in calls for c in calls for x in [*c.args, *(k.value for k in c.keywords)] for n in _walk(x)):
             continue  # a call in another's arguments
@@ -3469,7 +3475,8 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
             node.name = "v"
         elif isinstance(node, ast.ExceptHandler) and node.name:
             node.name = "v"
-        elif _captured(node) and (re.fullmatch(r"v\d+", _captured(node)) or _captured(node) in variables):
+        elif isinstance(node, _CAPTURES) and _captured(node) and (
+                re.fullmatch(r"v\d+", _captured(node)) or _captured(node) in variables):
             setattr(node, _CAPTURE_FIELD[type(node)], "v")
     return ast.fix_missing_locations(_Ordered().visit(_Near().visit(tree)))
 
