@@ -16,14 +16,16 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
 3. single-use helpers and lambdas: a function the cell defines and calls once (a lambda: called only) is
    written out where it is called, its locals renamed apart from the caller's; one that reads a name the
    caller binds otherwise, or makes a function of its own (a closure), is left alone; a helper whose body is one ``return e`` is written out at every
-   call, as a lambda is;
+   call, as a lambda is, and one called from two to four statements that are each the call itself (``x = h(...)``,
+   ``h(...)``, ``return h(...)``) at each of them, its locals named apart at each place;
 4. comprehensions: ``map(f, xs)`` is ``(f(x) for x in xs)`` and ``list(...)`` of a generator a list
    comprehension; ``[f(a) for a in xs]`` is the loop that appends ``f(a)`` to a list (``sum(...)`` of one
    the loop that adds), its loop variable renamed apart (a comprehension has its own scope);
 5. other spellings of one PyTorch call: :data:`SPELLINGS`, a table the course keeps and tests call by call;
    then other forms of one expression (:func:`rewrite_forms`): ``range(0, n)``, ``dict(a=x)``, ``str.format``
    as an f-string, keyword arguments by position where the parameters are known (the cell's functions, the
-   assignment's stubs) and the arguments only read, ``dim=``/``device=``/``mode=`` by position, De Morgan
+   assignment's stubs, ``torch.autograd.grad`` and ``backward``) and the arguments only read (or all but one of
+   them names and literals), ``dim=``/``device=``/``mode=`` by position, De Morgan
    (``not a or not b`` is ``not (a and b)``), a conditional expression on ``not c`` swapped, a test read for
    its truth only (``c or False`` is ``c``);
 6. dead code: a local bound once to a constant is that constant, a branch on a constant goes, stores no one
@@ -47,7 +49,8 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
     ``break``, ``continue``, ``raise``, ``assert``) nor call a function the cell defines, statements that
     neither read what another writes (through any alias) nor both act on something keep one canonical order;
 11. the names of locals: every scope's own names but its parameters (a call may pass those by keyword) become
-    ``v0, v1, …``, each scope's apart from its enclosing one's (one counter for the cell).
+    ``v0, v1, …``, each scope's apart from its enclosing one's (one counter for the cell), the names a ``case``
+    pattern binds with them.
 
 :func:`fingerprint_lines` writes the normalised tree as the text :mod:`.similarity` fingerprints: every local
 written ``v`` (so the numbering, which follows first use, never enters a fingerprint), no indentation,
@@ -57,7 +60,9 @@ argument checks (``if c: raise``) after the code they interrupt, a ``try`` whose
 its body and its ``finally``, a temporary read once by a later ``return`` or once by the next statement (not
 in a loop's body or a branch) where it is read, a file opened by hand (``with open(p) as f``) read as ``p``,
 loops and comprehensions over a tuple written out unrolled, a dictionary filled key by key right after it is
-made (or by ``update(k=x)``) as one literal, ``*rest, last = xs`` as ``xs[:-1]`` and ``xs[-1]``, an object of a class made up to hold values (a tally) as the locals
+made (or by ``update(k=x)``) as one literal, ``d.update({k: v, ...})`` as ``d[k] = v, ...``, an f-string inside
+an f-string as its parts, ``a + -b`` as ``a - b`` (``x += -d`` as ``x -= d``), one augmented assignment on both
+branches of an ``if`` as one of a conditional value, ``*rest, last = xs`` as ``xs[:-1]`` and ``xs[-1]``, an object of a class made up to hold values (a tally) as the locals
 it holds (:func:`_holders_inlined`), the cell's constants no one reads any more left out, comparisons
 one way round, containers filled one way, a product written out or by ``reduce`` as ``math.prod``, an option
 after the stub's parameters as its default, a sum's terms in one order (:class:`_Ordered`), and the spellings of
@@ -3761,6 +3766,29 @@ class _Near(ast.NodeTransformer):
         turned = _turned(node.test)
         if node.orelse and turned is not None:
             node.test, node.body, node.orelse = turned, node.orelse, node.body
+        one, other = (node.body[0], node.orelse[0]) if len(node.body) == len(node.orelse) == 1 else (None, None)
+        if isinstance(one, ast.AugAssign) and isinstance(other, ast.AugAssign) and type(one.op) is type(other.op) and (
+                ast.dump(one.target) == ast.dump(other.target)) and _plain_target(one.target):
+            value = ast.copy_location(ast.IfExp(node.test, one.value, other.value), node)
+            return ast.copy_location(ast.AugAssign(one.target, one.op, value), node)  # x += a if c else b
+        return node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        self.generic_visit(node)
+        parts = []
+        for part in node.values:  # f"{f'a{x}'}b" is f"a{x}b"
+            if isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.JoinedStr) and part.conversion == -1 \
+                    and part.format_spec is None:
+                parts += part.value.values
+            else:
+                parts.append(part)
+        merged: list = []
+        for part in parts:  # neighbouring literal parts are one
+            if merged and isinstance(part, ast.Constant) and isinstance(merged[-1], ast.Constant):
+                merged[-1] = ast.Constant(merged[-1].value + part.value)
+            else:
+                merged.append(part)
+        node.values = merged
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -3985,9 +4013,9 @@ class _Near(ast.NodeTransformer):
                 and not call.keywords):
             return node
         owner, arg = call.func.value, call.args[0]
-        if call.func.attr == "update" and isinstance(arg, ast.Dict) and len(arg.keys) == 1 and arg.keys[0] is not None:
-            target = ast.Subscript(owner, arg.keys[0], ast.Store())
-            return ast.copy_location(ast.Assign([target], arg.values[0]), node)  # d.update({k: v}) is d[k] = v
+        if call.func.attr == "update" and isinstance(arg, ast.Dict) and arg.keys and None not in arg.keys:
+            return [ast.copy_location(ast.Assign([ast.Subscript(copy.deepcopy(owner), k, ast.Store())], v), node)
+                    for k, v in zip(arg.keys, arg.values)]  # d.update({k: v, ...}) is d[k] = v, ...
         if call.func.attr in ("extend", "update") and isinstance(arg, (ast.List, ast.Set, ast.Tuple)) and len(
                 arg.elts) == 1 and not isinstance(arg.elts[0], ast.Starred):
             verb = "append" if call.func.attr == "extend" else "add"  # xs.extend([x]), s.update({x})
