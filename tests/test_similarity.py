@@ -661,6 +661,14 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "def f(sizes):\n    plan, at = {}, 0\n    for i in range(len(sizes) - 1):\n"
      "        plan[f'body.{at}.weight'] = (sizes[i + 1], sizes[i])\n        plan[f'body.{at}.bias'] = (sizes[i + 1],)\n"
      "        if i == len(sizes) - 2:\n            at += 1\n        else:\n            at += 2\n    return plan\n"),
+    # a flag loop is the any() it stands for; a test negated twice is the test
+    ("def f(ps, opt):\n    out = []\n    for p in ps:\n        if not not p.requires_grad:\n"
+     "            if not any(any(p is q for q in g['params']) for g in opt.param_groups):\n                out.append(p)\n"
+     "    return out\n",
+     "def f(ps, opt):\n    out = []\n    for p in ps:\n        if p.requires_grad:\n            held = False\n"
+     "            for g in opt.param_groups:\n                if any(p is q for q in g['params']):\n"
+     "                    held = True\n                    break\n            if not held:\n                out.append(p)\n"
+     "    return out\n"),
     # a holder object's method whose branches store into it is one conditional store, as when written in place
     ("class R:\n    def __init__(self):\n        self.d = {}\n\n    def note(self, k, g):\n        if g is None:\n"
      "            self.d[k] = 'none'\n        else:\n            self.d[k] = 'some'\n\n\n"
@@ -1082,6 +1090,12 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
      "                pass\n            case {'x': x, **rest}:\n                y = len(rest)\n            case [x, *more]:\n"
      "                y = more\n            case _:\n                x, y = batch, None\n        out.append((x, y))\n"
      "    return out\n", [([[1, 2], {'x': 3, 'z': 4}, (5, 6, 7), 8],)]),
+    # a flag set and broken out of is any() (all() the other way round), unless the loop's name is read after it
+    ("def f(groups, p):\n    held = False\n    for g in groups:\n        if p in g:\n            held = True\n"
+     "            break\n    free = True\n    for g2 in groups:\n        if len(g2) > 2:\n            free = False\n"
+     "            break\n    return held, free\n", [([[1], [2, 3]], 2), ([], 1), ([[1, 2, 3]], 4)]),
+    ("def f(xs):\n    found = False\n    for x in xs:\n        if x > 1:\n            found = True\n            break\n"
+     "    return found, x\n", [([0, 2, 5],), ([0, 1],)]),
     # a helper called from several statements is written out at each, its locals apart at each place
     ("def f(xs, eps):\n    def nudged(i, d):\n        p = list(xs)\n        p[i] += d\n        return p\n"
      "    plus = nudged(0, eps)\n    minus = nudged(1, -eps)\n    return plus, minus\n", [([1.0, 2.0], 0.5)]),
@@ -1410,10 +1424,11 @@ def test_module_03s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     pushed in.  (What both branches of an ``if`` end with read after it added one more here and cost module 01b's
     second two: the guards it made alike were many students', so their fingerprints weighed nothing.)  70 and 24 with
     a dict updated from a literal read as its items set one by one, an f-string inside an f-string as its parts and
-    one augmented assignment on both branches as one (copier-inline wrote honest-15's helpers out)."""
+    one augmented assignment on both branches as one (copier-inline wrote honest-15's helpers out), 72 with a flag
+    set and broken out of read as the ``any`` it stands for and a test negated twice as the test."""
     from autograder.dev import planted_03x
 
-    _holds_its_floor(planted_03x, (829, 32, 132, 109), cells=70, pairs=24)
+    _holds_its_floor(planted_03x, (829, 32, 132, 109), cells=72, pairs=24)
 
 
 def test_module_04s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):

@@ -38,7 +38,8 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
    ``for b in xs: x, y = b`` is ``for x, y in xs``, an unread ``enumerate`` index, ``named_parameters()``
    name or ``items()`` key goes;
 8. branches: ``for x in xs: if c: return True`` then ``return False`` is ``return any(c for x in xs)`` (and
-   ``all``); a ``continue`` that ends a loop's body goes; a guard (``if c: return``) takes what follows as its
+   ``all``), ``f = False`` then ``for x in xs: if c: f = True; break`` is ``f = any(c for x in xs)`` when ``x``
+   is not read after the loop; a ``continue`` that ends a loop's body goes; a guard (``if c: return``) takes what follows as its
    ``else``; ``if not c: A else: B`` is ``if c: B else: A`` (``!=``, ``is not`` and ``not in`` likewise,
    ``a != b or not c`` by De Morgan); an empty branch goes; ``if c: m.train() else: m.eval()`` is
    ``m.train(bool(c))``; ``if c: x = a else: x = b`` (a name, or an item or attribute of names) is
@@ -62,7 +63,7 @@ in a loop's body or a branch) where it is read, a file opened by hand (``with op
 loops and comprehensions over a tuple written out unrolled, a dictionary filled key by key right after it is
 made (or by ``update(k=x)``) as one literal, ``d.update({k: v, ...})`` as ``d[k] = v, ...``, an f-string inside
 an f-string as its parts, ``a + -b`` as ``a - b`` (``x += -d`` as ``x -= d``), one augmented assignment on both
-branches of an ``if`` as one of a conditional value, ``*rest, last = xs`` as ``xs[:-1]`` and ``xs[-1]``, an object of a class made up to hold values (a tally) as the locals
+branches of an ``if`` as one of a conditional value, ``if not not c`` as ``if c``, ``*rest, last = xs`` as ``xs[:-1]`` and ``xs[-1]``, an object of a class made up to hold values (a tally) as the locals
 it holds (:func:`_holders_inlined`), the cell's constants no one reads any more left out, comparisons
 one way round, containers filled one way, a product written out or by ``reduce`` as ``math.prod``, an option
 after the stub's parameters as its default, a sum's terms in one order (:class:`_Ordered`), and the spellings of
@@ -2268,6 +2269,41 @@ def _loops_as_any(fn: ast.AST) -> None:
             return _loops_as_any(fn)
 
 
+def _flag_loops_as_any(fn: ast.AST) -> None:
+    """``f = False`` then ``for x in xs: if c: f = True; break`` is ``f = any(c for x in xs)``; with ``True`` and
+    ``False`` the other way round, ``f = all(not c for x in xs)`` (in place) when the loop's names are read nowhere
+    else in ``fn`` (the loop leaves them bound, a generator does not)."""
+    loads = _loads(fn)
+    for _node, _field, body in list(_bodies(fn)):
+        for at in range(len(body) - 1):
+            init, loop = body[at], body[at + 1]
+            if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)
+                    and isinstance(init.value, ast.Constant) and type(init.value.value) is bool
+                    and isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1
+                    and isinstance(loop.body[0], ast.If) and not loop.body[0].orelse and len(loop.body[0].body) == 2):
+                continue
+            flag, start = init.targets[0].id, init.value.value
+            store, jump = loop.body[0].body
+            test = loop.body[0].test
+            names = [n for n in _walk(loop.target)]
+            if not (isinstance(store, ast.Assign) and len(store.targets) == 1 and isinstance(store.targets[0], ast.Name)
+                    and store.targets[0].id == flag and isinstance(store.value, ast.Constant)
+                    and store.value.value is (not start) and isinstance(jump, ast.Break)
+                    and all(isinstance(n, (ast.Name, ast.Tuple, ast.Store)) for n in names)
+                    and not any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)) or (
+                        isinstance(n, ast.Name) and n.id == flag) for n in _walk(test))):
+                continue
+            inside = _loads(loop)
+            if any(loads.get(n.id, 0) != inside.get(n.id, 0) for n in names if isinstance(n, ast.Name)):
+                continue  # a loop name read after the loop: it holds what the loop left there
+            elt = test if not start else ast.UnaryOp(ast.Not(), test)
+            call = ast.Call(ast.Name("all" if start else "any", ast.Load()),
+                            [ast.GeneratorExp(elt, [ast.comprehension(loop.target, loop.iter, [], 0)])], [])
+            body[at:at + 2] = [ast.copy_location(ast.Assign([ast.Name(flag, ast.Store())], call), init)]
+            ast.fix_missing_locations(fn)
+            return _flag_loops_as_any(fn)
+
+
 class _ReturnsAsExpression(ast.NodeTransformer):
     """``if c: return a else: return b`` is ``return a if c else b``."""
 
@@ -2286,6 +2322,7 @@ def orient_branches(tree: ast.Module) -> None:
     for fn in functions:
         if builtin_any:
             _loops_as_any(fn)
+            _flag_loops_as_any(fn)
         fn.body = _orient(fn.body)
     if _last_continue_dropped(tree):  # a guard that continues took what follows as its else: it may end the loop now
         for fn in functions:
@@ -3744,6 +3781,11 @@ _OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot:
 _OTHER_SIGN = {ast.Add: ast.Sub, ast.Sub: ast.Add}
 
 
+def _negated_twice(node: ast.AST) -> bool:
+    return all(isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+               for n in (node, getattr(node, "operand", None)))
+
+
 def _negated(node: ast.AST) -> bool:
     """``-e``: a negation written out (``a + -b`` adds what ``a - b`` subtracts)."""
     return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
@@ -3763,6 +3805,8 @@ class _Near(ast.NodeTransformer):
 
     def visit_If(self, node: ast.If) -> ast.AST:
         self.generic_visit(node)
+        while _negated_twice(node.test):
+            node.test = node.test.operand.operand  # if not not c: is if c: (a test reads its truth only)
         turned = _turned(node.test)
         if node.orelse and turned is not None:
             node.test, node.body, node.orelse = turned, node.orelse, node.body
