@@ -1090,6 +1090,13 @@ def test_the_page_by_student_tells_a_chain_as_one_story(held_out, tmp_path):
      "                pass\n            case {'x': x, **rest}:\n                y = len(rest)\n            case [x, *more]:\n"
      "                y = more\n            case _:\n                x, y = batch, None\n        out.append((x, y))\n"
      "    return out\n", [([[1, 2], {'x': 3, 'z': 4}, (5, 6, 7), 8],)]),
+    # a match of literals with guards, and of a capture read only in its own case, is the if/elif it stands for;
+    # [*xs] is list(xs)
+    ("def f(x, y):\n    match x:\n        case None:\n            return 'none'\n        case 1 | 2 if y:\n"
+     "            return 'small'\n        case g if g > 10:\n            return [*range(g - 9)], (*'ab',), {*'aa'}\n"
+     "        case _:\n            return 'other'\n", [(None, 0), (1, 1), (1, 0), (2, 3), (11, 0), (5, 0)]),
+    ("def f(xs):\n    out = []\n    for x in xs:\n        match x:\n            case 0:\n                out.append('zero')\n"
+     "            case g:\n                out.append(g)\n        out.append(x)\n    return out\n", [([0, 3],)]),
     # a flag set and broken out of is any() (all() the other way round), unless the loop's name is read after it
     ("def f(groups, p):\n    held = False\n    for g in groups:\n        if p in g:\n            held = True\n"
      "            break\n    free = True\n    for g2 in groups:\n        if len(g2) > 2:\n            free = False\n"
@@ -1397,10 +1404,11 @@ def test_module_02s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     module 03's first and module 01's second): 106 and 32; the same after the changes tuned on module 03's
     second.  Tuned on since: 107 with a negation added read as a subtraction; 114 and 34 with pairs reported
     through a classmate (THROUGH_CELLS): copier-modern and copier-while each took honest-09's notebook and
-    disguised it apart, yet each matches honest-09 in the same cells."""
+    disguised it apart, yet each matches honest-09 in the same cells.  119 and 35 with a ``match`` whose cases are
+    guarded or capture the subject read as the ``if``/``elif`` it stands for."""
     from autograder.dev import planted_02x
 
-    cohort, report, _ = _holds_its_floor(planted_02x, (995, 40, 153, 146), cells=114, pairs=34)
+    cohort, report, _ = _holds_its_floor(planted_02x, (995, 40, 153, 146), cells=119, pairs=35)
     siblings = next(p for p in report.pairs if {p.a, p.b} == {"copier-modern", "copier-while"})
     through = [m for m in siblings.matching if m.through]
     assert len(through) + sum(not (m.through or m.supports) for m in siblings.matching) >= sim.THROUGH_CELLS

@@ -5,7 +5,8 @@ submitted one returns (``tests/test_similarity.py`` runs both on every planted a
 
 1. comments, docstrings, type hints, layout and notebook magics (the code is parsed and written back; line
    numbers kept); newer syntax as the older it stands for: an assignment expression its statement evaluates
-   first is a statement just before it, a ``match`` of literals the ``if``/``elif`` it is (``bool(e)`` against
+   first is a statement just before it, a ``match`` of literals (guarded or not, or a capture read only in its own
+   case) the ``if``/``elif`` it is, ``[*xs]`` ``list(xs)`` (``bool(e)`` against
    ``True`` and ``False``: an ``if`` on ``e``), ``functools.reduce`` of a lambda with an initial value its loop; a
    name the cell binds once, at its top level, to a constant or a module's attribute is read as its value
    wherever the cell reads it (the binding stays);
@@ -749,42 +750,69 @@ def _truth_cases(subject: ast.AST, cases: list) -> ast.AST | None:
 
 
 def match_as_if(tree: ast.AST) -> None:
-    """A ``match`` whose cases are literals (values, ``None``/``True``/``False``, ``|`` of those, a last ``_``)
-    and carry no guard is the ``if``/``elif``/``else`` it is: ``subject == value`` (``is`` for the three
-    singletons) case by case, the subject read once, first, into a local of its own when it is more than a name
-    (in place)."""
+    """A ``match`` whose cases are literals (values, ``None``/``True``/``False``, ``|`` of those, a last ``_``),
+    each with or without a guard, or a capture (``case g if c:``) whose name is read only in its own case and
+    bound nowhere else, is the ``if``/``elif``/``else`` it is: ``subject == value`` (``is`` for the three
+    singletons) case by case, ``and`` its guard, the captured name read as the subject; the subject read once,
+    first, into a local of its own when it is more than a name or a case captures it (in place)."""
     made = 0
+    stores, loads = _stores(tree), _loads(tree)
     for _, _, body in list(_bodies(tree)):
         out: list[ast.stmt] = []
         for stmt in body:
-            cases = [(_literal_alternatives(c.pattern), c) for c in stmt.cases] if isinstance(stmt, ast.Match) else []
-            if not cases or any(alts is None or c.guard is not None for alts, c in cases) or any(
-                    alts == [] for alts, _ in cases[:-1]):
+            cases = [(_case_alternatives(c, stores, loads), c) for c in stmt.cases] if isinstance(stmt, ast.Match) else []
+            if not cases or any(alts is None for alts, _ in cases) or any(
+                    alts == [] and c.guard is None for alts, c in cases[:-1]):
                 out.append(stmt)
                 continue
             subject = stmt.subject
-            truth = _truth_cases(subject, cases)
+            truth = _truth_cases(subject, cases) if not any(c.guard or _captured(c.pattern) for _, c in cases) else None
             if truth is not None:  # bool(e) matched against True and False: if e: ... else: ...
                 out.append(ast.copy_location(ast.If(truth, *(next((c.body for alts, c in cases if alts and (
                     alts[0][1].value is value)), []) or [ast.Pass()] for value in (True, False))), stmt))
                 continue
-            if not isinstance(subject, ast.Name):
+            if not isinstance(subject, ast.Name) or any(_captured(c.pattern) for _, c in cases):
                 made += 1
                 local = f"match_subject_{made}"
                 out.append(ast.copy_location(ast.Assign([ast.Name(local, ast.Store())], subject), stmt))
                 subject = ast.Name(local, ast.Load())
             orelse: list[ast.stmt] = []
             for alts, case in reversed(cases):
-                if not alts:
-                    orelse = case.body
+                body_of, guard = case.body, case.guard
+                if _captured(case.pattern):  # the captured name is the subject, in its guard and its body
+                    names = {_captured(case.pattern): subject.id}
+                    body_of = [_Sub(names).visit(s) for s in body_of]
+                    guard = _Sub(names).visit(guard) if guard is not None else None
+                if not alts and guard is None:
+                    orelse = body_of
                     continue
                 tests = [ast.Compare(copy.deepcopy(subject), [op], [copy.deepcopy(value)]) for op, value in alts]
-                test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
-                orelse = [ast.copy_location(ast.If(test, case.body, orelse), case.pattern)]
+                tests += [guard] if guard is not None else []
+                test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests[:len(alts)]) if guard is None \
+                    else ast.BoolOp(ast.And(), [tests[0] if len(alts) == 1 else ast.BoolOp(ast.Or(), tests[:-1]),
+                                                guard]) if alts else guard
+                orelse = [ast.copy_location(ast.If(test, body_of, orelse), case.pattern)]
             out.extend(orelse)
         if len(out) != len(body) or any(a is not b for a, b in zip(out, body)):
             body[:] = out
     ast.fix_missing_locations(tree)
+
+
+def _case_alternatives(case: ast.match_case, stores: dict[str, int], loads: dict[str, int]) -> list | None:
+    """:func:`_literal_alternatives` of ``case``'s pattern, ``[]`` for a capture (``case g:``) whose name is
+    bound nowhere else and read only in ``case`` itself (its guard and its body), ``None`` otherwise."""
+    pattern = case.pattern
+    name = _captured(pattern)
+    if not (isinstance(pattern, ast.MatchAs) and name):
+        return _literal_alternatives(pattern)
+    if pattern.pattern is not None or stores.get(name) != 2:  # stores count a capture twice
+        return None
+    inside = sum(n.id == name for part in [case.guard, *case.body] if part is not None for n in _walk(part)
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    if inside != loads.get(name, 0) or any(isinstance(n, (*_ALL_SCOPES, ast.ClassDef)) for part in case.body
+                                           for n in _walk(part)):
+        return None  # read elsewhere, or by a function made in the case (which would read it later)
+    return []
 
 
 def _dotted(node: ast.AST, modules: set[str]) -> bool:
@@ -1662,6 +1690,16 @@ class _Forms(ast.NodeTransformer):
                 else:
                     node.args, node.keywords = [kw.value], []
         return node
+
+    def visit_List(self, node: ast.AST) -> ast.AST:
+        self.generic_visit(node)
+        kind = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set"}[type(node)]
+        if isinstance(node.ctx if hasattr(node, "ctx") else ast.Load(), ast.Load) and len(node.elts) == 1 and (
+                isinstance(node.elts[0], ast.Starred)) and kind not in self.shadowed:
+            return ast.copy_location(ast.Call(ast.Name(kind, ast.Load()), [node.elts[0].value], []), node)  # [*xs]
+        return node
+
+    visit_Tuple = visit_Set = visit_List
 
     @staticmethod
     def _by_position(node: ast.Call, params: list[str], pure=None) -> None:
