@@ -1403,20 +1403,19 @@ def test_module_02s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     (88 of the 146 that can be told apart), 31 of 40 pairs, none of 995 false; with the closest answers (tuned on
     module 03's first and module 01's second): 106 and 32; the same after the changes tuned on module 03's
     second.  Tuned on since: 107 with a negation added read as a subtraction; 114 and 34 with pairs reported
-    through a classmate (THROUGH_CELLS): copier-modern and copier-while each took honest-09's notebook and
-    disguised it apart, yet each matches honest-09 in the same cells.  119 and 35 with a ``match`` whose cases are
+    through a classmate (THROUGH_CELLS): copier-imports and copier-negated each took honest-02's notebook and
+    disguised it apart, yet each matches honest-02 in the same cells.  119 and 35 with a ``match`` whose cases are
     guarded or capture the subject read as the ``if``/``elif`` it stands for."""
     from autograder.dev import planted_02x
 
     cohort, report, _ = _holds_its_floor(planted_02x, (995, 40, 153, 146), cells=119, pairs=35)
-    siblings = next(p for p in report.pairs if {p.a, p.b} == {"copier-modern", "copier-while"})
+    siblings = next(p for p in report.pairs if {p.a, p.b} == {"copier-imports", "copier-negated"})
     through = [m for m in siblings.matching if m.through]
-    assert len(through) + sum(not (m.through or m.supports) for m in siblings.matching) >= sim.THROUGH_CELLS
-    assert through and all(m.through == "honest-09" for m in through), siblings.matching
-    assert any("it matches through honest-09: each of the two answers matches honest-09's" in r
+    assert len(through) >= sim.THROUGH_CELLS and all(m.through == "honest-02" for m in through), siblings.matching
+    assert any("it matches through honest-02: each of the two answers matches honest-02's" in r
                for r in through[0].reasons())
     page = sim.write_report(report, tmp_path).read_text()
-    assert f"<code>{through[0].cell}</code>: matches through honest-09: each answer matches honest-09&#x27;s" in page
+    assert f"<code>{through[0].cell}</code>: matches through honest-02: each answer matches honest-02&#x27;s" in page
 
 
 def test_module_03s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_sources_do(torch_one_thread):
