@@ -661,6 +661,9 @@ def test_fingerprints_do_not_depend_on_the_order_names_first_appear_or_on_dead_c
      "def f(sizes):\n    plan, at = {}, 0\n    for i in range(len(sizes) - 1):\n"
      "        plan[f'body.{at}.weight'] = (sizes[i + 1], sizes[i])\n        plan[f'body.{at}.bias'] = (sizes[i + 1],)\n"
      "        if i == len(sizes) - 2:\n            at += 1\n        else:\n            at += 2\n    return plan\n"),
+    # a counter's while loop whose bound the body may change reads as the for loop a student means by it
+    ("def f(flat, g):\n    i = 0\n    while i < flat.numel():\n        flat[i] = g(flat)\n        i += 1\n    return flat\n",
+     "def f(flat, g):\n    for i in range(flat.numel()):\n        flat[i] = g(flat)\n    return flat\n"),
     # a flag loop is the any() it stands for; a test negated twice is the test
     ("def f(ps, opt):\n    out = []\n    for p in ps:\n        if not not p.requires_grad:\n"
      "            if not any(any(p is q for q in g['params']) for g in opt.param_groups):\n                out.append(p)\n"
@@ -1405,10 +1408,11 @@ def test_module_02s_second_cohort_keeps_its_floor_and_its_copies_do_what_their_s
     second.  Tuned on since: 107 with a negation added read as a subtraction; 114 and 34 with pairs reported
     through a classmate (THROUGH_CELLS): copier-imports and copier-negated each took honest-02's notebook and
     disguised it apart, yet each matches honest-02 in the same cells.  119 and 35 with a ``match`` whose cases are
-    guarded or capture the subject read as the ``if``/``elif`` it stands for."""
+    guarded or capture the subject read as the ``if``/``elif`` it stands for, 121 with a counter's ``while`` whose
+    bound the body may change fingerprinted as the ``for`` loop it reads as."""
     from autograder.dev import planted_02x
 
-    cohort, report, _ = _holds_its_floor(planted_02x, (995, 40, 153, 146), cells=119, pairs=35)
+    cohort, report, _ = _holds_its_floor(planted_02x, (995, 40, 153, 146), cells=121, pairs=35)
     siblings = next(p for p in report.pairs if {p.a, p.b} == {"copier-imports", "copier-negated"})
     through = [m for m in siblings.matching if m.through]
     assert len(through) >= sim.THROUGH_CELLS and all(m.through == "honest-02" for m in through), siblings.matching

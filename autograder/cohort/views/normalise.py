@@ -64,7 +64,8 @@ in a loop's body or a branch) where it is read, a file opened by hand (``with op
 loops and comprehensions over a tuple written out unrolled, a dictionary filled key by key right after it is
 made (or by ``update(k=x)``) as one literal, ``d.update({k: v, ...})`` as ``d[k] = v, ...``, an f-string inside
 an f-string as its parts, ``a + -b`` as ``a - b`` (``x += -d`` as ``x -= d``), one augmented assignment on both
-branches of an ``if`` as one of a conditional value, ``if not not c`` as ``if c``, ``*rest, last = xs`` as ``xs[:-1]`` and ``xs[-1]``, an object of a class made up to hold values (a tally) as the locals
+branches of an ``if`` as one of a conditional value, ``if not not c`` as ``if c``, a counter's ``while`` whose
+bound the body may change as the ``for`` loop it reads as, ``*rest, last = xs`` as ``xs[:-1]`` and ``xs[-1]``, an object of a class made up to hold values (a tally) as the locals
 it holds (:func:`_holders_inlined`), the cell's constants no one reads any more left out, comparisons
 one way round, containers filled one way, a product written out or by ``reduce`` as ``math.prod``, an option
 after the stub's parameters as its default, a sum's terms in one order (:class:`_Ordered`), and the spellings of
@@ -2024,11 +2025,12 @@ def _breaks_at_top(fn: ast.AST) -> None:
             loop.body = loop.body[1:]
 
 
-def _whiles_as_fors(fn: ast.AST) -> bool:
+def _whiles_as_fors(fn: ast.AST, loose: bool = False) -> bool:
     """``i = 0; while i < n: ...; i += 1`` as ``for i in range(n): ...`` (``i = 1`` and ``i <= n``:
     ``range(1, n + 1)``, :func:`_counter_test`): when the body changes neither ``i``
     (but by its last statement) nor what ``n`` reads, no ``continue`` skips the step, there is no ``else``, and
-    nothing reads ``i`` outside the loop."""
+    nothing reads ``i`` outside the loop.  ``loose`` (for the fingerprinted text only) lets ``n`` be anything the
+    body may change (``while i < flat.numel()`` over a loop that writes ``flat[i]``)."""
     for _node, _field, body in list(_bodies(fn)):
         for at, loop in enumerate(body):
             counted = _counter_test(loop.test) if isinstance(loop, ast.While) and not loop.orelse and at > 0 else None
@@ -2045,7 +2047,8 @@ def _whiles_as_fors(fn: ast.AST) -> bool:
             written = set().union(*(_names(s)[1] for s in inner)) if inner else set()
             rebound = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
                           for s in inner for n in _walk(s))  # an int counter changes only by rebinding
-            if rebound or not _pure(bound) or written & {n.id for n in _walk(bound) if isinstance(n, ast.Name)}:
+            if rebound or not loose and (
+                    not _pure(bound) or written & {n.id for n in _walk(bound) if isinstance(n, ast.Name)}):
                 continue
             inside = sum(isinstance(n, ast.Name) and n.id == name for s in loop.body for n in _walk(s))
             inside += sum(isinstance(n, ast.Name) and n.id == name for n in _walk(loop.test))
@@ -3525,6 +3528,9 @@ def _folded_tree(tree: ast.Module, variables: set[str] | None, keep=None) -> ast
         variables |= {n.name for n in _walk(tree) if isinstance(n, _SCOPES) and n.name not in keep}
     imported = {name for n in _walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for name in import_names(n)}
     tree = copy.deepcopy(tree)
+    for fn in _functions(tree):  # a counter's loop whose bound the body may change, as the for loop it reads as
+        while _whiles_as_fors(fn, loose=True):
+            pass
     if _holders_inlined(tree):  # what the written-out methods left, folded as the program's own temporaries were
         _copies_folded(tree)
         fold_temporaries(tree)
