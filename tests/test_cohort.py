@@ -152,6 +152,13 @@ open("../../gradebook.db")
         assert {f.rule for f in scan.scan_source(reach, "standardize")} & {"frames", "processes"}, reach
 
 
+def test_a_cell_too_deep_to_walk_is_scanned_line_by_line_and_flagged():
+    """A sum of twenty thousand terms parses but is too deep for the scan's walk: it is scanned line by line (what
+    it reaches for still shows) and flagged as unreadable, and it does not stop the worker."""
+    deep = "import sys\nsys.modules\ny = " + "+".join(["x"] * 20000)
+    assert {f.rule for f in scan.scan_source(deep, "standardize")} == {"sys-modules", "unreadable"}
+
+
 def test_scan_leaves_honest_work_alone(solution, release):
     catalogue = load_catalogue(MODULE)
     locked = {nbtools.grade_id(c): c.source for c in solution.cells

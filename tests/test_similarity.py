@@ -1458,3 +1458,43 @@ def test_module_04s_second_cohort_kept_out_keeps_its_floor_and_its_copies_do_wha
     from autograder.dev import planted_04x
 
     _holds_its_floor(planted_04x, (1129, 47, 186, 135), cells=75, pairs=22)
+
+
+@pytest.mark.parametrize("shape", ["expression", "statements", "lambda"])
+def test_helpers_that_call_helpers_many_times_stay_helpers_past_the_growth_budget(shape):
+    """A student who writes helpers calling the one below four times, eight deep, must not make the normaliser
+    write the bottom one out 4 ** 8 times (a page of code, then minutes of the report's time): past GROWTH times
+    the cell's own size the rest stay helpers, and the normalised answer still does what it did."""
+    import ast as python_ast
+
+    src = "def h0(x):\n    return x + 1\n"
+    for k in range(1, 9):
+        if shape == "expression":
+            src += f"def h{k}(x):\n    return h{k - 1}(x) + h{k - 1}(x) + h{k - 1}(x) + h{k - 1}(x)\n"
+        elif shape == "statements":
+            src += f"def h{k}(x):\n" + "".join(f"    a{i} = h{k - 1}(x)\n" for i in range(4)) + "    return a0 + a1 + a2 + a3\n"
+        else:
+            src += f"h{k} = lambda x: h{k - 1}(x) - h{k - 1}(x) + h{k - 1}(x) * h{k - 1}(x)\n"
+    src += "def f(x):\n    return h8(x)\n"
+    normal = normalise.normalise(src, {"f"})
+    size = sum(1 for _ in python_ast.walk(python_ast.parse(src)))
+    assert sum(1 for _ in python_ast.walk(python_ast.parse(normal))) <= normalise.GROWTH * size + normalise.GROWTH_SLACK
+    written, normalised = {}, {}
+    exec(src, written)  # noqa: S102 - the test's own code
+    exec(normal, normalised)  # noqa: S102
+    assert written["f"](1) == normalised["f"](1)
+
+
+def test_answers_python_cannot_read_never_stop_the_report():
+    """Code nested deeper than Python's parser goes, a NUL byte, or a sum of twenty thousand terms is compared as
+    text like code that does not parse; the report goes on and still pairs the classmates who copied."""
+    ok = "def f(x):\n    y = x * 2 + 3\n    z = y ** 2 - x\n    return z / (y + 1)\n"
+    copied = ok.replace("y", "w").replace("z", "q")
+    answers = {
+        "f": {"deep": "def f(x):\n    return " + "[" * 1000 + "x" + "]" * 1000 + "\n",
+              "nul": "def f(x):\n    return x\0\n", "long": "def f(x):\n    return " + "+".join(["x"] * 20000) + "\n",
+              "a": ok, "b": copied},
+        "g": {"a": ok.replace("f(", "g("), "b": copied.replace("f(", "g("), "deep": "def g(x):\n    pass\n"},
+    }
+    report = sim.compare(answers, {"f": "def f(x):\n    pass\n", "g": "def g(x):\n    pass\n"}, "x")
+    assert {frozenset((p.a, p.b)) for p in report.pairs} == {frozenset(("a", "b"))}

@@ -106,6 +106,7 @@ RULES: dict[str, str] = {
     "network": "opens network connections (socket, urllib, requests, http)",
     "comparison-override": "defines __eq__/__ne__/__bool__ (an object that compares equal to anything?)",
     "shell-escape": "runs a shell command (! line)",
+    "unreadable": "nests deeper than the scan reads, or holds bytes Python rejects (scanned line by line instead)",
 }
 
 

@@ -315,6 +315,12 @@ except OSError as error:
     return Submission(_answers(ctx, _first_function(ctx), code))
 
 
+def _too_deep(ctx):
+    nb = copy.deepcopy(ctx.solution)  # a cell of the student's own: a sum too deep for a walk of its tree
+    nb.cells.append(nbtools.code("y = " + " + ".join(["1"] * 20000)))
+    return Submission(nb)
+
+
 CASES: list[HostileCase] = [
     HostileCase("infinite-loop", "an answer cell that never ends", "graded", _infinite_loop, same_as="solution",
                 reason="per-cell time limit", slow=True),
@@ -363,6 +369,8 @@ CASES: list[HostileCase] = [
                 reason="network refused", flagged_by_scan=True),
     HostileCase("output-flood", "prints 24 MB and displays a 12 MB image", "graded", _output_flood,
                 same_as="solution", reason="cut by the grader"),
+    HostileCase("too-deep", "a cell of its own nested deeper than the scan walks (a sum of 20,000 terms)", "graded",
+                _too_deep, same_as="solution", flagged_by_scan=True),
 ]
 
 

@@ -1148,6 +1148,8 @@ def _inline_expression(tree: ast.Module, keep: set[str]) -> bool:
                 or not (once or all(_pure(x) for x in c.args)) or not _same_meaning(tree, fn, c)
                 or bound & {n.id for x in c.args for n in _walk(x) if isinstance(n, ast.Name)} for c in calls):
             continue  # (a comprehension's own variable would take an argument's name in)
+        if not _room(tree, len(calls) * _size(fn.body[0])):
+            continue
         for c in calls:
             _replace(tree, c, _Sub({}).visit(_bound_body(lam, params, c.args)))
         holder.remove(fn)
@@ -1206,6 +1208,21 @@ def _inline_one(tree: ast.Module, keep: set[str]) -> bool:
 
 #: The most places a helper called from several statements is written out at (:func:`_inline_each`).
 MOST_CALL_SITES = 4
+#: How far writing helpers and lambdas out at several places may grow a cell: to GROWTH times its nodes as
+#: written, plus GROWTH_SLACK.  Beyond it they stay helpers: a helper calling another four times, eight deep, would
+#: otherwise be written out 4 ** 8 times (a page's worth of code, then minutes of the report's time).
+GROWTH, GROWTH_SLACK = 4, 400
+
+
+def _size(node: ast.AST) -> int:
+    """How many nodes ``node`` holds."""
+    return sum(1 for _ in _walk(node))
+
+
+def _room(tree: ast.AST, added: int) -> bool:
+    """Whether the cell may grow by ``added`` nodes and stay within its budget (:data:`GROWTH`)."""
+    budget = getattr(tree, "_budget", None)
+    return budget is None or _size(tree) + added <= budget
 
 
 def _inline_each(tree: ast.Module, keep: set[str]) -> bool:
@@ -1230,7 +1247,8 @@ def _inline_each(tree: ast.Module, keep: set[str]) -> bool:
                  if isinstance(stmt, (ast.Assign, ast.Expr, ast.Return)) and any(stmt.value is c for c in calls)]
         if len(sites) != len(calls) or any(
                 _bind(fn, stmt.value) is None or not _same_meaning(tree, fn, stmt.value)
-                or (isinstance(stmt, ast.Assign) and not returns) for _, stmt in sites):
+                or (isinstance(stmt, ast.Assign) and not returns) for _, stmt in sites) or not _room(
+                tree, len(sites) * sum(_size(s) for s in fn.body)):
             continue
         for place, (body, stmt) in enumerate(sites, 1):
             at = next(i for i, s in enumerate(body) if s is stmt)
@@ -1326,7 +1344,7 @@ def _inline_lambdas(tree: ast.Module) -> None:
                 isinstance(n, ast.Name) and n.id == params[0] for n in _walk(fn.body)) == 1
             if len(calls) != loads.get(name, 0) or not calls or any(
                     len(c.args) != len(params) or c.keywords or not (once or all(_pure(x) for x in c.args))
-                    or not _same_meaning(tree, fn, c) for c in calls):
+                    or not _same_meaning(tree, fn, c) for c in calls) or not _room(tree, len(calls) * _size(fn.body)):
                 continue
             for c in calls:
                 _replace(tree, c, _Sub({}).visit(_bound_body(fn, params, c.args)))
@@ -2618,7 +2636,7 @@ def _tree(source: str) -> ast.Module | None:
     lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
     try:
         return ast.parse("\n".join(lines))
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # code Python cannot read (too deep, NUL bytes)
         return None
 
 
@@ -2630,6 +2648,7 @@ def normalise_tree(source: str, keep=(), signatures=None) -> ast.Module | None:
     tree = _tree(source)
     if tree is None:
         return None
+    tree._budget = GROWTH * _size(tree) + GROWTH_SLACK
     keep = set(keep)
     for fn in tree.body:  # how many parameters the exercise's callers pass (its stub's), for the fingerprinted text
         if isinstance(fn, ast.FunctionDef) and fn.name in (signatures or {}):

@@ -139,6 +139,8 @@ def scan_source(source: str, cell: str = "cell") -> list[Finding]:
         hits += visitor.found
     except SyntaxError:
         hits += _scan_lines(text)
+    except (RecursionError, MemoryError, ValueError):  # nested past what a parser (or this walk) reads, NUL bytes
+        hits += _scan_lines(text) + [(1, "unreadable")]
     findings, seen = [], set()
     for line, rule in sorted(hits):
         if (line, rule) in seen:
