@@ -94,6 +94,7 @@ def test_collect_from_zip(tmp_path, root, solution):
         "dave/my work.ipynb": good,  # wrong name: stored under the assignment's
         "erin/01-tensors.ipynb": good[: len(good) // 2],  # corrupt
         "frank/01-tensors.ipynb": b"",  # empty
+        "hal/01-tensors.ipynb": b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",  # nested past a JSON reader
         "gina/old.ipynb": b"{}",
         "gina/01-tensors.ipynb": good,  # two notebooks: the right name wins
         "__MACOSX/alice/._01-tensors.ipynb": b"junk",
@@ -102,13 +103,14 @@ def test_collect_from_zip(tmp_path, root, solution):
     }))
     result = collect.collect(course, MODULE, download)
     placed = {s for s, _, _ in result.placed}
-    assert placed == {"alice", "bob", "carol-king", "dave", "erin", "frank", "gina"}
+    assert placed == {"alice", "bob", "carol-king", "dave", "erin", "frank", "gina", "hal"}
     for student in placed:
         assert (course.submitted(student, MODULE) / f"{MODULE}.ipynb").exists()
     assert (course.submitted("gina", MODULE) / f"{MODULE}.ipynb").read_bytes() == good
     problems = dict(result.problems)
     assert "not a readable notebook" in problems["erin/01-tensors.ipynb"]
     assert problems["frank/01-tensors.ipynb"] == "empty file"
+    assert "not a readable notebook (RecursionError" in problems["hal/01-tensors.ipynb"]
     assert "stored as 01-tensors.ipynb" in problems["dave/my work.ipynb"]
     ignored = dict(result.ignored)
     assert "orphan.ipynb" in ignored and "gina/old.ipynb" in ignored and "notes.txt" in ignored

@@ -52,7 +52,7 @@ class Candidate:
             return "empty file"
         try:
             json.loads(self.data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as error:
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:  # RecursionError: JSON nested too deep
             return f"not a readable notebook ({type(error).__name__}: {str(error)[:80]})"
         return ""
 

@@ -208,6 +208,12 @@ def _corrupt_json(ctx):
     return Submission(raw=text[: len(text) // 2].encode())
 
 
+def _nested_json(ctx):
+    nb = copy.deepcopy(ctx.solution)
+    nb.metadata["mine"] = "DEPTH"  # a metadata value nested 100,000 lists deep
+    return Submission(raw=nbformat.writes(nb).replace('"DEPTH"', "[" * 100_000 + "]" * 100_000).encode())
+
+
 def _empty_file(ctx):
     return Submission(raw=b"")
 
@@ -353,6 +359,8 @@ CASES: list[HostileCase] = [
                 "graded", _edited_metadata, same_as="mutant", reason="edited nbgrader metadata"),
     HostileCase("corrupt-json", "a truncated notebook file", "failed", _corrupt_json, reason="not valid JSON"),
     HostileCase("empty-file", "an empty notebook file", "failed", _empty_file, reason="empty"),
+    HostileCase("nested-json", "a metadata value nested 100,000 lists deep", "failed", _nested_json,
+                reason="nests its JSON deeper"),
     HostileCase("wrong-name", "the notebook saved under another name", "failed", _wrong_name,
                 reason="my-notebook.ipynb"),
     HostileCase("always-equal", "returns a tensor subclass that compares equal to anything", "graded", _always_equal,

@@ -63,6 +63,8 @@ def read_submission(folder: Path, notebook: str):
         json.loads(text)
     except json.JSONDecodeError as error:
         return None, f"the notebook file is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+    except RecursionError:
+        return None, "the notebook file nests its JSON deeper than a JSON reader goes: not a notebook Jupyter can open"
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as error:  # noqa: BLE001 - any unreadable notebook is a reason, not a crash
