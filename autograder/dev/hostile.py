@@ -214,6 +214,12 @@ def _nested_json(ctx):
     return Submission(raw=nbformat.writes(nb).replace('"DEPTH"', "[" * 100_000 + "]" * 100_000).encode())
 
 
+def _huge_number(ctx):
+    nb = copy.deepcopy(ctx.solution)
+    nb.metadata["mine"] = "DIGITS"  # an integer of 5,000 digits, past what Python reads by default
+    return Submission(raw=nbformat.writes(nb).replace('"DIGITS"', "1" * 5000).encode())
+
+
 def _empty_file(ctx):
     return Submission(raw=b"")
 
@@ -323,7 +329,9 @@ except OSError as error:
 
 def _too_deep(ctx):
     nb = copy.deepcopy(ctx.solution)  # a cell of the student's own: a sum too deep for a walk of its tree
-    nb.cells.append(nbtools.code("y = " + " + ".join(["1"] * 20000)))
+    # (under %%time the kernel reads it as the magic's text and fails it at once: a bare cell this deep makes the
+    # kernel's message handler fail without a reply, so that the cell waits out its timeout)
+    nb.cells.append(nbtools.code("%%time\ny = " + " + ".join(["1"] * 3000)))
     return Submission(nb)
 
 
@@ -361,6 +369,8 @@ CASES: list[HostileCase] = [
     HostileCase("empty-file", "an empty notebook file", "failed", _empty_file, reason="empty"),
     HostileCase("nested-json", "a metadata value nested 100,000 lists deep", "failed", _nested_json,
                 reason="nests its JSON deeper"),
+    HostileCase("huge-number", "a metadata value that is an integer of 5,000 digits", "failed", _huge_number,
+                reason="JSON Python cannot read"),
     HostileCase("wrong-name", "the notebook saved under another name", "failed", _wrong_name,
                 reason="my-notebook.ipynb"),
     HostileCase("always-equal", "returns a tensor subclass that compares equal to anything", "graded", _always_equal,
@@ -377,7 +387,7 @@ CASES: list[HostileCase] = [
                 reason="network refused", flagged_by_scan=True),
     HostileCase("output-flood", "prints 24 MB and displays a 12 MB image", "graded", _output_flood,
                 same_as="solution", reason="cut by the grader"),
-    HostileCase("too-deep", "a cell of its own nested deeper than the scan walks (a sum of 20,000 terms)", "graded",
+    HostileCase("too-deep", "a cell of its own nested deeper than the scan walks (a sum of 3,000 terms)", "graded",
                 _too_deep, same_as="solution", flagged_by_scan=True),
 ]
 

@@ -65,6 +65,8 @@ def read_submission(folder: Path, notebook: str):
         return None, f"the notebook file is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
     except RecursionError:
         return None, "the notebook file nests its JSON deeper than a JSON reader goes: not a notebook Jupyter can open"
+    except ValueError as error:  # a number too long to read (Python's limit on an int's digits)
+        return None, f"the notebook file holds JSON Python cannot read ({str(error)[:120]})"
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as error:  # noqa: BLE001 - any unreadable notebook is a reason, not a crash
