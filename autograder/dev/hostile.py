@@ -214,6 +214,12 @@ def _nested_json(ctx):
     return Submission(raw=nbformat.writes(nb).replace('"DEPTH"', "[" * 100_000 + "]" * 100_000).encode())
 
 
+def _nested_readable(ctx):
+    nb = copy.deepcopy(ctx.solution)
+    nb.metadata["mine"] = "DEPTH"  # nested past what a notebook reader reads, short of what a JSON reader does
+    return Submission(raw=nbformat.writes(nb).replace('"DEPTH"', "[" * 550 + "]" * 550).encode())
+
+
 def _huge_number(ctx):
     nb = copy.deepcopy(ctx.solution)
     nb.metadata["mine"] = "DIGITS"  # an integer of 5,000 digits, past what Python reads by default
@@ -369,6 +375,8 @@ CASES: list[HostileCase] = [
     HostileCase("empty-file", "an empty notebook file", "failed", _empty_file, reason="empty"),
     HostileCase("nested-json", "a metadata value nested 100,000 lists deep", "failed", _nested_json,
                 reason="nests its JSON deeper"),
+    HostileCase("nested-metadata", "a metadata value nested 550 lists deep (valid JSON, past a notebook reader)",
+                "failed", _nested_readable, reason="not a Jupyter notebook (RecursionError"),
     HostileCase("huge-number", "a metadata value that is an integer of 5,000 digits", "failed", _huge_number,
                 reason="JSON Python cannot read"),
     HostileCase("wrong-name", "the notebook saved under another name", "failed", _wrong_name,
