@@ -1713,7 +1713,7 @@ class _Forms(ast.NodeTransformer):
     def visit_List(self, node: ast.AST) -> ast.AST:
         self.generic_visit(node)
         kind = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set"}[type(node)]
-        if isinstance(node.ctx if hasattr(node, "ctx") else ast.Load(), ast.Load) and len(node.elts) == 1 and (
+        if not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)) and len(node.elts) == 1 and (
                 isinstance(node.elts[0], ast.Starred)) and kind not in self.shadowed:
             return ast.copy_location(ast.Call(ast.Name(kind, ast.Load()), [node.elts[0].value], []), node)  # [*xs]
         return node
@@ -2344,7 +2344,7 @@ def _flag_loops_as_any(fn: ast.AST) -> None:
             flag, start = init.targets[0].id, init.value.value
             store, jump = loop.body[0].body
             test = loop.body[0].test
-            names = [n for n in _walk(loop.target)]
+            names = list(_walk(loop.target))
             if not (isinstance(store, ast.Assign) and len(store.targets) == 1 and isinstance(store.targets[0], ast.Name)
                     and store.targets[0].id == flag and isinstance(store.value, ast.Constant)
                     and store.value.value is (not start) and isinstance(jump, ast.Break)
@@ -3845,6 +3845,7 @@ _OTHER_SIGN = {ast.Add: ast.Sub, ast.Sub: ast.Add}
 
 
 def _negated_twice(node: ast.AST) -> bool:
+    """``not not e``."""
     return all(isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
                for n in (node, getattr(node, "operand", None)))
 
